@@ -1,0 +1,124 @@
+"""Pipeline stages: a stage judges a batch of problems and says which rows stay and why others go.
+
+A stage only decides; the pipeline (in `curation`) does the bookkeeping: counts per stage and
+source, time per stage, and writing dropped rows to `rejected/`.
+
+- `RowStage`: judges each row on its own (`judge_rows`), returning a `Decision` per row.
+- `GlobalStage`: two phases; `observe` every batch (signatures, features), then `decide` once,
+  then `judge_rows` applies the global decision batch by batch.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pyarrow as pa
+
+__all__ = ["Decision", "StageResult", "Stage", "RowStage", "GlobalStage", "apply_decisions"]
+
+
+@dataclass
+class Decision:
+    """The fate of one row: keep it (with new column values) or drop it with a reason.
+
+    `columns` fills the stage's `output_schema` (missing names become null); `detail` is
+    free-form JSON-able context stored with a dropped row (`reject_detail`).
+    """
+
+    keep: bool
+    reason: str | None = None
+    columns: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] | None = None
+
+    @classmethod
+    def drop(cls, reason: str, **detail: Any) -> Decision:
+        return cls(False, reason, {}, detail or None)
+
+
+@dataclass
+class StageResult:
+    """Rows a stage kept (with its new columns) and rows it dropped (with reason and detail)."""
+
+    kept: pa.Table
+    dropped: pa.Table  # input columns + `reject_reason` (string) + `reject_detail` (JSON string)
+
+
+class Stage(ABC):
+    """Base class of every stage. Subclasses set `name` and `output_schema`."""
+
+    name: ClassVar[str] = "stage"
+    #: Columns this stage adds to kept rows (their order and Arrow types).
+    output_schema: ClassVar[pa.Schema] = pa.schema([])
+    #: True for stages that need `observe` over all batches and one `decide` before judging.
+    is_global: ClassVar[bool] = False
+
+    @abstractmethod
+    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+        """One Decision per input row, in order."""
+
+    def config(self) -> dict[str, Any]:
+        """Parameters that change this stage's result; stored in the manifest."""
+        return {}
+
+    def process(self, batch: pa.Table) -> StageResult:
+        """Judge a batch; the base class builds the kept and dropped tables."""
+        decisions = self.judge_rows(batch.to_pylist()) if batch.num_rows else []
+        if len(decisions) != batch.num_rows:
+            raise RuntimeError(f"stage {self.name} returned {len(decisions)} decisions for {batch.num_rows} rows")
+        return apply_decisions(batch, decisions, self.output_schema)
+
+
+class RowStage(Stage):
+    """A stage whose decision for a row depends on that row alone."""
+
+    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+        return [self.judge(r) for r in rows]
+
+    def judge(self, row: dict[str, Any]) -> Decision:
+        raise NotImplementedError(f"{type(self).__name__} must implement judge() or judge_rows()")
+
+
+class GlobalStage(Stage):
+    """A stage that must see every row (`observe`) before it can decide (`decide`)."""
+
+    is_global = True
+
+    @abstractmethod
+    def observe(self, batch: pa.Table) -> None:
+        """Phase 1: record the compact per-row state this stage needs (signatures, features)."""
+
+    @abstractmethod
+    def decide(self) -> None:
+        """Phase 2: one global decision from everything observed."""
+
+
+def _column(values: list[Any], typ: pa.DataType) -> pa.Array:
+    return pa.array(values, type=typ)
+
+
+def apply_decisions(batch: pa.Table, decisions: list[Decision], output_schema: pa.Schema) -> StageResult:
+    """Split `batch` by `decisions`, add the stage's columns to kept rows and reasons to dropped ones."""
+    keep_idx = [i for i, d in enumerate(decisions) if d.keep]
+    drop_idx = [i for i, d in enumerate(decisions) if not d.keep]
+    kept = batch.take(pa.array(keep_idx, type=pa.int64()))
+    for f in output_schema:
+        if f.name in kept.column_names:
+            kept = kept.drop_columns([f.name])
+        values = [decisions[i].columns.get(f.name) for i in keep_idx]
+        kept = kept.append_column(f, _column(values, f.type))
+    dropped = batch.take(pa.array(drop_idx, type=pa.int64()))
+    reasons = []
+    details = []
+    for i in drop_idx:
+        d = decisions[i]
+        reasons.append(d.reason or "dropped")
+        detail = dict(d.detail or {})
+        if d.columns:
+            detail.setdefault("columns", d.columns)
+        details.append(json.dumps(detail, default=str, ensure_ascii=False) if detail else None)
+    dropped = dropped.append_column("reject_reason", pa.array(reasons, type=pa.string()))
+    dropped = dropped.append_column("reject_detail", pa.array(details, type=pa.string()))
+    return StageResult(kept, dropped)
