@@ -2,6 +2,7 @@
 difficulty and rewards. Never imports `curation` or `mixer`."""
 
 from filters.errors import UserError
+from filters.ground_truth import from_ground_truth, to_ground_truth
 from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
 
-__all__ = ["UserError", "Decision", "GlobalStage", "RowStage", "Stage", "StageResult"]
+__all__ = ["UserError", "from_ground_truth", "to_ground_truth", "Decision", "GlobalStage", "RowStage", "Stage", "StageResult"]

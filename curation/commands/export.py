@@ -1,0 +1,27 @@
+"""`codemix export DIR --format ... --out PATH`: curated sets in the formats trainers read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from curation.commands import app
+from curation.export import FORMATS, export
+
+__all__ = ["export_command"]
+
+
+@app.command("export")
+def export_command(
+    build_dir: Path = typer.Argument(..., help="A build's output directory."),
+    fmt: str = typer.Option(..., "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory (replaced if it exists)."),
+    split: str | None = typer.Option(None, "--split", help="Hold out a deterministic share, e.g. test=0.05."),
+    split_by: str | None = typer.Option(None, "--split-by", help="One split per value of a column, e.g. source."),
+) -> None:
+    """Export kept problems as jsonl, parquet, a Hugging Face dataset (hf), verl parquet or a TRL dataset."""
+    counts = export(build_dir, fmt, out, split=split, split_by=split_by)
+    parts = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+    Console(stderr=True).print(f"[bold green]exported[/] {sum(counts.values())} problems as {fmt} to {out} ({parts})")

@@ -1,0 +1,50 @@
+"""`codemix query DIR "SQL"`: DuckDB over the views `problems` and `rejected`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from curation.commands import app
+from curation.store import duckdb_views
+from filters.errors import UserError
+
+__all__ = ["query_command"]
+
+
+@app.command("query")
+def query_command(
+    out: Path = typer.Argument(..., help="A build's output directory."),
+    sql: str = typer.Argument(..., help='SQL over the views `problems` and `rejected`, e.g. "SELECT source, count(*) FROM problems GROUP BY 1".'),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON lines instead of a table."),
+    max_width: int = typer.Option(60, "--max-width", help="Truncate table cells to this many characters."),
+) -> None:
+    """Run SQL over a build's shards."""
+    import duckdb
+
+    con = duckdb_views(out)
+    try:
+        cur = con.execute(sql)
+    except duckdb.Error as e:
+        raise UserError(f"query failed: {str(e).splitlines()[0]}") from None
+    names = [d[0] for d in cur.description] if cur.description else []
+    rows = cur.fetchall()
+    if as_json:
+        for row in rows:
+            print(json.dumps(dict(zip(names, row)), default=str, ensure_ascii=False))
+        return
+    t = Table()
+    for n in names:
+        t.add_column(n)
+    for row in rows:
+        cells = []
+        for v in row:
+            s = "NULL" if v is None else str(v)
+            cells.append(s if len(s) <= max_width else s[: max_width - 1] + "…")
+        t.add_row(*cells)
+    Console().print(t)
+    Console(stderr=True).print(f"[dim]{len(rows)} rows[/]")

@@ -1,0 +1,127 @@
+"""Ingestion: raw source rows become canonical Arrow batches; malformed rows become rejected rows.
+
+Also the one stage that needs nothing but the record: exact-id deduplication.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from curation.schema import (
+    KEPT_BASE_SCHEMA,
+    PROBLEM_FIELDS,
+    RecordError,
+    normalize_record,
+    problem_id,
+)
+from filters.stage import Decision, GlobalStage
+
+__all__ = ["ROW_COLUMN", "SCHEMA_STAGE", "IngestBatch", "ingest_batches", "ExactIdStage"]
+
+#: Hidden column: the row's position in the input stream. Fixes order and ties; dropped from shards.
+ROW_COLUMN = "_row"
+SCHEMA_STAGE = "schema"
+_INGEST_SCHEMA = pa.schema([*KEPT_BASE_SCHEMA, pa.field(ROW_COLUMN, pa.int64())])
+
+
+class IngestBatch:
+    """One unit of input: canonical rows kept, malformed rows rejected (reason names the field)."""
+
+    def __init__(self, kept: pa.Table, rejected: pa.Table):
+        self.kept = kept
+        self.rejected = rejected
+
+
+def _partial_row(err: RecordError, raw: Any) -> dict[str, Any]:
+    base = dict(err.partial)
+    if isinstance(raw, dict):
+        for k in PROBLEM_FIELDS:
+            if k not in base and k in raw:
+                base[k] = raw[k]
+    row: dict[str, Any] = {}
+    for k, typ in PROBLEM_FIELDS.items():
+        v = base.get(k)
+        # keep only what fits the column type; anything else lives in reject_detail
+        try:
+            pa.array([v], type=typ)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
+            v = None
+        row[k] = v
+    src = row.get("source") or "?"
+    rid = row.get("id") if isinstance(row.get("id"), str) else None
+    row["problem_id"] = problem_id(src, rid) if rid else None
+    return row
+
+
+def _rejected_table(rows: list[dict[str, Any]]) -> pa.Table:
+    schema = pa.schema([*_INGEST_SCHEMA, pa.field("reject_reason", pa.string()), pa.field("reject_detail", pa.string())])
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def _convert(items: Iterable[tuple[int, dict[str, Any] | RecordError]]) -> IngestBatch:
+    kept: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
+    for ordinal, item in items:
+        raw: Any = item
+        try:
+            if isinstance(item, RecordError):
+                raise item
+            rec = normalize_record(item)
+        except RecordError as err:
+            row = _partial_row(err, raw)
+            row[ROW_COLUMN] = ordinal
+            row["reject_reason"] = f"malformed:{err.field}"
+            row["reject_detail"] = json.dumps({"field": err.field, "error": err.message}, ensure_ascii=False)
+            rejected.append(row)
+            continue
+        rec["problem_id"] = problem_id(rec["source"], rec["id"])
+        rec[ROW_COLUMN] = ordinal
+        kept.append(rec)
+    return IngestBatch(pa.Table.from_pylist(kept, schema=_INGEST_SCHEMA), _rejected_table(rejected))
+
+
+def ingest_batches(
+    stream: Iterable[dict[str, Any] | RecordError], batch_rows: int, skip_units: int = 0
+) -> Iterator[tuple[int, IngestBatch]]:
+    """Cut the input stream into units of `batch_rows` rows; yield (unit index, converted batch).
+
+    Units before `skip_units` are read but not converted (used to resume an interrupted build).
+    """
+    unit, buf, ordinal = 0, [], 0
+    for item in stream:
+        buf.append((ordinal, item))
+        ordinal += 1
+        if len(buf) == batch_rows:
+            if unit >= skip_units:
+                yield unit, _convert(buf)
+            unit, buf = unit + 1, []
+    if buf and unit >= skip_units:
+        yield unit, _convert(buf)
+
+
+class ExactIdStage(GlobalStage):
+    """Drops a row whose `problem_id` appeared earlier in the input (the first one stays)."""
+
+    name = "exact_id"
+
+    def __init__(self) -> None:
+        self._first: dict[str, int] = {}
+
+    def observe(self, batch: pa.Table) -> None:
+        for pid, ordinal in zip(batch.column("problem_id").to_pylist(), batch.column(ROW_COLUMN).to_pylist()):
+            if pid not in self._first or ordinal < self._first[pid]:
+                self._first[pid] = ordinal
+
+    def decide(self) -> None:
+        pass
+
+    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+        out = []
+        for r in rows:
+            first = self._first.get(r["problem_id"], r[ROW_COLUMN])
+            out.append(Decision(True) if first == r[ROW_COLUMN] else Decision.drop(f"duplicate_id:{r['problem_id']}"))
+        return out

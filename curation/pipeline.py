@@ -1,0 +1,225 @@
+"""Runs stages over units of input and does all the bookkeeping, resumably.
+
+Each stage writes, per unit, its kept rows, its dropped rows and last a small JSON marker
+(counts per source and reason, seconds). A unit with a marker is done; a build killed at any
+moment redoes only units without one. Global stages re-observe every unit before judging.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from curation.executors import Executor, LocalExecutor
+from curation.ingest import SCHEMA_STAGE, ingest_batches
+from curation.schema import RecordError
+from curation.store import write_json
+from filters.stage import Stage
+
+__all__ = ["UnitStats", "StageRun", "Pipeline", "reason_kind"]
+
+Progress = Callable[[str, int, int | None, dict[str, int]], None]
+
+
+def reason_kind(reason: str) -> str:
+    """The family of a reject reason: `duplicate_of:x (jaccard=0.9)` -> `duplicate_of`."""
+    return reason.split(":", 1)[0].split(" ", 1)[0]
+
+
+@dataclass
+class UnitStats:
+    """What one stage did to one unit: rows in, kept and dropped per source, reasons, seconds."""
+
+    kept: dict[str, int] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)
+    reasons: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @classmethod
+    def of(cls, kept: pa.Table, dropped: pa.Table, seconds: float) -> UnitStats:
+        def by_source(t: pa.Table) -> dict[str, int]:
+            if not t.num_rows:
+                return {}
+            return dict(Counter(s if s is not None else "?" for s in t.column("source").to_pylist()))
+
+        reasons = Counter(reason_kind(r) for r in dropped.column("reject_reason").to_pylist()) if dropped.num_rows else {}
+        return cls(by_source(kept), by_source(dropped), dict(reasons), round(seconds, 6))
+
+
+@dataclass
+class StageRun:
+    """Totals of one stage over all units."""
+
+    name: str
+    kept: Counter = field(default_factory=Counter)
+    dropped: Counter = field(default_factory=Counter)
+    reasons: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def add(self, s: UnitStats) -> None:
+        self.kept.update(s.kept)
+        self.dropped.update(s.dropped)
+        self.reasons.update(s.reasons)
+        self.seconds += s.seconds
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "stage": self.name,
+            "kept": dict(sorted(self.kept.items())),
+            "dropped": dict(sorted(self.dropped.items())),
+            "reasons": dict(sorted(self.reasons.items())),
+        }
+
+
+def unit_paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
+    """Kept rows, dropped rows and the completion marker of one unit of one stage."""
+    stem = f"unit-{unit:05d}"
+    return d / f"{stem}.parquet", d / f"{stem}.rejected.parquet", d / f"{stem}.json"
+
+
+def commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
+    """Write a unit's outputs, each atomically, and the marker last: a marker means the unit is done."""
+    kept_p, rej_p, marker = unit_paths(d, unit)
+    d.mkdir(parents=True, exist_ok=True)
+    for table, path in ((kept, kept_p), (dropped, rej_p)):
+        tmp = path.with_name(path.name + ".tmp")
+        pq.write_table(table, tmp, compression="zstd")
+        tmp.replace(path)
+    write_json(marker, stats.__dict__)
+
+
+def process_unit(stage: Stage | Callable[[], Stage], source: Path, d: Path, unit: int) -> None:
+    """Run one stage over one committed unit and commit the result (also the body of a Ray task).
+
+    `stage` may be a factory: a row stage that holds processes (the sandbox) is then built where
+    it runs, and closed after.
+    """
+    owned = not isinstance(stage, Stage)
+    st: Stage = stage() if owned else stage  # type: ignore[operator,assignment]
+    try:
+        t0 = time.perf_counter()
+        result = st.process(pq.read_table(source))
+        stats = UnitStats.of(result.kept, result.dropped, time.perf_counter() - t0)
+        commit_unit(d, unit, result.kept, result.dropped, stats)
+    finally:
+        close = getattr(st, "close", None)
+        if owned and callable(close):
+            close()
+
+
+class Pipeline:
+    """Ingest a stream of raw rows into units, then run each stage over every unit, in order."""
+
+    def __init__(
+        self,
+        work: Path,
+        stages: list[Stage],
+        batch_rows: int = 500,
+        progress: Progress | None = None,
+        executor: Executor | None = None,
+        factories: dict[str, Callable[[], Stage]] | None = None,
+    ):
+        self.work = Path(work)
+        self.stages = stages
+        self.batch_rows = batch_rows
+        self.progress = progress or (lambda *a: None)
+        self.executor = executor or LocalExecutor()
+        self.factories = factories or {}
+        names = [SCHEMA_STAGE] + [s.name for s in stages]
+        if len(set(names)) != len(names):
+            raise ValueError(f"stage names must be unique, got {names}")
+
+    # -- unit files -------------------------------------------------------------------------
+    def _dir(self, index: int, name: str) -> Path:
+        return self.work / f"{index:02d}-{name}"
+
+    @staticmethod
+    def _paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
+        return unit_paths(d, unit)
+
+    def _commit(self, d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
+        commit_unit(d, unit, kept, dropped, stats)
+
+    def _done_units(self, d: Path) -> list[int]:
+        return sorted(int(p.stem.split("-")[1]) for p in d.glob("unit-*.json")) if d.exists() else []
+
+    def _read_stats(self, d: Path, unit: int) -> UnitStats:
+        return UnitStats(**json.loads(self._paths(d, unit)[2].read_text()))
+
+    def units(self, index: int, name: str) -> list[int]:
+        return self._done_units(self._dir(index, name))
+
+    def kept_unit(self, index: int, name: str, unit: int) -> pa.Table:
+        return pq.read_table(self._paths(self._dir(index, name), unit)[0])
+
+    def rejected_unit(self, index: int, name: str, unit: int) -> pa.Table:
+        return pq.read_table(self._paths(self._dir(index, name), unit)[1])
+
+    # -- running ----------------------------------------------------------------------------
+    def ingest(self, stream: Iterable[dict[str, Any] | RecordError]) -> StageRun:
+        """Cut the input into units and validate them; already committed units are skipped."""
+        d = self._dir(0, SCHEMA_STAGE)
+        complete = d / "complete.json"
+        run = StageRun(SCHEMA_STAGE)
+        done = self._done_units(d)
+        if not complete.exists():
+            # Units are committed in order, so the first gap is where the stream resumes.
+            skip = next((i for i, u in enumerate(done) if i != u), len(done))
+            t0 = time.perf_counter()
+            for unit, batch in ingest_batches(stream, self.batch_rows, skip_units=skip):
+                stats = UnitStats.of(batch.kept, batch.rejected, time.perf_counter() - t0)
+                self._commit(d, unit, batch.kept, batch.rejected, stats)
+                self.progress(SCHEMA_STAGE, unit + 1, None, {"kept": batch.kept.num_rows})
+                t0 = time.perf_counter()
+            done = self._done_units(d)
+            write_json(complete, {"units": len(done)})
+        for u in done:
+            run.add(self._read_stats(d, u))
+        return run
+
+    def run_stage(self, index: int, stage: Stage) -> StageRun:
+        """Run stage number `index` (1-based; 0 is ingestion) over every unit of the previous one."""
+        prev_index, prev_name = index - 1, ([SCHEMA_STAGE] + [s.name for s in self.stages])[index - 1]
+        units = self.units(prev_index, prev_name)
+        d = self._dir(index, stage.name)
+        done = set(self._done_units(d))
+        todo = [u for u in units if u not in done]
+        if stage.is_global and todo:
+            for u in units:
+                stage.observe(self.kept_unit(prev_index, prev_name, u))  # type: ignore[attr-defined]
+            stage.decide()  # type: ignore[attr-defined]
+        # Row stages that own processes travel to remote workers as factories; decided global stages as they are.
+        factory = self.factories.get(stage.name)
+        payload = stage if (stage.is_global or factory is None or self.executor.local) else factory
+        jobs = [(payload, self._paths(self._dir(prev_index, prev_name), u)[0], d, u) for u in todo]
+        finished = len(units) - len(todo)
+        self.progress(stage.name, finished, len(units), {})
+        for _ in self.executor.map(process_unit, jobs):
+            finished += 1
+            self.progress(stage.name, finished, len(units), {})
+        run = StageRun(stage.name)
+        for u in units:
+            run.add(self._read_stats(d, u))
+        self.progress(stage.name, len(units), len(units), {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())})
+        return run
+
+    def run(self, stream: Iterable[dict[str, Any] | RecordError]) -> list[StageRun]:
+        runs = [self.ingest(stream)]
+        for i, stage in enumerate(self.stages, 1):
+            runs.append(self.run_stage(i, stage))
+        return runs
+
+    def final_index(self) -> tuple[int, str]:
+        names = [SCHEMA_STAGE] + [s.name for s in self.stages]
+        return len(names) - 1, names[-1]
+
+    def all_stage_dirs(self) -> list[tuple[int, str]]:
+        return list(enumerate([SCHEMA_STAGE] + [s.name for s in self.stages]))

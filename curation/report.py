@@ -1,0 +1,202 @@
+"""The build report: `report/index.html` with a funnel table and PNG plots, readable without a server."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from curation.store import (
+    PROBLEMS_DIR,
+    REJECTED_DIR,
+    REPORT_DIR,
+    atomic_write_text,
+    read_manifest,
+    shard_files,
+)
+
+__all__ = ["write_report", "PLOTS"]
+
+
+def _column(out: Path, kind: str, name: str) -> list[Any]:
+    import pyarrow.parquet as pq
+
+    values: list[Any] = []
+    for f in shard_files(out, kind):
+        schema = pq.read_schema(f)
+        if name in schema.names:
+            values.extend(pq.read_table(f, columns=[name]).column(name).to_pylist())
+    return values
+
+
+def _figure():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
+    return plt, fig, ax
+
+
+def _save(plt, fig, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _plot_funnel(out: Path, manifest: dict[str, Any], path: Path) -> bool:
+    stages = manifest["counts"]["stages"]
+    sources = sorted(manifest["counts"]["input"])
+    if not stages or not sources:
+        return False
+    plt, fig, ax = _figure()
+    labels = ["input"] + [s["stage"] for s in stages]
+    bottom = [0] * len(labels)
+    for src in sources:
+        vals = [manifest["counts"]["input"].get(src, 0)] + [s["kept"].get(src, 0) for s in stages]
+        ax.bar(labels, vals, bottom=bottom, label=src)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_ylabel("problems kept")
+    ax.set_title("Funnel: problems left after each stage")
+    ax.legend(fontsize=7, ncol=2)
+    ax.tick_params(axis="x", labelrotation=20)
+    _save(plt, fig, path)
+    return True
+
+
+def _plot_reasons(out: Path, manifest: dict[str, Any], path: Path) -> bool:
+    items = [(f"{s['stage']}:{k}", v) for s in manifest["counts"]["stages"] for k, v in s["reasons"].items()]
+    if not items:
+        return False
+    items.sort(key=lambda kv: kv[1])
+    plt, fig, ax = _figure()
+    ax.barh([k for k, _ in items], [v for _, v in items], color="tab:red")
+    ax.set_xlabel("rows dropped")
+    ax.set_title("Reject reasons")
+    _save(plt, fig, path)
+    return True
+
+
+def _hist(column: str, title: str, xlabel: str, log: bool = False, kind: str = PROBLEMS_DIR) -> Callable:
+    def plot(out: Path, manifest: dict[str, Any], path: Path) -> bool:
+        vals = [v for v in _column(out, kind, column) if v is not None]
+        if not vals:
+            return False
+        plt, fig, ax = _figure()
+        if log:
+            import numpy as np
+
+            pos = [v for v in vals if v > 0]
+            if not pos:
+                return False
+            bins = np.logspace(np.log10(min(pos)), np.log10(max(pos)) + 1e-9, 30)
+            ax.hist(pos, bins=bins, color="tab:blue")
+            ax.set_xscale("log")
+        else:
+            ax.hist(vals, bins=30, color="tab:blue")
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("problems")
+        _save(plt, fig, path)
+        return True
+
+    return plot
+
+
+def _plot_calibration(out: Path, manifest: dict[str, Any], path: Path) -> bool:
+    try:
+        from filters.difficulty import plot_calibration
+    except ImportError:
+        return False
+    import pyarrow.parquet as pq
+
+    tables = [pq.read_table(f) for f in shard_files(out, PROBLEMS_DIR)]
+    if not tables:
+        return False
+    table = pa.concat_tables(tables, promote_options="default")
+    return bool(plot_calibration(table, path))
+
+
+#: file name -> (title, plotting function); each returns False when its data is absent.
+PLOTS: dict[str, tuple[str, Callable[[Path, dict[str, Any], Path], bool]]] = {
+    "funnel.png": ("Funnel per stage and source", _plot_funnel),
+    "reasons.png": ("Reject reasons", _plot_reasons),
+    "difficulty.png": ("Difficulty", _hist("difficulty", "Difficulty (0 easy .. 1 hard)", "difficulty")),
+    "runtime.png": ("Reference runtime", _hist("ref_cpu_ms", "Reference solution CPU time", "ms (log scale)", log=True)),
+    "tests.png": ("Tests per problem", _hist("tests_total", "Tests per problem", "tests")),
+    "dup_clusters.png": ("Duplicate cluster sizes", _hist("dup_cluster_size", "Duplicate cluster sizes (kept rows)", "cluster size")),
+    "test_strength.png": ("Test strength", _hist("test_strength", "Test strength (share of wrong programs rejected)", "strength")),
+    "calibration.png": ("Difficulty calibration", _plot_calibration),
+}
+
+
+def _funnel_table(manifest: dict[str, Any]) -> str:
+    counts = manifest["counts"]
+    stages = counts["stages"]
+    head = "".join(f"<th>after {html.escape(s['stage'])}</th>" for s in stages)
+    rows = []
+    for src in sorted(counts["input"]):
+        cells = "".join(f"<td>{s['kept'].get(src, 0)}</td>" for s in stages)
+        rows.append(f"<tr><td>{html.escape(src)}</td><td>{counts['input'][src]}</td>{cells}</tr>")
+    total = "".join(f"<td><b>{sum(s['kept'].values())}</b></td>" for s in stages)
+    rows.append(f"<tr><td><b>total</b></td><td><b>{sum(counts['input'].values())}</b></td>{total}</tr>")
+    return f"<table><tr><th>source</th><th>input</th>{head}</tr>{''.join(rows)}</table>"
+
+
+def _reasons_table(out: Path) -> str:
+    stages = _column(out, REJECTED_DIR, "reject_stage")
+    reasons = _column(out, REJECTED_DIR, "reject_reason")
+    examples: dict[tuple[str, str], list[str]] = {}
+    for st, r in zip(stages, reasons):
+        kind = (r or "").split(":", 1)[0].split(" ", 1)[0]
+        examples.setdefault((st, kind), []).append(r or "")
+    rows = "".join(
+        f"<tr><td>{html.escape(st)}</td><td>{html.escape(k)}</td><td>{len(v)}</td><td><code>{html.escape(v[0][:120])}</code></td></tr>"
+        for (st, k), v in sorted(examples.items())
+    )
+    return f"<table><tr><th>stage</th><th>reason</th><th>rows</th><th>example</th></tr>{rows}</table>"
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left}figure{display:inline-block;margin:0.5em}
+img{max-width:520px;border:1px solid #eee}code{font-size:85%}"""
+
+
+def write_report(out: str | Path, manifest: dict[str, Any] | None = None, timing: dict[str, float] | None = None) -> Path:
+    """Write `report/index.html` and its PNGs for the build in `out`; returns the HTML path."""
+    out = Path(out)
+    manifest = manifest or read_manifest(out)
+    if manifest is None:
+        raise FileNotFoundError(f"{out} has no manifest")
+    rep = out / REPORT_DIR
+    rep.mkdir(parents=True, exist_ok=True)
+    figures = []
+    for name, (title, plot) in PLOTS.items():
+        if plot(out, manifest, rep / name):
+            figures.append(f'<figure><img src="{name}" alt="{html.escape(title)}"><figcaption>{html.escape(title)}</figcaption></figure>')
+    if timing is not None:
+        atomic_write_text(rep / "timing.json", json.dumps(timing, indent=2) + "\n")
+    timing = timing or {}
+    timing_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{v:.2f}</td></tr>" for k, v in timing.items())
+    n_in, n_out = sum(manifest["counts"]["input"].values()), sum(manifest["counts"]["output"].values())
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>codemix build report</title>
+<style>{_CSS}</style></head><body>
+<h1>codemix build report</h1>
+<p>{n_in} problems read, <b>{n_out} kept</b>, {manifest['counts']['rejected']} rejected.
+Sources: {html.escape(', '.join(s['name'] for s in manifest['config']['sources']))}.</p>
+<h2>Funnel</h2>{_funnel_table(manifest)}
+<h2>Reject reasons</h2>{_reasons_table(out)}
+<h2>Plots</h2>{''.join(figures)}
+{'<h2>Time per stage (s)</h2><table><tr><th>stage</th><th>seconds</th></tr>' + timing_rows + '</table>' if timing_rows else ''}
+<h2>Configuration</h2><pre>{html.escape(json.dumps(manifest['config'], indent=2))}</pre>
+</body></html>
+"""
+    path = rep / "index.html"
+    atomic_write_text(path, page)
+    return path

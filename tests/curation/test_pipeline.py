@@ -1,0 +1,86 @@
+"""The pipeline's bookkeeping: units, markers, malformed rows, global stages and resume."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from curation.ingest import ExactIdStage
+from curation.pipeline import Pipeline, reason_kind
+from curation.schema import RecordError
+from filters.stage import Decision, RowStage
+
+
+def rec(i: int, source: str = "s", **over: Any) -> dict[str, Any]:
+    r = {
+        "id": f"p{i}",
+        "source": source,
+        "statement": f"Print the number {i}.",
+        "test_type": "stdio",
+        "tests": [{"input": "", "output": f"{i}\n"}],
+        "solutions": [f"print({i})"],
+    }
+    r.update(over)
+    return r
+
+
+class EvenOnly(RowStage):
+    """Keeps even-numbered problems and records the number as a new column."""
+
+    name = "even"
+    output_schema = pa.schema([pa.field("number", pa.int64())])
+
+    def judge(self, row: dict[str, Any]) -> Decision:
+        n = int(row["id"][1:])
+        return Decision(True, columns={"number": n}) if n % 2 == 0 else Decision.drop("odd", number=n)
+
+
+def stream():
+    yield rec(0)
+    yield rec(1)
+    yield {"id": "bad", "source": "s", "statement": "x", "test_type": "nope"}
+    yield RecordError("tests", "not a list", partial={"id": "broken", "source": "t"})
+    yield rec(2)
+    yield rec(2)  # same id again
+    yield rec(4, source="t")
+
+
+def test_units_counts_and_reasons(tmp_path):
+    pipe = Pipeline(tmp_path / "w", [ExactIdStage(), EvenOnly()], batch_rows=3)
+    runs = pipe.run(stream())
+    schema_run, exact, even = runs
+    assert dict(schema_run.kept) == {"s": 4, "t": 1}
+    assert dict(schema_run.dropped) == {"s": 1, "t": 1}
+    assert dict(schema_run.reasons) == {"malformed": 2}
+    assert dict(exact.dropped) == {"s": 1} and dict(exact.reasons) == {"duplicate_id": 1}
+    assert dict(even.kept) == {"s": 2, "t": 1} and dict(even.reasons) == {"odd": 1}
+    assert pipe.units(0, "schema") == [0, 1, 2]
+    kept = pa.concat_tables([pipe.kept_unit(2, "even", u) for u in pipe.units(2, "even")])
+    assert kept.column("problem_id").to_pylist() == ["s/p0", "s/p2", "t/p4"]
+    assert kept.column("number").to_pylist() == [0, 2, 4]
+    rej = pa.concat_tables([pipe.rejected_unit(0, "schema", u) for u in pipe.units(0, "schema")])
+    assert rej.column("reject_reason").to_pylist() == ["malformed:test_type", "malformed:tests"]
+    assert rej.column("problem_id").to_pylist() == ["s/bad", "t/broken"]
+
+
+def test_resume_redoes_only_missing_units(tmp_path):
+    work = tmp_path / "w"
+    Pipeline(work, [ExactIdStage(), EvenOnly()], batch_rows=3).run(stream())
+    # Simulate a kill in the middle of the last stage: its last unit has no marker.
+    (work / "02-even" / "unit-00002.json").unlink()
+    calls = []
+
+    class Counting(EvenOnly):
+        def judge(self, row):
+            calls.append(row["id"])
+            return super().judge(row)
+
+    runs = Pipeline(work, [ExactIdStage(), Counting()], batch_rows=3).run(stream())
+    assert calls == ["p4"]  # only the unit without a marker ran again
+    assert dict(runs[-1].kept) == {"s": 2, "t": 1}
+
+
+def test_reason_kind():
+    assert reason_kind("duplicate_of:demo/p1 (jaccard=0.93)") == "duplicate_of"
+    assert reason_kind("too_few_tests") == "too_few_tests"
