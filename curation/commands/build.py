@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from pathlib import Path
 
 import typer
@@ -56,6 +58,11 @@ def build_command(
     ngram: int = typer.Option(13, "--ngram", help="Word n-gram length for decontamination."),
     buckets: int = typer.Option(5, "--buckets", help="Number of difficulty buckets (quantiles)."),
     skip: list[str] = typer.Option(None, "--skip", help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}."),
+    recipe: str | None = typer.Option(
+        None, "--recipe", help="A recipe TOML (or a shipped one: demo, deepcoder); it replaces --source and the stage options."
+    ),
+    executor: str = typer.Option("local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance)."),
+    log_json: bool = typer.Option(False, "--log-json", help="Progress and the summary as JSON lines on stderr."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if OUT holds a build with another configuration."),
 ) -> None:
     """Build a curated corpus: verify, deduplicate, decontaminate and rank problems into Parquet shards."""
@@ -66,27 +73,40 @@ def build_command(
         raise UserError("--shard-rows and --batch-rows must be at least 1")
     if not 0 < dedup_threshold <= 1:
         raise UserError("--dedup-threshold must be in (0, 1]")
-    against = list(decontaminate_against or [])
-    if source:
-        specs = parse_source_specs(source, limit)
-    else:
-        specs = [SourceSpec(name="demo", limit=limit)]
-        against = against or list(DEMO_BENCHMARKS)
     unknown = [s for s in (skip or []) if s not in DEFAULT_STAGES]
     if unknown:
         raise UserError(f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(DEFAULT_STAGES)}")
-    cfg = BuildConfig(
-        sources=specs,
-        stages=[s for s in DEFAULT_STAGES if s not in (skip or [])],
-        shard_rows=shard_rows,
-        batch_rows=batch_rows,
-        min_tests=min_tests,
-        dedup_threshold=dedup_threshold,
-        prefer=list(prefer or []),
-        decontaminate_against=against,
-        ngram=ngram,
-        buckets=buckets,
-    )
+    if recipe:
+        if source:
+            raise UserError("pass either --recipe or --source, not both")
+        from curation.recipe import load_recipe
+
+        cfg = load_recipe(recipe)
+        if limit is not None:
+            for spec in cfg.sources:
+                spec.limit = limit
+        for spec in cfg.sources:
+            parse_source_specs([spec.name if spec.path is None else f"{spec.name}:{spec.path}"], None)
+    else:
+        against = list(decontaminate_against or [])
+        if source:
+            specs = parse_source_specs(source, limit)
+        else:
+            specs = [SourceSpec(name="demo", limit=limit)]
+            against = against or list(DEMO_BENCHMARKS)
+        cfg = BuildConfig(
+            sources=specs,
+            shard_rows=shard_rows,
+            batch_rows=batch_rows,
+            min_tests=min_tests,
+            dedup_threshold=dedup_threshold,
+            prefer=list(prefer or []),
+            decontaminate_against=against,
+            ngram=ngram,
+            buckets=buckets,
+        )
+    if skip:
+        cfg.stages = [s for s in cfg.stages if s not in skip]
     workers = workers or os.cpu_count() or 1
     with Progress(
         TextColumn("{task.description:<10}"),
@@ -96,18 +116,25 @@ def build_command(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=console,
-        disable=not console.is_terminal,
+        disable=log_json or not console.is_terminal,
         transient=False,
     ) as bar:
         tasks: dict[str, int] = {}
 
         def progress(stage: str, done: int, total: int | None, info: dict[str, int]) -> None:
+            if log_json:
+                print(json.dumps({"event": "progress", "stage": stage, "done": done, "total": total, **info}), file=sys.stderr)
+                return
             if stage not in tasks:
                 tasks[stage] = bar.add_task(stage, total=total, info="")
             text = " ".join(f"{k}={v}" for k, v in info.items())
             bar.update(tasks[stage], completed=done, total=total, info=text)
 
-        result = build(cfg, out, workers=workers, force=force, progress=progress)
+        result = build(cfg, out, workers=workers, executor=executor, force=force, progress=progress)
+    if log_json:
+        print(json.dumps({"event": "done", "out": str(out), "already_complete": result.already_complete,
+                          "resumed": result.resumed, "counts": result.manifest.get("counts")}), file=sys.stderr)
+        return
     if result.already_complete:
         console.print(f"{out} already holds this build; nothing to do (use --force to rebuild).")
         return
