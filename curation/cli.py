@@ -17,3 +17,7 @@ for _mod in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
 def main() -> None:
     """Run the CLI (user errors exit with code 2, see `curation.commands`)."""
     app()
+
+
+if __name__ == "__main__":
+    main()

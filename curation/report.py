@@ -195,6 +195,10 @@ Sources: {html.escape(', '.join(s['name'] for s in manifest['config']['sources']
 <h2>Plots</h2>{''.join(figures)}
 {'<h2>Time per stage (s)</h2><table><tr><th>stage</th><th>seconds</th></tr>' + timing_rows + '</table>' if timing_rows else ''}
 <h2>Configuration</h2><pre>{html.escape(json.dumps(manifest['config'], indent=2))}</pre>
+<script>window.addEventListener("load", () => {{
+  document.body.dataset.images = document.images.length;
+  document.body.dataset.brokenImages = [...document.images].filter(i => !i.naturalWidth).length;
+}});</script>
 </body></html>
 """
     path = rep / "index.html"

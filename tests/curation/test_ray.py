@@ -1,0 +1,34 @@
+"""The Ray executor runs the same stage code as the local one and writes the same build."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from curation.cli import app
+from curation.schema import write_jsonl
+
+pytest.importorskip("ray")
+runner = CliRunner()
+
+
+def test_ray_build_equals_local_build(tmp_path):
+    rows = [
+        {"id": f"r{i}", "source": "toy", "statement": f"Print the square of {i}.", "test_type": "stdio",
+         "tests": [{"input": "", "output": f"{i * i}\n"}] * 5, "solutions": [f"print({i} * {i})"]}
+        for i in range(20)
+    ]
+    rows.append(dict(rows[3]))
+    write_jsonl(rows, tmp_path / "toy.jsonl")
+    manifests = []
+    for executor in ("local", "ray"):
+        out = tmp_path / executor
+        r = runner.invoke(app, ["build", "--source", str(tmp_path / "toy.jsonl"), "--out", str(out),
+                                "--batch-rows", "4", "--executor", executor, "--workers", "2"])
+        assert r.exit_code == 0, r.output
+        manifests.append(json.loads((out / "manifest.json").read_text()))
+    local, ray = manifests
+    assert local["problems"] == ray["problems"] and local["rejected"] == ray["rejected"]
+    assert local["counts"] == ray["counts"]
