@@ -1,0 +1,94 @@
+"""Normalise the many encodings of tests to the canonical ones.
+
+Canonical `call` test: `input` is a JSON array of positional arguments, `output` the JSON return
+value. Canonical `stdio` test: raw text in, raw text out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from curation.schema import RecordError
+
+__all__ = [
+    "stdio_text",
+    "call_args",
+    "call_output",
+    "lines_to_args",
+    "entry_point_for",
+    "taco_tests",
+]
+
+
+def stdio_text(value: Any) -> str:
+    """Stdin/stdout text; a list of lines (a TACO variant) is joined with newlines."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise RecordError("tests", f"stdio test must be text, got {type(value).__name__}")
+
+
+def lines_to_args(text: str) -> list[Any]:
+    """LiveCodeBench functional input: one JSON value per line, one line per argument."""
+    args = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            args.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise RecordError("tests", f"argument line {n} is not JSON: {e.msg}") from None
+    return args
+
+
+def call_args(value: Any) -> str:
+    """Arguments as a JSON array: a list is the arguments; a string is one JSON value per line."""
+    if isinstance(value, list):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return json.dumps(lines_to_args(value))
+    raise RecordError(
+        "tests", f"call input must be a list or JSON text, got {type(value).__name__}"
+    )
+
+
+def call_output(value: Any, wrapped: bool) -> str:
+    """The JSON return value; `wrapped` sources (TACO) hold it as a one-element list.
+
+    A wrapped value that is not a one-element list is taken as the value itself (TACO is not
+    consistent about the wrapping).
+    """
+    if wrapped and isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return json.dumps(value)
+
+
+def entry_point_for(fn_name: str | None, starter_code: str | None) -> str | None:
+    """`Solution().fn` for LeetCode-style starters that define `class Solution`, else `fn`."""
+    if not fn_name:
+        return None
+    if starter_code and "class Solution" in starter_code and "." not in fn_name:
+        return f"Solution().{fn_name}"
+    return fn_name
+
+
+def taco_tests(io: dict[str, Any]) -> tuple[str, list[dict[str, str]], str | None]:
+    """TACO/APPS `input_output` -> (test_type, tests, fn_name)."""
+    inputs, outputs = io.get("inputs") or [], io.get("outputs") or []
+    if not isinstance(inputs, list) or not isinstance(outputs, list):
+        raise RecordError("tests", "input_output 'inputs' and 'outputs' must be lists")
+    if len(inputs) != len(outputs):
+        raise RecordError("tests", f"{len(inputs)} inputs but {len(outputs)} outputs")
+    fn_name = io.get("fn_name") or None
+    if fn_name:
+        tests = [
+            {"input": call_args(i), "output": call_output(o, wrapped=True)}
+            for i, o in zip(inputs, outputs)
+        ]
+        return "call", tests, fn_name
+    tests = [{"input": stdio_text(i), "output": stdio_text(o)} for i, o in zip(inputs, outputs)]
+    return "stdio", tests, None

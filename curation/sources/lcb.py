@@ -1,0 +1,129 @@
+"""LiveCodeBench code_generation_lite: public + private tests, stdin or functional.
+
+Private tests are JSON text or base64(zlib(pickle(JSON text))); the pickle is decoded with a
+restricted unpickler (`safepickle`) and anything but plain data makes the row malformed.
+Functional inputs hold one JSON value per line, one line per argument; they become a JSON
+array. The entry point is `metadata.func_name`, as `Solution().name` when the starter code has
+`class Solution`. LiveCodeBench ships no reference solutions; `tags` holds the platform. `start`/`end` (ISO dates,
+inclusive) keep only problems whose `contest_date` falls in the window: the usual way to
+split training problems from evaluation ones.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+from curation.schema import RecordError
+from curation.sources.callnorm import entry_point_for, lines_to_args
+from curation.sources.fields import json_field, text_or_none
+from curation.sources.safepickle import UnsafePickleError, decode_lcb_blob
+from filters.errors import UserError
+
+__all__ = ["convert_lcb", "decode_private_tests", "check_lcb_options"]
+
+
+def check_lcb_options(start: str | None = None, end: str | None = None) -> None:
+    """Reject a window bound that is not an ISO date (YYYY-MM-DD)."""
+    for name, v in (("start", start), ("end", end)):
+        if v is None:
+            continue
+        try:
+            date.fromisoformat(str(v)[:10])
+        except ValueError:
+            raise UserError(
+                f"lcb: option {name}={v!r} is not a date; use YYYY-MM-DD, e.g. start=2024-08-01"
+            ) from None
+
+
+def decode_private_tests(value: Any) -> list[Any]:
+    """Private tests as a list, from JSON text or the compressed pickle."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return []
+    if isinstance(value, list):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        return json_field(text, "tests", default=[])
+    try:
+        obj = decode_lcb_blob(text)
+    except UnsafePickleError as e:
+        raise RecordError("tests", f"private_test_cases: {e}") from None
+    if isinstance(obj, bytes):
+        obj = obj.decode("utf-8", "replace")
+    if isinstance(obj, str):
+        obj = json_field(obj, "tests", default=[])
+    if not isinstance(obj, list):
+        raise RecordError("tests", "private_test_cases does not decode to a list")
+    return obj
+
+
+def _convert_tests(raw: list[Any]) -> tuple[str, list[dict[str, str]]]:
+    kinds = {t.get("testtype", "stdin") for t in raw if isinstance(t, dict)}
+    if len(kinds) > 1:
+        raise RecordError("tests", f"mixes test types {sorted(kinds)}")
+    kind = kinds.pop() if kinds else "stdin"
+    tests = []
+    for i, t in enumerate(raw):
+        if not isinstance(t, dict) or "input" not in t or "output" not in t:
+            raise RecordError("tests", f"test {i} must be an object with input and output")
+        if kind == "functional":
+            out = t["output"]
+            try:
+                json.loads(out) if isinstance(out, str) else None
+            except json.JSONDecodeError as e:
+                raise RecordError(
+                    "tests", f"test {i}: functional output is not JSON ({e.msg})"
+                ) from None
+            out_json = out if isinstance(out, str) else json.dumps(out)
+            tests.append(
+                {"input": json.dumps(lines_to_args(str(t["input"]))), "output": out_json.strip()}
+            )
+        else:
+            tests.append({"input": str(t["input"]), "output": str(t["output"])})
+    return ("call" if kind == "functional" else "stdio"), tests
+
+
+def convert_lcb(
+    row: dict[str, Any], index: int = 0, start: str | None = None, end: str | None = None
+) -> dict[str, Any] | None:
+    """A LiveCodeBench row to a canonical record; None when outside the date window (pure)."""
+    rid = text_or_none(row.get("question_id")) or str(index)
+    partial = {"id": rid, "statement": row.get("question_content")}
+    day = str(row.get("contest_date") or "")[:10]
+    if (start or end) and not day:
+        return None
+    if start and day < str(start)[:10]:
+        return None
+    if end and day > str(end)[:10]:
+        return None
+    try:
+        statement = text_or_none(row.get("question_content"))
+        if statement is None:
+            raise RecordError("statement", "question_content is empty")
+        raw = list(json_field(row.get("public_test_cases"), "tests", default=[]))
+        raw += decode_private_tests(row.get("private_test_cases"))
+        test_type, tests = _convert_tests(raw)
+        meta = json_field(row.get("metadata"), "metadata", default={}) or {}
+    except RecordError as e:
+        raise RecordError(e.field, e.message, partial) from None
+    starter = text_or_none(row.get("starter_code"))
+    fn = meta.get("func_name") if isinstance(meta, dict) else None
+    return {
+        "id": rid,
+        "statement": statement,
+        "starter_code": starter,
+        "language": "python",
+        "test_type": test_type,
+        "entry_point": entry_point_for(fn, starter) if test_type == "call" else None,
+        "tests": tests,
+        "test_code": None,
+        "solutions": [],
+        "incorrect_solutions": [],
+        "checker": None,
+        "time_limit_s": None,
+        "memory_limit_mb": None,
+        "difficulty_label": text_or_none(row.get("difficulty")),
+        "tags": [p for p in [text_or_none(row.get("platform"))] if p],
+    }

@@ -1,0 +1,137 @@
+"""The source registry: parsing --source, options, default paths, hub failures, the CLI table."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+import curation.sources as sources
+from curation.cli import app
+from curation.schema import RecordError, write_jsonl
+from curation.sources import SOURCES, get_source, iter_source, parse_source_arg
+from filters.errors import UserError
+
+HUB = (
+    "taco",
+    "taco-verified",
+    "apps",
+    "code-contests",
+    "lcb",
+    "primeintellect",
+    "deepcoder",
+    "codeforces",
+)
+LOCAL = ("leetcodedataset", "mbpp", "humaneval", "humaneval-x", "codecontests-subset", "canonical")
+
+
+def test_registry_lists_every_source():
+    assert set(HUB + LOCAL + ("demo",)) == set(SOURCES)
+    for name in HUB:
+        assert SOURCES[name].kind == "hub" and "/" in (SOURCES[name].hub_id or "")
+    for name in LOCAL:
+        assert SOURCES[name].kind == "local"
+
+
+def test_parse_source_arg_forms(tmp_path):
+    f = tmp_path / "x.jsonl"
+    f.write_text("")
+    assert parse_source_arg("mbpp") == (SOURCES["mbpp"], None)
+    assert parse_source_arg(f"taco:{tmp_path}") == (SOURCES["taco"], str(tmp_path))
+    assert parse_source_arg(str(f)) == (SOURCES["canonical"], str(f))
+
+
+@pytest.mark.parametrize(
+    "arg, words",
+    [
+        ("nosuch", ["unknown source 'nosuch'", "mbpp"]),
+        ("nosuch:/tmp", ["unknown source 'nosuch'"]),
+        ("taco:", ["empty path", "taco:/path"]),
+        ("taco:/definitely/not/here", ["does not exist"]),
+        ("/definitely/not/here.jsonl", ["no such file"]),
+    ],
+)
+def test_parse_source_arg_errors_say_what_and_how(arg, words):
+    with pytest.raises(UserError) as e:
+        parse_source_arg(arg)
+    msg = str(e.value)
+    assert "\n" not in msg
+    for w in words:
+        assert w in msg
+
+
+def test_get_source_unknown_lists_names():
+    with pytest.raises(UserError, match="known sources: taco"):
+        get_source("tacoo")
+
+
+def test_unknown_option_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="unknown option"):
+        iter_source("mbpp", tmp_path, colour="red")
+    with pytest.raises(UserError, match="YYYY-MM-DD"):
+        iter_source("lcb", tmp_path, start="last week")
+
+
+def test_hub_offline_fails_fast_with_a_local_path_hint(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    t0 = time.monotonic()
+    with pytest.raises(UserError) as e:
+        iter_source("taco")
+    assert time.monotonic() - t0 < 20
+    msg = str(e.value)
+    assert "BAAI/TACO" in msg and "--source taco:/path" in msg and "\n" not in msg
+
+
+def test_hub_unreachable_endpoint_fails_in_seconds(monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # discard port: connection refused
+    t0 = time.monotonic()
+    with pytest.raises(UserError, match="cannot connect"):
+        iter_source("codeforces")
+    assert time.monotonic() - t0 < 5
+
+
+def test_missing_default_file_is_a_user_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(sources.paths, "data_dirs", lambda: [tmp_path])
+    with pytest.raises(UserError, match="mbpp.jsonl.gz not found.*--source mbpp:"):
+        iter_source("mbpp")
+    with pytest.raises(UserError, match="needs a path"):
+        iter_source("canonical")
+
+
+def test_codemix_data_env_points_local_sources(monkeypatch, tmp_path):
+    rows = [{"task_id": 7, "text": "Add one to x.", "code": "def inc(x):\n    return x + 1\n",
+             "test_list": ["assert inc(1) == 2"], "test_setup_code": "", "challenge_test_list": []}]  # fmt: skip
+    write_jsonl(rows, tmp_path / "mbpp.jsonl.gz")
+    monkeypatch.setenv("CODEMIX_DATA", str(tmp_path))
+    (rec,) = list(iter_source("mbpp"))
+    assert rec["id"] == "7" and rec["entry_point"] == "inc" and rec["source"] == "mbpp"
+
+
+def test_canonical_file_keeps_row_sources_and_reports_bad_lines(tmp_path):
+    good = {"id": "a", "source": "mine", "statement": "s", "test_type": "stdio", "tests": []}
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(good) + "\n{oops\n" + json.dumps({**good, "id": "b"}) + "\n")
+    src, p = parse_source_arg(str(path))
+    out = list(iter_source(src, p))
+    assert [type(o) for o in out] == [dict, RecordError, dict]
+    assert out[0]["source"] == "mine" and out[1].partial["source"] == "canonical"
+    assert len(list(iter_source(src, p, limit=2))) == 2
+
+
+def test_iteration_streams(tmp_path):
+    """The first record comes out before a broken tail line is read (no whole-file load)."""
+    path = tmp_path / "c.jsonl"
+    row = {"id": "a", "source": "s", "statement": "s", "test_type": "stdio"}
+    path.write_text("\n".join(json.dumps({**row, "id": str(i)}) for i in range(1000)) + "\n")
+    it = iter_source("canonical", path)
+    assert next(it)["id"] == "0"
+
+
+def test_sources_command_prints_the_table():
+    res = CliRunner().invoke(app, ["sources"], env={"COLUMNS": "250"})
+    assert res.exit_code == 0, res.output
+    for name in ("taco", "BAAI/TACO", "mbpp.jsonl.gz", "codecontests-subset", "demo", "assert"):
+        assert name in res.output
