@@ -241,6 +241,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
         "config": cfg.as_dict(),
         "stage_config": {s.name: s.config() for s in stages},
         "environment": _environment(stages),
+        "measured_columns": sorted({c for s in stages for c in s.measured_columns}),
         "counts": {
             "input": dict(sorted(input_counts.items())),
             "output": dict(sorted(output_counts.items())),

@@ -54,6 +54,9 @@ class Stage(ABC):
     output_schema: ClassVar[pa.Schema] = pa.schema([])
     #: True for stages that need `observe` over all batches and one `decide` before judging.
     is_global: ClassVar[bool] = False
+    #: Columns holding measurements (times) or values derived from them: they differ between
+    #: two runs of the same build, so reproducibility checks compare everything else.
+    measured_columns: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
@@ -105,10 +108,11 @@ def apply_decisions(batch: pa.Table, decisions: list[Decision], output_schema: p
     drop_idx = [i for i, d in enumerate(decisions) if not d.keep]
     kept = batch.take(pa.array(keep_idx, type=pa.int64()))
     for f in output_schema:
-        if f.name in kept.column_names:
-            kept = kept.drop_columns([f.name])
-        values = [decisions[i].columns.get(f.name) for i in keep_idx]
-        kept = kept.append_column(f, _column(values, f.type))
+        values = _column([decisions[i].columns.get(f.name) for i in keep_idx], f.type)
+        if f.name in kept.column_names:  # a stage may fill an input column (verify: time_limit_s)
+            kept = kept.set_column(kept.column_names.index(f.name), f, values)
+        else:
+            kept = kept.append_column(f, values)
     dropped = batch.take(pa.array(drop_idx, type=pa.int64()))
     reasons = []
     details = []
