@@ -1,3 +1,30 @@
 """Training-time data mixing: policies that choose per-step sampling weights across sources."""
 
-__all__: list[str] = []
+from mixer.acodm import ACODM
+from mixer.base import Mixer
+from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
+from mixer.factory import POLICIES, make_mixer
+from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
+from mixer.history import load_history
+from mixer.sampler import MixedDataset, MixedSampler, stochastic_round
+from mixer.sketch import GradientSketch
+
+__all__: list[str] = [
+    "ACODM",
+    "AdvantageBandit",
+    "Feedback",
+    "GradientSketch",
+    "MixedDataset",
+    "MixedSampler",
+    "Mixer",
+    "ODM",
+    "POLICIES",
+    "Static",
+    "Uniform",
+    "feedback_from_rewards",
+    "grpo_advantages",
+    "load_history",
+    "make_mixer",
+    "per_source_mean",
+    "stochastic_round",
+]

@@ -1,0 +1,408 @@
+"""AC-ODM: actor-critic online data mixing (DDPG-style), with both networks trained, in numpy.
+
+The networks are tiny and written with hand-derived gradients so one update costs tens to a few
+hundred microseconds on a CPU (torch's per-op overhead would dominate at this size).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mixer.base import Mixer
+from mixer.baselines import ODM, softmax
+from mixer.feedback import Feedback
+from mixer.nets import Adam, param_views
+from mixer.sketch import alignment_scores
+
+__all__ = ["ACODM", "N_FEATURES", "alignment_scores"]
+
+N_FEATURES = 10
+_REWARDS = ("alignment", "progress", "advantage")
+
+
+class ACODM(Mixer):
+    """Actor-critic online data mixing.
+
+    State: per source, normalised levels and trends (moving averages of per-step changes) of
+    loss and reward, mean |advantage|, pass
+    rate, gradient alignment, share of draws (overall and recent), and training progress
+    (`N_FEATURES` columns). Action: the sampling weights, softmax of the actor's per-source logits
+    plus Gaussian exploration noise (std `sigma`, decaying to `sigma_min`). Reward, depending on
+    the action a (the weights actually used):
+      - `"alignment"`: sum_i a_i cos(g_i, sum_{j != i} g_j) from `feedback.grad_sketch`;
+      - `"progress"`: sum_i a_i (drop of source i's loss, or rise of its reward, since last seen),
+        plus the drop of `feedback.eval_loss` when given;
+      - `"advantage"`: sum_i a_i |advantage|_i.
+    Per-source terms are centred across the observed sources and scaled by a running RMS, so the
+    reward is 0 for the uniform action and grows as the action favours above-average sources.
+    Learning is DDPG-style: a replay buffer, target actor and critic with soft updates (`tau`), and
+    a critic Q(s, a) = sum_i a_i u_i(s) + v(s). Because the weights sum to one, the TD target
+    r + gamma Q'(s', mu'(s')) splits exactly into per-source targets c_i + gamma Q'(s', mu'(s')) for
+    u_i(s) + v(s), which the critic regresses on every observed source (credit per source, even
+    for sources the action barely drew). The actor ascends Q(s, mu(s)) + `entropy` * H(mu(s)).
+    For the first `warmup` steps the executed weights follow an internal ODM (learning off-policy).
+    Networks are updated every `train_every` steps; `smoothing` in [0, 1) blends each new action
+    with the previous weights; `source_bias=False` drops the per-source bias terms of actor and
+    critic, so the policy depends on the features only (not on source identity).
+    Other knobs: `hidden` width, `gamma`, `actor_lr`/`critic_lr`, minibatch `batch_size`,
+    `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (steps for the progress
+    feature), `odm_signal` (the warm-up ODM's signal).
+    """
+
+    name = "acodm"
+
+    def __init__(
+        self,
+        n_sources: int,
+        reward: str = "advantage",
+        hidden: int = 8,
+        gamma: float = 0.5,
+        tau: float = 0.05,
+        actor_lr: float = 1e-2,
+        critic_lr: float = 1e-2,
+        batch_size: int = 16,
+        buffer_size: int = 512,
+        warmup: int = 20,
+        sigma: float = 0.3,
+        sigma_min: float = 0.05,
+        sigma_decay: float = 0.995,
+        entropy: float = 0.1,
+        ema: float = 0.8,
+        horizon: int = 1000,
+        train_every: int = 1,
+        odm_signal: str | None = None,
+        smoothing: float = 0.0,
+        source_bias: bool = True,
+        **kw,
+    ) -> None:
+        super().__init__(n_sources, **kw)
+        if reward not in _REWARDS:
+            raise ValueError(f"ACODM reward must be one of {_REWARDS}, got {reward!r}")
+        self.reward_kind = reward
+        self.hidden, self.gamma, self.tau = int(hidden), float(gamma), float(tau)
+        self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
+        self.warmup, self.sigma, self.sigma_min = int(warmup), float(sigma), float(sigma_min)
+        self.sigma_decay, self.entropy, self.ema_beta = (
+            float(sigma_decay),
+            float(entropy),
+            float(ema),
+        )
+        self.horizon, self.train_every = int(horizon), max(1, int(train_every))
+        if not 0.0 <= smoothing < 1.0:
+            raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
+        self.smoothing = float(smoothing)
+        self.trend_beta = 0.9
+        self._bias_on = 1.0 if source_bias else 0.0
+        n, f, h = self.n_sources, N_FEATURES, self.hidden
+        init = np.random.default_rng([self.seed, 1])
+        self._actor_shapes = {"W": (f, h), "b": (h,), "w": (h,), "bias": (n,)}
+        self._critic_shapes = {
+            "W": (f, h),
+            "b": (h,),
+            "wu": (h,),
+            "bu": (n,),
+            "wv": (h,),
+            "cv": (1,),
+        }
+        na = sum(int(np.prod(x)) for x in self._actor_shapes.values())
+        nc = sum(int(np.prod(x)) for x in self._critic_shapes.values())
+        self.actor_flat, self.critic_flat = np.zeros(na), np.zeros(nc)
+        self._bind()
+        self.actor["W"][:] = init.normal(0, 1 / np.sqrt(f), (f, h))
+        self.actor["w"][:] = init.normal(0, 0.1 / np.sqrt(h), h)
+        self.critic["W"][:] = init.normal(0, 1 / np.sqrt(f), (f, h))
+        self.critic["wu"][:] = init.normal(0, 1 / np.sqrt(h), h)
+        self.critic["wv"][:] = init.normal(0, 1 / np.sqrt(h), h)
+        self.actor_t_flat, self.critic_t_flat = self.actor_flat.copy(), self.critic_flat.copy()
+        self._bind()
+        self.actor_opt = Adam(na, actor_lr)
+        self.critic_opt = Adam(nc, critic_lr)
+        sig = (
+            odm_signal or {"advantage": "adv_abs", "progress": "loss", "alignment": "loss"}[reward]
+        )
+        self.odm = ODM(n, signal=sig, floor=0.0, seed=self.seed, record_history=False)
+        # replay buffer
+        self.buf_s = np.zeros((self.buffer_size, n, f))
+        self.buf_a = np.zeros((self.buffer_size, n))
+        self.buf_r = np.zeros(self.buffer_size)
+        self.buf_c = np.full((self.buffer_size, n), np.nan)
+        self.buf_s2 = np.zeros((self.buffer_size, n, f))
+        self.buf_ptr = 0
+        self.buf_len = 0
+        # tracked statistics: moving averages of loss, reward, |advantage|, pass rate, alignment
+        self.level = np.full((5, n), np.nan)
+        self.trend = np.full((2, n), np.nan)  # moving average of per-step changes of loss, reward
+        self.rms_d = np.full(2, 1e-2)  # running mean square of those changes
+        self.draws = np.zeros(n)
+        self.recent_share = np.full(n, 1.0 / n)
+        self.rms = {"adv": 1e-2, "coef": 1.0}
+        self.last_eval_loss: float | None = None
+        self.state = self._features()
+        self.last_reward = float("nan")
+        self.updates = 0
+        self._policy = np.full(n, 1.0 / n)
+
+    def _bind(self) -> None:
+        """(Re)create the named parameter views into the flat vectors."""
+        self.actor = param_views(self.actor_flat, self._actor_shapes)
+        self.critic = param_views(self.critic_flat, self._critic_shapes)
+        if hasattr(self, "actor_t_flat"):
+            self.actor_t = param_views(self.actor_t_flat, self._actor_shapes)
+            self.critic_t = param_views(self.critic_t_flat, self._critic_shapes)
+
+    # ---- features and reward ----------------------------------------------------------------
+    def _features(self) -> np.ndarray:
+        n = self.n_sources
+        lv = self.level
+        two = lv[:2]
+        ok = np.isfinite(two)
+        cnt = ok.sum(1, keepdims=True)
+        mu = np.where(ok, two, 0.0).sum(1, keepdims=True) / np.maximum(cnt, 1)
+        sd = np.sqrt(np.where(ok, (two - mu) ** 2, 0.0).sum(1, keepdims=True) / np.maximum(cnt, 1))
+        z = np.where(ok & (cnt > 1), np.clip((two - mu) / (sd + 1e-8), -3, 3), 0.0)
+        tr = self.trend / np.sqrt(self.rms_d)[:, None]
+        total = self.draws.sum()
+        share = self.draws / total * n - 1 if total > 0 else np.zeros(n)
+        F = np.stack(
+            [
+                z[0],
+                tr[0],
+                z[1],
+                tr[1],
+                lv[2] / np.sqrt(self.rms["adv"]),
+                2 * lv[3] - 1,
+                lv[4],
+                share,
+                self.recent_share * n - 1,
+                np.full(n, min(self.step / max(self.horizon, 1), 1.0)),
+            ],
+            axis=1,
+        )
+        return np.clip(np.where(np.isfinite(F), F, 0.0), -5.0, 5.0)
+
+    def _coefficients(self, fb: Feedback, align: np.ndarray) -> tuple[np.ndarray, float]:
+        """Per-source reward coefficients (before action weighting) and an action-free bonus."""
+        bonus = 0.0
+        if self.reward_kind == "advantage":
+            c = fb.adv_abs.copy()
+        elif self.reward_kind == "alignment":
+            c = align
+        else:
+            loss_drop = self.level[0] - fb.loss
+            reward_rise = fb.reward - self.level[1]
+            c = np.where(np.isfinite(loss_drop), loss_drop, reward_rise)
+            if fb.eval_loss is not None and self.last_eval_loss is not None:
+                bonus = self.last_eval_loss - fb.eval_loss
+        return c, bonus
+
+    def _track(self, fb: Feedback, align: np.ndarray) -> None:
+        x = np.stack([fb.loss, fb.reward, fb.adv_abs, fb.pass_rate, align])
+        old = self.level
+        seen = np.isfinite(x)
+        b = self.ema_beta
+        new = np.where(
+            seen & np.isfinite(old),
+            b * old + (1 - b) * np.where(seen, x, 0.0),
+            np.where(seen, x, old),
+        )
+        d = new[:2] - old[:2]
+        dm = np.isfinite(d)
+        tb = self.trend_beta
+        t = self.trend
+        self.trend = np.where(
+            dm & np.isfinite(t), tb * t + (1 - tb) * np.where(dm, d, 0.0), np.where(dm, d, t)
+        )
+        cnt = dm.sum(1)
+        sq = np.where(dm, d * d, 0.0).sum(1) / np.maximum(cnt, 1) + 1e-8
+        self.rms_d = np.where(cnt > 0, 0.95 * self.rms_d + 0.05 * sq, self.rms_d)
+        if seen[2].any():
+            a = x[2][seen[2]]
+            self.rms["adv"] = 0.95 * self.rms["adv"] + 0.05 * float(np.mean(a * a) + 1e-8)
+        self.level = new
+        self.draws += fb.counts
+        total = fb.counts.sum()
+        if total > 0:
+            self.recent_share = (
+                self.trend_beta * self.recent_share + (1 - self.trend_beta) * fb.counts / total
+            )
+        if fb.eval_loss is not None:
+            self.last_eval_loss = fb.eval_loss
+
+    # ---- networks ---------------------------------------------------------------------------
+    @staticmethod
+    def _actor_fwd(p: dict, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        shp = S.shape[:-1]
+        h = np.tanh(S.reshape(-1, S.shape[-1]) @ p["W"] + p["b"])
+        return (h @ p["w"]).reshape(shp) + p["bias"], h
+
+    @staticmethod
+    def _critic_fwd(p: dict, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        shp = S.shape[:-1]
+        h = np.tanh(S.reshape(-1, S.shape[-1]) @ p["W"] + p["b"])
+        u = (h @ p["wu"]).reshape(shp) + p["bu"]
+        hm = h.reshape(*shp, -1).mean(axis=-2)
+        return u, hm @ p["wv"] + p["cv"][0], h
+
+    def _train(self) -> None:
+        B = min(self.batch_size, self.buf_len)
+        idx = self.rng.integers(0, self.buf_len, size=B)
+        S, C, S2 = self.buf_s[idx], self.buf_c[idx], self.buf_s2[idx]
+        n = self.n_sources
+        S_flat = S.reshape(-1, S.shape[-1])
+        # critic, per source: since sum_i a_i = 1, Q(s, a) = r + gamma V'(s') for every action exactly
+        # when u_i(s) + v(s) = c_i + gamma V'(s') for each source i; regress that on observed sources.
+        z2, _ = self._actor_fwd(self.actor_t, S2)
+        a2 = softmax(z2)
+        u2, v2, _ = self._critic_fwd(self.critic_t, S2)
+        v_next = (a2 * u2).sum(-1) + v2
+        seen = np.isfinite(C)
+        y = np.where(seen, C, 0.0) + self.gamma * v_next[:, None]
+        c = self.critic
+        u, v, h = self._critic_fwd(c, S)
+        err = np.where(seen, u + v[:, None] - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
+        du = err.reshape(-1)
+        dv = err.sum(1)
+        dvn = np.repeat(dv / n, n)
+        dpre = (np.outer(du, c["wu"]) + np.outer(dvn, c["wv"])) * (1 - h * h)
+        g = np.concatenate(
+            [
+                (S_flat.T @ dpre).ravel(),
+                dpre.sum(0),
+                du @ h,
+                err.sum(0) * self._bias_on,
+                dvn @ h,
+                [dv.sum()],
+            ]
+        )
+        # actor: ascend Q(s, mu(s)) + entropy * H(mu(s)); dQ/da_i = u_i(s) (critic before its step)
+        p = self.actor
+        z, ha = self._actor_fwd(p, S)
+        a = softmax(z)
+        gi = u - self.entropy * (np.log(a + 1e-12) + 1.0)
+        dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
+        dpre_a = np.outer(dz, p["w"]) * (1 - ha * ha)
+        ga = np.concatenate(
+            [
+                (S_flat.T @ dpre_a).ravel(),
+                dpre_a.sum(0),
+                dz @ ha,
+                dz.reshape(B, n).sum(0) * self._bias_on,
+            ]
+        )
+        self.critic_opt.step(self.critic_flat, g)
+        self.actor_opt.step(self.actor_flat, ga, ascend=True)
+        tau = self.tau
+        for net, tgt in (
+            (self.actor_flat, self.actor_t_flat),
+            (self.critic_flat, self.critic_t_flat),
+        ):
+            tgt *= 1 - tau
+            tgt += tau * net
+        self.updates += 1
+
+    def actor_weights(self, state: np.ndarray | None = None) -> np.ndarray:
+        """The actor's deterministic (noise-free) weights for a state (default: the current one)."""
+        z, _ = self._actor_fwd(self.actor, self.state if state is None else state)
+        return softmax(z)
+
+    def critic_value(self, action: np.ndarray, state: np.ndarray | None = None) -> float:
+        """Q(state, action) under the current critic."""
+        u, v, _ = self._critic_fwd(self.critic, self.state if state is None else state)
+        return float((np.asarray(action) * u).sum() + v)
+
+    # ---- the mixer step ---------------------------------------------------------------------
+    def _update(self, fb: Feedback) -> None:
+        used = self.weights()
+        align = (
+            alignment_scores(fb.grad_sketch)
+            if fb.grad_sketch is not None
+            else np.full(self.n_sources, np.nan)
+        )
+        c, bonus = self._coefficients(fb, align)
+        self._track(fb, align)
+        if self.step < self.warmup:
+            self.odm.update(fb)
+        s2 = self._features()
+        ok = np.isfinite(c) & self.active
+        if ok.any():
+            dev = c[ok] - np.mean(c[ok])
+            self.rms["coef"] = 0.95 * self.rms["coef"] + 0.05 * float(np.mean(dev**2) + 1e-8)
+            cbar = float(np.mean(c[ok]))
+            cn = np.where(ok, c - cbar, 0.0) / np.sqrt(self.rms["coef"])
+            r = float((used * cn).sum() + bonus)
+            j = self.buf_ptr
+            self.buf_s[j], self.buf_a[j], self.buf_r[j], self.buf_s2[j] = self.state, used, r, s2
+            self.buf_c[j] = np.where(ok, cn + bonus, np.nan)
+            self.buf_ptr = (j + 1) % self.buffer_size
+            self.buf_len = min(self.buf_len + 1, self.buffer_size)
+            self.last_reward = r
+        if self.buf_len >= 2 and self.step % self.train_every == 0:
+            self._train()
+        self.state = s2
+        if self.step < self.warmup:
+            self._policy = self.odm.weights()
+        else:
+            z, _ = self._actor_fwd(self.actor, s2)
+            noise = self.rng.normal(0.0, self.sigma, self.n_sources)
+            new = softmax(z + noise)
+            self._policy = (1 - self.smoothing) * new + self.smoothing * self._policy
+            self.sigma = max(self.sigma_min, self.sigma * self.sigma_decay)
+
+    def _state(self) -> dict:
+        L = self.buf_len
+        return {
+            "actor": self.actor_flat.copy(),
+            "critic": self.critic_flat.copy(),
+            "actor_t": self.actor_t_flat.copy(),
+            "critic_t": self.critic_t_flat.copy(),
+            "actor_opt": self.actor_opt.state(),
+            "critic_opt": self.critic_opt.state(),
+            "odm": self.odm.state_dict(),
+            "buf": {
+                "s": self.buf_s[:L].copy(),
+                "a": self.buf_a[:L].copy(),
+                "r": self.buf_r[:L].copy(),
+                "c": self.buf_c[:L].copy(),
+                "s2": self.buf_s2[:L].copy(),
+                "ptr": self.buf_ptr,
+                "len": L,
+            },
+            "level": self.level.copy(),
+            "trend": self.trend.copy(),
+            "rms_d": self.rms_d.copy(),
+            "draws": self.draws.copy(),
+            "recent_share": self.recent_share.copy(),
+            "rms": dict(self.rms),
+            "last_eval_loss": self.last_eval_loss,
+            "state": self.state.copy(),
+            "sigma": self.sigma,
+            "last_reward": self.last_reward,
+            "updates": self.updates,
+        }
+
+    def _load_state(self, st: dict) -> None:
+        f64 = lambda x: np.asarray(x, dtype=np.float64).copy()  # noqa: E731
+        for name in ("actor", "critic", "actor_t", "critic_t"):
+            getattr(self, name + "_flat")[:] = f64(st[name])
+        self.actor_opt.load(st["actor_opt"])
+        self.critic_opt.load(st["critic_opt"])
+        self.odm.load_state_dict(st["odm"])
+        b = st["buf"]
+        L = int(b["len"])
+        for key in ("s", "a", "r", "c", "s2"):
+            arr = getattr(self, "buf_" + key)
+            arr[:] = np.nan if key == "c" else 0.0
+            if L:
+                arr[:L] = f64(b[key])
+        self.buf_ptr, self.buf_len = int(b["ptr"]), L
+        self.level = f64(st["level"])
+        self.trend = f64(st["trend"])
+        self.rms_d = f64(st["rms_d"])
+        self.draws = f64(st["draws"])
+        self.recent_share = f64(st["recent_share"])
+        self.rms = {k: float(v) for k, v in st["rms"].items()}
+        self.last_eval_loss = st["last_eval_loss"]
+        self.state = f64(st["state"])
+        self.sigma = float(st["sigma"])
+        self.last_reward = float(st["last_reward"])
+        self.updates = int(st["updates"])

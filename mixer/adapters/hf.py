@@ -1,0 +1,161 @@
+"""Hugging Face `Trainer`: a callback that feeds the mixer once per optimizer step, and a Trainer
+subclass that draws batches with a mixer and measures per-source language-model loss.
+
+`MixerCallback(sampler)` works with any Trainer: call `callback.push(feedback)` from your own
+`compute_loss` (once per micro-batch); at `on_step_end` the pushed feedback is merged and given to
+the mixer, and `on_save` writes the sampler state into the checkpoint. `MixerTrainer` does all of
+this for causal language models: batches come from the sampler, per-sample losses are averaged per
+source (gathered over processes), and a resumed run continues the exact stream.
+Tested single-process only.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import torch
+from transformers import Trainer, TrainerCallback
+
+from mixer.adapters.torch import MixerRepeatSampler
+from mixer.feedback import Feedback
+from mixer.sampler import MixedSampler
+
+__all__ = [
+    "MixerCallback",
+    "MixerTrainer",
+    "merge_feedback",
+    "causal_lm_sample_loss",
+    "MIXER_STATE_FILE",
+]
+
+MIXER_STATE_FILE = "mixer_state.pt"
+
+
+def merge_feedback(items: list[Feedback]) -> Feedback:
+    """One feedback from several micro-batches: counts add up, the other fields are count-weighted means."""
+    if len(items) == 1:
+        return items[0]
+    counts = np.sum([f.counts for f in items], axis=0)
+    out: dict[str, Any] = {"counts": counts}
+    for name in ("loss", "reward", "pass_rate", "adv_abs"):
+        vals = np.array([f.get(name) for f in items])
+        w = np.array([f.counts for f in items]) * np.isfinite(vals)
+        tot = np.nansum(np.where(np.isfinite(vals), vals, 0.0) * w, axis=0)
+        den = w.sum(axis=0)
+        out[name] = np.where(den > 0, tot / np.maximum(den, 1e-12), np.nan)
+    sketches = [f.grad_sketch for f in items if f.grad_sketch is not None]
+    if sketches:
+        out["grad_sketch"] = np.nanmean(np.stack(sketches), axis=0)
+    evals = [f.eval_loss for f in items if f.eval_loss is not None]
+    out["eval_loss"] = evals[-1] if evals else None
+    return Feedback(**out)
+
+
+def causal_lm_sample_loss(
+    logits: torch.Tensor, labels: torch.Tensor, ignore_index: int = -100
+) -> torch.Tensor:
+    """Per-sample mean next-token cross-entropy (labels are the inputs, shifted inside)."""
+    lg = logits[:, :-1].float()
+    lb = labels[:, 1:]
+    tok = torch.nn.functional.cross_entropy(
+        lg.reshape(-1, lg.size(-1)), lb.reshape(-1), ignore_index=ignore_index, reduction="none"
+    ).view(lb.shape)
+    mask = (lb != ignore_index).float()
+    return (tok * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+
+
+class MixerCallback(TrainerCallback):
+    """Feeds `sampler.mixer` the feedback pushed during each optimizer step; saves the sampler state."""
+
+    def __init__(
+        self, sampler: MixedSampler, index_sampler: MixerRepeatSampler | None = None
+    ) -> None:
+        self.sampler = sampler
+        self.index_sampler = index_sampler
+        self.pending: list[Feedback] = []
+        self.consumed = 0
+
+    def push(self, feedback: Feedback) -> None:
+        """Add one micro-batch's feedback (one sampler chunk)."""
+        self.pending.append(feedback)
+        self.consumed += 1
+
+    def on_step_end(self, args, state, control, **kwargs):  # noqa: ANN001
+        if self.pending:
+            self.sampler.mixer.update(merge_feedback(self.pending))
+            self.pending = []
+        return control
+
+    def on_save(self, args, state, control, **kwargs):  # noqa: ANN001
+        if state.is_world_process_zero:
+            out = os.path.join(args.output_dir, f"checkpoint-{state.global_step}")
+            os.makedirs(out, exist_ok=True)
+            st = (
+                self.index_sampler.state_dict(consumed=self.consumed)
+                if self.index_sampler is not None
+                else {"sampler": self.sampler.state_dict(), "pending": [], "drawn": self.consumed}
+            )
+            torch.save(st, os.path.join(out, MIXER_STATE_FILE))
+        return control
+
+
+class MixerTrainer(Trainer):
+    """A `Trainer` for causal LMs whose batches follow a mixer; train rows need `input_ids` (+ labels).
+
+    `sampler` is a `MixedSampler` over the train set's row indices with `batch_size` equal to
+    `per_device_train_batch_size`. Resuming sets `ignore_data_skip`: the restored sampler already
+    knows where the stream stands.
+    """
+
+    def __init__(self, *args: Any, sampler: MixedSampler, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if sampler.batch_size != self.args.per_device_train_batch_size:
+            raise ValueError("sampler.batch_size must equal per_device_train_batch_size")
+        self.mixed_sampler = sampler
+        self.index_sampler = MixerRepeatSampler(sampler, mini_repeat_count=1, repeat_count=1)
+        self.mixer_callback = MixerCallback(sampler, self.index_sampler)
+        self.add_callback(self.mixer_callback)
+        self.args.ignore_data_skip = True
+        self._lookup = sampler.source_of
+
+    def _get_train_sampler(self, train_dataset: Any = None):  # noqa: ANN201
+        return self.index_sampler
+
+    def _remove_unused_columns(self, dataset, description=None):  # noqa: ANN001, ANN202
+        return dataset
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):  # noqa: ANN001
+        row = inputs.pop("row_index", None)
+        labels = inputs.get("labels", inputs["input_ids"])
+        model_inputs = {k: v for k, v in inputs.items() if k != "labels"}
+        outputs = model(**model_inputs)
+        per_sample = causal_lm_sample_loss(outputs.logits, labels)
+        if model.training and row is not None:
+            n = self.mixed_sampler.mixer.n_sources
+            src = torch.as_tensor(self._lookup(row.cpu().numpy()), device=per_sample.device)
+            sums = torch.zeros(n, device=per_sample.device).index_add_(0, src, per_sample.detach())
+            cnts = torch.zeros(n, device=per_sample.device).index_add_(
+                0, src, torch.ones_like(per_sample)
+            )
+            both = (
+                self.accelerator.gather(torch.stack([sums, cnts])[None])
+                .reshape(-1, 2, n)
+                .sum(0)
+                .cpu()
+                .numpy()
+            )
+            loss = np.where(both[1] > 0, both[0] / np.maximum(both[1], 1), np.nan)
+            self.mixer_callback.push(Feedback(counts=both[1], loss=loss))
+        loss = per_sample.mean()
+        return (loss, outputs) if return_outputs else loss
+
+    def _load_rng_state(self, checkpoint: str | None) -> None:
+        super()._load_rng_state(checkpoint)
+        if checkpoint is not None:
+            path = os.path.join(checkpoint, MIXER_STATE_FILE)
+            if os.path.isfile(path):
+                st = torch.load(path, weights_only=True)
+                self.index_sampler.load_state_dict(st)
+                self.mixer_callback.consumed = int(st["drawn"])

@@ -1,0 +1,132 @@
+"""TRL: a GRPOTrainer whose prompts are chosen by a mixer, fed with per-source reward statistics.
+
+`_get_train_sampler` returns a `MixerRepeatSampler` with TRL's `RepeatSampler` layout (each prompt
+`num_generations` times in a row, each generation batch repeated `num_iterations *
+steps_per_generation` times), the same index stream on every rank: every rank holds an identical
+mixer and feeds it the rewards gathered across all ranks. After rewards are computed for a
+generation batch, `_calculate_rewards` turns them into per-source mean reward, pass rate and mean
+|GRPO advantage| and calls `mixer.update`. Mixer and sampler state are saved in each checkpoint
+(`mixer_state.pt`) and restored on resume.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.data import Sampler
+from trl import GRPOTrainer
+
+from mixer.adapters.torch import MixerRepeatSampler
+from mixer.base import Mixer
+from mixer.factory import make_mixer
+from mixer.feedback import feedback_from_rewards
+from mixer.sampler import MixedSampler
+
+__all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE"]
+
+MIXER_STATE_FILE = "mixer_state.pt"
+
+
+class MixerGRPOTrainer(GRPOTrainer):
+    """`trl.GRPOTrainer` with online data mixing over the values of `source_column` in the train set.
+
+    `mixer` is a `Mixer` or a policy name for `make_mixer` (with `mixer_kwargs`). Rewards of all
+    reward functions are combined with the trainer's reward weights; a completion counts as passed
+    when its reward >= `pass_threshold`. Resuming sets `ignore_data_skip`: the restored sampler
+    already knows where the stream stands.
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        mixer: Mixer | str = "acodm",
+        source_column: str = "source",
+        mixer_kwargs: dict | None = None,
+        pass_threshold: float = 1.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if self.train_dataset is None or source_column not in self.train_dataset.column_names:
+            raise ValueError(
+                f"MixerGRPOTrainer needs a train_dataset with a {source_column!r} column"
+            )
+        self.source_column = source_column
+        self.pass_threshold = float(pass_threshold)
+        labels = self.train_dataset[source_column]
+        names = sorted({str(x) for x in labels})
+        if isinstance(mixer, str):
+            mixer = make_mixer(
+                mixer, len(names), names=names, seed=self.args.seed, **(mixer_kwargs or {})
+            )
+        chunk = self.args.generation_batch_size // self.num_generations
+        self.mixed_sampler = MixedSampler.from_labels(
+            labels, chunk, mixer=mixer, seed=self.args.seed
+        )
+        self.mixer = mixer
+        self.repeat_sampler: MixerRepeatSampler | None = None
+        self._fed = 0
+        self._source_index = {k: i for i, k in enumerate(self.mixed_sampler.names)}
+        self.args.ignore_data_skip = True
+
+    def _get_train_sampler(self, dataset: Any = None) -> Sampler:
+        if self.repeat_sampler is None:
+            self.repeat_sampler = MixerRepeatSampler(
+                self.mixed_sampler,
+                mini_repeat_count=self.num_generations,
+                repeat_count=self.num_iterations * self.args.steps_per_generation,
+            )
+        return self.repeat_sampler
+
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):  # noqa: ANN001
+        rewards_per_func = super()._calculate_rewards(
+            inputs, prompts, completions, completion_ids_list
+        )
+        if self.model.training:
+            from accelerate.utils import gather_object
+
+            local = [self._source_index[str(x[self.source_column])] for x in inputs]
+            sources = np.asarray(gather_object(local), dtype=np.int64)
+            rpf = rewards_per_func.detach().float().cpu()
+            w = self.reward_weights.detach().float().cpu()
+            unscorable = torch.isnan(rpf).all(dim=1)
+            rewards = (rpf * w.unsqueeze(0)).nansum(dim=1)
+            rewards[unscorable] = float("nan")
+            groups = np.arange(len(sources)) // self.num_generations
+            fb = feedback_from_rewards(
+                rewards.numpy(),
+                sources,
+                self.mixer.n_sources,
+                group_ids=groups,
+                pass_threshold=self.pass_threshold,
+            )
+            self.mixer.update(fb)
+            self._fed += 1
+            for i, name in enumerate(self.mixed_sampler.names):
+                self._metrics["train"][f"mixer/weight/{name}"].append(
+                    float(self.mixer.weights()[i])
+                )
+        return rewards_per_func
+
+    def _save_checkpoint(self, model, trial) -> None:  # noqa: ANN001
+        super()._save_checkpoint(model, trial)
+        from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+        out = os.path.join(
+            self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
+        )
+        if self.args.should_save:
+            os.makedirs(out, exist_ok=True)
+            sampler = self._get_train_sampler()
+            torch.save(sampler.state_dict(consumed=self._fed), os.path.join(out, MIXER_STATE_FILE))
+
+    def _load_rng_state(self, checkpoint: str | None) -> None:
+        super()._load_rng_state(checkpoint)
+        if checkpoint is not None:
+            path = os.path.join(checkpoint, MIXER_STATE_FILE)
+            if os.path.isfile(path):
+                state = torch.load(path, weights_only=True)
+                self._get_train_sampler().load_state_dict(state)
+                self._fed = int(state["drawn"])

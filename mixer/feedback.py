@@ -1,0 +1,173 @@
+"""Per-step training feedback for a mixer, and helpers that compute it from per-sample rewards."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+__all__ = [
+    "Feedback",
+    "grpo_advantages",
+    "per_source_mean",
+    "feedback_from_rewards",
+]
+
+_ARRAY_FIELDS = ("counts", "loss", "reward", "pass_rate", "adv_abs")
+
+
+def _vec(x: object, n: int, name: str) -> np.ndarray:
+    if x is None:
+        return np.full(n, np.nan)
+    a = np.asarray(x, dtype=np.float64).reshape(-1)
+    if a.shape[0] != n:
+        raise ValueError(f"feedback.{name} has {a.shape[0]} entries, expected {n} (one per source)")
+    a = a.copy()
+    a[~np.isfinite(a)] = np.nan
+    return a
+
+
+@dataclass
+class Feedback:
+    """What the trainer observed in one step, one entry per source.
+
+    `counts` is how many examples of each source the step used; every other array holds NaN for a
+    source that was not drawn (or whose value is unknown). `grad_sketch` is an (n_sources, k) array of
+    projected per-source gradients (see `GradientSketch`), `eval_loss` an optional held-out loss.
+    """
+
+    counts: np.ndarray
+    loss: np.ndarray | None = None
+    reward: np.ndarray | None = None
+    pass_rate: np.ndarray | None = None
+    adv_abs: np.ndarray | None = None
+    grad_sketch: np.ndarray | None = None
+    eval_loss: float | None = None
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        counts = np.asarray(self.counts, dtype=np.float64).reshape(-1)
+        n = counts.shape[0]
+        counts = np.where(np.isfinite(counts), counts, 0.0)
+        self.counts = counts
+        for name in _ARRAY_FIELDS[1:]:
+            setattr(self, name, _vec(getattr(self, name), n, name))
+        if self.grad_sketch is not None:
+            g = np.asarray(self.grad_sketch, dtype=np.float64)
+            if g.ndim != 2 or g.shape[0] != n:
+                raise ValueError(f"feedback.grad_sketch must be (n_sources={n}, k), got {g.shape}")
+            g = g.copy()
+            g[~np.isfinite(g).all(axis=1)] = np.nan
+            self.grad_sketch = g
+        if self.eval_loss is not None and not np.isfinite(self.eval_loss):
+            self.eval_loss = None
+
+    @property
+    def n_sources(self) -> int:
+        return int(self.counts.shape[0])
+
+    def get(self, signal: str) -> np.ndarray:
+        """The per-source array named `signal` (`loss`, `reward`, `pass_rate`, `adv_abs`, `counts`)."""
+        if signal not in _ARRAY_FIELDS:
+            raise ValueError(f"unknown feedback signal {signal!r}; choose one of {_ARRAY_FIELDS}")
+        return getattr(self, signal)
+
+    def to_json(self) -> dict:
+        """A JSON-able dict (NaN becomes null); the gradient sketch is left out."""
+        out: dict = {}
+        for f in fields(self):
+            if f.name in ("grad_sketch",):
+                continue
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray):
+                out[f.name] = [None if x != x else x for x in v.tolist()]
+            elif f.name == "extra":
+                if v:
+                    out[f.name] = v
+            else:
+                out[f.name] = v
+        return out
+
+
+def grpo_advantages(
+    rewards: Sequence[float] | np.ndarray,
+    group_ids: Sequence[object] | np.ndarray,
+    scale: bool = True,
+    eps: float = 1e-4,
+) -> np.ndarray:
+    """GRPO advantages: each reward minus its group's mean, divided by the group's std if `scale`."""
+    r = np.asarray(rewards, dtype=np.float64).reshape(-1)
+    _, inv = np.unique(np.asarray(group_ids, dtype=object).astype(str), return_inverse=True)
+    ok = np.isfinite(r)
+    g = inv.max() + 1 if len(inv) else 0
+    cnt = np.bincount(inv[ok], minlength=g).astype(np.float64)
+    s = np.bincount(inv[ok], weights=r[ok], minlength=g)
+    mean = np.divide(s, cnt, out=np.zeros(g), where=cnt > 0)
+    dev = np.where(ok, r - mean[inv], 0.0)
+    adv = dev
+    if scale:
+        var = np.bincount(inv, weights=dev**2, minlength=g)
+        std = np.sqrt(np.divide(var, cnt - 1, out=np.zeros(g), where=cnt > 1))
+        adv = dev / (std[inv] + eps)
+    return np.where(ok, adv, 0.0)
+
+
+def per_source_mean(
+    values: Sequence[float] | np.ndarray, source_ids: Sequence[int] | np.ndarray, n_sources: int
+) -> np.ndarray:
+    """Mean of finite `values` per source id in [0, n_sources); NaN where a source has none."""
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    s = np.asarray(source_ids, dtype=np.int64).reshape(-1)
+    ok = np.isfinite(v)
+    cnt = np.bincount(s[ok], minlength=n_sources).astype(np.float64)
+    tot = np.bincount(s[ok], weights=v[ok], minlength=n_sources)
+    out = np.full(n_sources, np.nan)
+    np.divide(tot, cnt, out=out, where=cnt > 0)
+    return out
+
+
+def feedback_from_rewards(
+    rewards: Sequence[float] | np.ndarray,
+    source_ids: Sequence[int] | np.ndarray,
+    n_sources: int,
+    group_ids: Sequence[object] | np.ndarray | None = None,
+    advantages: Sequence[float] | np.ndarray | None = None,
+    losses: Sequence[float] | np.ndarray | None = None,
+    pass_threshold: float = 1.0,
+    count_groups: bool = True,
+) -> Feedback:
+    """Build a `Feedback` from one step's per-sample (per-completion) data.
+
+    reward = mean reward per source; pass_rate = share of samples with reward >= `pass_threshold`;
+    adv_abs = mean |advantage|, taken from `advantages` or computed GRPO-style from `group_ids`.
+    `counts` counts groups (prompts) when `count_groups` and group ids are given, else samples.
+    """
+    r = np.asarray(rewards, dtype=np.float64).reshape(-1)
+    s = np.asarray(source_ids, dtype=np.int64).reshape(-1)
+    if r.shape != s.shape:
+        raise ValueError(f"rewards ({r.shape[0]}) and source_ids ({s.shape[0]}) differ in length")
+    if advantages is None and group_ids is not None:
+        advantages = grpo_advantages(r, group_ids)
+    adv_abs = None
+    if advantages is not None:
+        adv_abs = per_source_mean(np.abs(np.asarray(advantages, dtype=np.float64)), s, n_sources)
+    passed = np.where(np.isfinite(r), (r >= pass_threshold).astype(np.float64), np.nan)
+    if count_groups and group_ids is not None:
+        g = np.asarray(group_ids, dtype=object).astype(str)
+        counts = np.zeros(n_sources)
+        seen: set[str] = set()
+        for gi, si in zip(g, s, strict=True):
+            if gi not in seen:
+                seen.add(gi)
+                counts[si] += 1
+    else:
+        counts = np.bincount(s, minlength=n_sources).astype(np.float64)
+    loss = per_source_mean(losses, s, n_sources) if losses is not None else None
+    return Feedback(
+        counts=counts,
+        reward=per_source_mean(r, s, n_sources),
+        pass_rate=per_source_mean(passed, s, n_sources),
+        adv_abs=adv_abs,
+        loss=loss,
+    )

@@ -1,0 +1,266 @@
+"""MixedSampler: per-step source counts from a mixer's weights, then examples without replacement."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mixer.base import Mixer, from_state, to_state
+from mixer.baselines import Uniform
+
+__all__ = ["MixedSampler", "stochastic_round", "MixedDataset"]
+
+
+def stochastic_round(weights: np.ndarray, total: int, rng: np.random.Generator) -> np.ndarray:
+    """Integer counts summing exactly to `total` with E[count_i] = weights_i * total (systematic sampling)."""
+    w = np.asarray(weights, dtype=np.float64)
+    w = w / w.sum()
+    x = w * total
+    base = np.floor(x).astype(np.int64)
+    rem = int(total - base.sum())
+    if rem > 0:
+        frac = x - base
+        frac = frac * (rem / frac.sum())
+        edges = np.cumsum(frac)
+        pos = rng.random() + np.arange(rem)
+        hit = np.searchsorted(edges, pos, side="right")
+        np.add.at(base, np.minimum(hit, len(w) - 1), 1)
+    return base
+
+
+class MixedDataset:
+    """The concatenation of several map-style datasets; index `i` is global, as `MixedSampler` yields."""
+
+    def __init__(self, datasets: Sequence[Any]) -> None:
+        self.datasets = list(datasets)
+        self.offsets = np.concatenate([[0], np.cumsum([len(d) for d in self.datasets])])
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    def locate(self, i: int) -> tuple[int, int]:
+        """(source, index inside that source) of global index `i`."""
+        s = int(np.searchsorted(self.offsets, i, side="right") - 1)
+        return s, int(i - self.offsets[s])
+
+    def __getitem__(self, i: int) -> Any:
+        s, j = self.locate(int(i))
+        return self.datasets[s][j]
+
+
+class MixedSampler:
+    """Draw batches across sources with the weights of a `Mixer`.
+
+    `groups` maps each source name to the global indices of its examples. `mixer` is a `Mixer`,
+    or a policy name for `make_mixer` (built with these source names, `seed` and `mixer_kwargs`). Each step draws per-source
+    counts by stochastic rounding of weights * `batch_size` (the batch size is exact), then takes
+    examples from each source in a seeded per-epoch permutation, without replacement inside an epoch.
+    A source that runs out starts a new epoch (`exhaust="recycle"`) or is marked exhausted in the
+    mixer and gets no weight again (`exhaust="stop"`). Iterating yields lists of global indices, so it
+    works as a `torch.utils.data.DataLoader(batch_sampler=...)`; `last_sources` holds the source id of
+    each index of the latest batch. `state_dict()` includes the mixer's state, so a resumed run draws
+    exactly the same batches.
+    """
+
+    def __init__(
+        self,
+        groups: Mapping[str, Sequence[int] | np.ndarray],
+        batch_size: int,
+        mixer: Mixer | str | None = None,
+        seed: int = 0,
+        exhaust: str = "recycle",
+        num_steps: int | None = None,
+        mixer_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        if exhaust not in ("recycle", "stop"):
+            raise ValueError(f"exhaust must be 'recycle' or 'stop', got {exhaust!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.names = list(groups)
+        self.groups = [np.asarray(groups[k], dtype=np.int64) for k in self.names]
+        empty = [k for k, g in zip(self.names, self.groups, strict=True) if len(g) == 0]
+        if empty:
+            raise ValueError(f"sources with no examples: {empty}")
+        if isinstance(mixer, str):
+            from mixer.factory import make_mixer
+
+            mixer = make_mixer(
+                mixer, len(self.names), names=self.names, seed=seed, **dict(mixer_kwargs or {})
+            )
+        self.mixer = mixer if mixer is not None else Uniform(len(self.names), names=self.names)
+        if self.mixer.n_sources != len(self.names):
+            raise ValueError(
+                f"mixer has {self.mixer.n_sources} sources, sampler has {len(self.names)}"
+            )
+        self.batch_size, self.seed, self.exhaust, self.num_steps = (
+            int(batch_size),
+            int(seed),
+            exhaust,
+            num_steps,
+        )
+        self.rng = np.random.default_rng([self.seed, 0])
+        self.epoch = np.zeros(len(self.names), dtype=np.int64)
+        self.pos = np.zeros(len(self.names), dtype=np.int64)
+        self.steps = 0
+        self.last_counts = np.zeros(len(self.names), dtype=np.int64)
+        self.last_sources = np.zeros(0, dtype=np.int64)
+        self._perm_cache: dict[int, tuple[int, np.ndarray]] = {}
+        self.dataset: Any = None
+
+    # ---- constructors -----------------------------------------------------------------------
+    @classmethod
+    def from_datasets(cls, datasets: Mapping[str, Any], batch_size: int, **kw: Any) -> MixedSampler:
+        """Sources from a dict of map-style datasets; `sampler.dataset` is their concatenation."""
+        ds = MixedDataset(list(datasets.values()))
+        groups = {k: np.arange(ds.offsets[i], ds.offsets[i + 1]) for i, k in enumerate(datasets)}
+        s = cls(groups, batch_size, **kw)
+        s.dataset = ds
+        return s
+
+    @classmethod
+    def from_labels(cls, labels: Sequence[Any], batch_size: int, **kw: Any) -> MixedSampler:
+        """Sources from one label per example (e.g. a dataset's `source` column); names sorted."""
+        lab = np.asarray([str(x) for x in labels], dtype=object)
+        names = sorted(set(lab.tolist()))
+        groups = {k: np.flatnonzero(lab == k) for k in names}
+        return cls(groups, batch_size, **kw)
+
+    @classmethod
+    def from_shards(
+        cls, directory: str | Path, batch_size: int, group_by: str = "source", **kw: Any
+    ) -> MixedSampler:
+        """Sources from curated Parquet shards (`DIR/problems/*.parquet` or `DIR/*.parquet`), grouped by a column.
+
+        `sampler.dataset` is the `pyarrow.Table` of all shards in file order; global index = row.
+        """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from filters.errors import UserError
+
+        d = Path(directory)
+        files = sorted((d / "problems").glob("*.parquet")) or sorted(d.glob("*.parquet"))
+        if not files:
+            raise UserError(
+                f"no Parquet shards in {d} or {d / 'problems'}; pass a curated build's OUT directory"
+            )
+        table = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+        if group_by not in table.column_names:
+            raise UserError(
+                f"shards have no column {group_by!r}; columns: {', '.join(table.column_names)}"
+            )
+        s = cls.from_labels(table.column(group_by).to_pylist(), batch_size, **kw)
+        s.dataset = table
+        return s
+
+    # ---- drawing ----------------------------------------------------------------------------
+    def _perm(self, s: int) -> np.ndarray:
+        e = int(self.epoch[s])
+        hit = self._perm_cache.get(s)
+        if hit is None or hit[0] != e:
+            perm = np.random.default_rng([self.seed, 1, s, e]).permutation(len(self.groups[s]))
+            self._perm_cache[s] = (e, perm)
+            return perm
+        return hit[1]
+
+    def _take(self, s: int, k: int) -> list[int]:
+        out: list[int] = []
+        g = self.groups[s]
+        while k > 0:
+            left = len(g) - int(self.pos[s])
+            if left == 0:
+                self.epoch[s] += 1
+                self.pos[s] = 0
+                left = len(g)
+            t = min(k, left)
+            p = int(self.pos[s])
+            out.extend(g[self._perm(s)[p : p + t]].tolist())
+            self.pos[s] += t
+            k -= t
+        return out
+
+    def _runs_out(self, s: int) -> bool:
+        return self.exhaust == "stop" and int(self.pos[s]) >= len(self.groups[s])
+
+    def next_batch(self) -> list[int]:
+        """The global indices of the next step's batch (also sets `last_counts`, `last_sources`)."""
+        for s in range(len(self.names)):
+            if self._runs_out(s) and self.mixer.active[s]:
+                self.mixer.set_exhausted(s)
+        w = self.mixer.weights()
+        counts = stochastic_round(w, self.batch_size, self.rng)
+        if self.exhaust == "stop":
+            counts = counts.astype(np.int64)
+            # never draw past the end of a source; move the excess to sources that still have examples
+            for _ in range(len(self.names)):
+                room = np.array([len(g) for g in self.groups]) - self.pos
+                over = np.maximum(counts - room, 0)
+                if over.sum() == 0:
+                    break
+                counts -= over
+                free = np.where(room - counts > 0, w, 0.0)
+                if free.sum() <= 0:
+                    break
+                counts += stochastic_round(free, int(over.sum()), self.rng)
+        idx: list[int] = []
+        src: list[int] = []
+        for s, k in enumerate(counts.tolist()):
+            if k:
+                idx.extend(self._take(s, k))
+                src.extend([s] * k)
+        self.last_counts = counts
+        self.last_sources = np.asarray(src, dtype=np.int64)
+        self.steps += 1
+        return idx
+
+    def __iter__(self) -> Iterator[list[int]]:
+        while self.num_steps is None or self.steps < self.num_steps:
+            if self.exhaust == "stop" and all(
+                int(self.pos[s]) >= len(g) for s, g in enumerate(self.groups)
+            ):
+                return
+            yield self.next_batch()
+
+    def __len__(self) -> int:
+        if self.num_steps is not None:
+            return int(self.num_steps)
+        return max(1, sum(len(g) for g in self.groups) // self.batch_size)
+
+    def source_of(self, indices: Sequence[int]) -> np.ndarray:
+        """The source id of each global index."""
+        lookup = getattr(self, "_lookup", None)
+        if lookup is None:
+            size = max(int(g.max()) for g in self.groups) + 1
+            lookup = np.full(size, -1, dtype=np.int64)
+            for s, g in enumerate(self.groups):
+                lookup[g] = s
+            self._lookup = lookup
+        return lookup[np.asarray(indices, dtype=np.int64)]
+
+    # ---- checkpointing ----------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Sampler position and RNG plus the mixer's state."""
+        return to_state(
+            {
+                "rng": self.rng.bit_generator.state,
+                "epoch": self.epoch.copy(),
+                "pos": self.pos.copy(),
+                "steps": self.steps,
+                "last_counts": np.asarray(self.last_counts).copy(),
+                "mixer": self.mixer.state_dict(),
+            }
+        )
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore `state_dict()` (mixer included)."""
+        st = from_state(dict(state))
+        self.rng.bit_generator.state = st["rng"]
+        self.epoch = np.asarray(st["epoch"], dtype=np.int64).copy()
+        self.pos = np.asarray(st["pos"], dtype=np.int64).copy()
+        self.steps = int(st["steps"])
+        self.last_counts = np.asarray(st["last_counts"], dtype=np.int64).copy()
+        self.mixer.load_state_dict(state["mixer"])
+        self._perm_cache.clear()

@@ -1,0 +1,83 @@
+"""The Hugging Face adapter against the real `transformers.Trainer` (tiny GPT-2 built offline)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+transformers = pytest.importorskip("transformers")
+
+from datasets import Dataset  # noqa: E402
+
+from mixer import Feedback, MixedSampler, make_mixer  # noqa: E402
+from mixer.adapters.hf import MixerTrainer, merge_feedback  # noqa: E402
+
+
+def _data(n=40, length=12):
+    rng = np.random.default_rng(0)
+    rows, labels = [], []
+    for i in range(n):
+        if i % 2 == 0:
+            ids = [3] * length  # "easy": one repeated token
+            labels.append("easy")
+        else:
+            ids = rng.integers(2, 30, length).tolist()  # "noisy": random tokens, high loss
+            labels.append("noisy")
+        rows.append({"input_ids": ids, "row_index": i})
+    return Dataset.from_list(rows), labels
+
+
+def _trainer(out, max_steps=8):
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, TrainingArguments, default_data_collator
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(
+        GPT2Config(vocab_size=32, n_positions=16, n_embd=16, n_layer=1, n_head=2)
+    )
+    ds, labels = _data()
+    mixer = make_mixer("odm", 2, variant="smoothed-mean", names=["easy", "noisy"], seed=0)
+    sampler = MixedSampler.from_labels(labels, batch_size=4, mixer=mixer, seed=0)
+    args = TrainingArguments(
+        output_dir=str(out),
+        per_device_train_batch_size=4,
+        max_steps=max_steps,
+        learning_rate=1e-2,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="steps",
+        save_steps=4,
+        logging_steps=1,
+        disable_tqdm=True,
+        seed=0,
+    )
+    return MixerTrainer(
+        model=model,
+        args=args,
+        train_dataset=ds,
+        data_collator=default_data_collator,
+        sampler=sampler,
+    )
+
+
+def test_merge_feedback_weights_by_counts() -> None:
+    a = Feedback(counts=[2, 0], loss=[1.0, np.nan])
+    b = Feedback(counts=[2, 2], loss=[3.0, 5.0])
+    m = merge_feedback([a, b])
+    assert m.counts.tolist() == [4, 2] and m.loss.tolist() == [2.0, 5.0]
+
+
+def test_trainer_mixes_by_loss_and_resumes_exactly(tmp_path) -> None:
+    tr = _trainer(tmp_path / "run")
+    tr.train()
+    mixer = tr.mixed_sampler.mixer
+    assert len(mixer.history) == 8
+    assert all(sum(h["counts"]) == 4 for h in mixer.history)
+    assert mixer.weights()[1] > 0.6  # the noisy, high-loss source
+    assert (tmp_path / "run" / "checkpoint-4" / "mixer_state.pt").is_file()
+    tr2 = _trainer(tmp_path / "run")
+    tr2.train(resume_from_checkpoint=str(tmp_path / "run" / "checkpoint-4"))
+    assert [h["counts"] for h in tr2.mixed_sampler.mixer.history] == [
+        h["counts"] for h in mixer.history
+    ]
+    assert tr2.mixed_sampler.state_dict()["rng"] == tr.mixed_sampler.state_dict()["rng"]

@@ -1,0 +1,113 @@
+"""The TRL adapter against the real `trl.GRPOTrainer` (a tiny GPT-2 and tokenizer built offline)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+trl = pytest.importorskip("trl")
+transformers = pytest.importorskip("transformers")
+
+from datasets import Dataset  # noqa: E402
+from trl.trainer.utils import RepeatSampler  # noqa: E402
+
+from mixer import MixedSampler, Static  # noqa: E402
+from mixer.adapters.trl import MixerGRPOTrainer, MixerRepeatSampler  # noqa: E402
+
+
+def _tiny_model_and_tokenizer():
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    vocab = {
+        c: i for i, c in enumerate(["<pad>", "<eos>", *"abcdefghijklmnopqrstuvwxyz0123456789 "])
+    }
+    tk = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
+    tk.pre_tokenizer = pre_tokenizers.Split("", "isolated")
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="<eos>")
+    cfg = GPT2Config(
+        vocab_size=len(vocab),
+        n_positions=64,
+        n_embd=16,
+        n_layer=1,
+        n_head=2,
+        bos_token_id=1,
+        eos_token_id=1,
+        pad_token_id=0,
+    )
+    import torch
+
+    torch.manual_seed(0)
+    return GPT2LMHeadModel(cfg), tok
+
+
+def _reward(completions, source, **kw):
+    """Only 'mid' prompts get a mixed group (reward 0 then 1): the only source with |advantage| > 0."""
+    return [float(s == "mid") * (i % 2) for i, s in enumerate(source)]
+
+
+def _trainer(out, max_steps=4, mixer="advantage-bandit"):
+    model, tok = _tiny_model_and_tokenizer()
+    ds = Dataset.from_dict(
+        {"prompt": [f"p{i} " for i in range(24)], "source": ["easy", "hard", "mid"] * 8}
+    )
+    args = trl.GRPOConfig(
+        output_dir=str(out),
+        per_device_train_batch_size=4,
+        num_generations=2,
+        max_completion_length=3,
+        max_steps=max_steps,
+        report_to=[],
+        logging_steps=1,
+        use_cpu=True,
+        save_strategy="steps",
+        save_steps=2,
+        seed=0,
+        disable_tqdm=True,
+    )
+    return MixerGRPOTrainer(
+        model=model,
+        reward_funcs=_reward,
+        args=args,
+        train_dataset=ds,
+        processing_class=tok,
+        mixer=mixer,
+    )
+
+
+def test_repeat_layout_matches_trl_repeat_sampler() -> None:
+    data = list(range(12))
+    ref = list(RepeatSampler(data, mini_repeat_count=2, batch_size=3, repeat_count=2, seed=0))
+    ms = MixedSampler({"a": range(6), "b": range(6, 12)}, batch_size=3, mixer=Static(2), seed=0)
+    ours = list(MixerRepeatSampler(ms, mini_repeat_count=2, repeat_count=2))
+    assert len(ours) == len(ref) == len(MixerRepeatSampler(ms, 2, 2))
+
+    def layout(stream):
+        chunks = [stream[i : i + 12] for i in range(0, len(stream), 12)]
+        for c in chunks:
+            assert c[:6] == c[6:]  # chunk repeated repeat_count times
+            assert c[0:6:2] == c[1:6:2]  # each prompt mini_repeat_count times in a row
+            assert len(set(c)) == 3
+        return len(chunks)
+
+    assert layout(ours) == layout(ref)
+
+
+def test_grpo_trainer_feeds_the_mixer_and_checkpoints_it(tmp_path) -> None:
+    tr = _trainer(tmp_path / "run")
+    assert isinstance(tr._get_train_sampler(), MixerRepeatSampler)
+    tr.train()
+    hist = tr.mixer.history
+    assert len(hist) == 4  # one update per generation batch
+    assert all(sum(h["counts"]) == 2 for h in hist)  # 4 completions / 2 generations = 2 prompts
+    w = tr.mixer.weights()
+    assert tr.mixed_sampler.names[int(np.argmax(w))] == "mid", w
+    ck = tmp_path / "run" / "checkpoint-2" / "mixer_state.pt"
+    assert ck.is_file()
+
+    # resume from step 2: the mixer and sampler continue exactly as in the uninterrupted run
+    tr2 = _trainer(tmp_path / "run")
+    tr2.train(resume_from_checkpoint=str(tmp_path / "run" / "checkpoint-2"))
+    assert tr2.mixer.history == hist
+    assert tr2.mixed_sampler.state_dict() == tr.mixed_sampler.state_dict()
+    assert tr2.repeat_sampler.pending == []
