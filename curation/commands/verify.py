@@ -1,0 +1,135 @@
+"""`codemix verify`: judge reference solutions (or a user's candidates) in the sandbox, one line per run."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from curation.commands import app
+from filters.errors import UserError
+
+__all__ = ["verify_command", "read_candidates"]
+
+_CHUNK = 256
+
+
+def read_candidates(path: Path) -> dict[str, list[str]]:
+    """Lines of {id, solution} (or {id, solutions: [...]}) -> id -> candidates, in file order."""
+    if not path.exists():
+        raise UserError(f"{path}: no such file; pass --solutions with a JSONL file of {{id, solution}} lines")
+    out: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise UserError(f"{path}:{lineno}: not valid JSON ({e.msg}); expected {{id, solution}}") from None
+            if not isinstance(row, dict) or "id" not in row or not ("solution" in row or "solutions" in row):
+                raise UserError(f"{path}:{lineno}: expected an object with 'id' and 'solution'")
+            sols = row["solutions"] if "solutions" in row else [row["solution"]]
+            if not isinstance(sols, list) or not all(isinstance(s, str) for s in sols):
+                raise UserError(f"{path}:{lineno}: 'solution' must be a string")
+            out.setdefault(str(row["id"]), []).extend(sols)
+    return out
+
+
+def _problems(file: str, limit: int | None, console: Console) -> Iterator[dict[str, Any]]:
+    from curation.schema import RecordError, normalize_record
+    from curation.sources import iter_source, parse_source_arg
+
+    source, path = parse_source_arg(file)
+    bad = 0
+    for row in iter_source(source, path, limit=limit):
+        if isinstance(row, RecordError):
+            bad += 1
+            continue
+        try:
+            yield normalize_record(row)
+        except RecordError as e:
+            bad += 1
+            if bad <= 3:
+                console.print(f"[yellow]skipped a malformed row:[/] {e}", highlight=False)
+    if bad:
+        console.print(f"[yellow]{bad} malformed row(s) skipped[/]")
+
+
+def _jobs(problems: Iterator[dict[str, Any]], candidates: dict[str, list[str]] | None,
+          incorrect: bool) -> Iterator[tuple[dict[str, Any], str, str, int]]:
+    for p in problems:
+        if candidates is not None:
+            for i, code in enumerate(candidates.get(p["id"], [])):
+                yield p, "candidate", i, code  # type: ignore[misc]
+            continue
+        for i, code in enumerate(p["solutions"]):
+            yield p, "solution", i, code  # type: ignore[misc]
+        if incorrect:
+            for i, code in enumerate(p["incorrect_solutions"]):
+                yield p, "incorrect", i, code  # type: ignore[misc]
+
+
+@app.command("verify")
+def verify_command(
+    file: str = typer.Argument(..., help="canonical JSONL/Parquet file, or a source: NAME or NAME:PATH"),
+    out: Path = typer.Option(..., "--out", help="results JSONL: one line per (id, kind, index)"),
+    solutions: Path | None = typer.Option(None, "--solutions", help="JSONL of {id, solution}: judge these instead"),
+    workers: int | None = typer.Option(None, "--workers", help="sandbox workers (default: CPUs available)"),
+    limit: int | None = typer.Option(None, "--limit", help="only the first N problems"),
+    time_limit: float | None = typer.Option(None, "--time-limit", help="CPU seconds per test (default: the source's, else 10)"),
+    incorrect: bool = typer.Option(True, "--incorrect/--no-incorrect", help="also judge incorrect_solutions"),
+) -> None:
+    """Run reference solutions (or --solutions candidates) against their problems' tests in the sandbox."""
+    from filters.sandbox import Sandbox
+
+    console = Console(stderr=True)
+    candidates = read_candidates(solutions) if solutions is not None else None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    counts: Counter[tuple[str, str]] = Counter()
+    seen_ids: set[str] = set()
+    solved: set[str] = set()
+    t0 = time.monotonic()
+    n = 0
+    with Sandbox(workers) as sb, open(out, "w", encoding="utf-8") as f:
+        jobs = _jobs(_problems(file, limit, console), candidates, incorrect)
+        while True:
+            chunk = [j for _, j in zip(range(_CHUNK), jobs)]
+            if not chunk:
+                break
+            results = sb.run_many([(p, code) for p, _, _, code in chunk], time_limit_s=time_limit)
+            for (p, kind, idx, _), r in zip(chunk, results):
+                seen_ids.add(p["id"])
+                if kind != "incorrect" and r.verdict == "AC":
+                    solved.add(p["id"])
+                counts[(kind, r.verdict)] += 1
+                f.write(json.dumps({
+                    "id": p["id"], "source": p["source"], "kind": kind, "index": idx, "verdict": r.verdict,
+                    "tests_passed": r.tests_passed, "tests_total": r.tests_total, "cpu_ms": round(r.cpu_ms, 3),
+                    "wall_ms": round(r.wall_ms, 3), "peak_mem_kb": r.peak_mem_kb,
+                    "first_failure": r.first_failure, "error": r.error,
+                }, ensure_ascii=False) + "\n")
+            n += len(chunk)
+            console.print(f"judged {n} runs ({time.monotonic() - t0:.0f}s)", highlight=False)
+    if candidates is not None:
+        missing = set(candidates) - seen_ids
+        if missing:
+            console.print(f"[yellow]{len(missing)} candidate id(s) match no problem, e.g. {sorted(missing)[:3]}[/]")
+    table = Table(title=f"codemix verify: {len(seen_ids)} problems, {n} runs, {time.monotonic() - t0:.1f}s")
+    verdicts = ["AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "SE"]
+    table.add_column("kind")
+    for v in verdicts:
+        table.add_column(v, justify="right")
+    for kind in ("solution", "incorrect", "candidate"):
+        if any(k == kind for k, _ in counts):
+            table.add_row(kind, *[str(counts[(kind, v)]) for v in verdicts])
+    Console().print(table)
+    Console().print(f"problems with a passing {'candidate' if candidates is not None else 'solution'}: "
+                    f"{len(solved)} of {len(seen_ids)}; results in {out}", highlight=False)

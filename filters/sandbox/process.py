@@ -1,0 +1,125 @@
+"""The parent's handle on one fork-server worker: start it scrubbed, talk to it, kill it."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import random
+import resource
+import select
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["WorkerProcess", "WorkerDied", "WORKER_ENV"]
+
+_WORKER = str(Path(__file__).with_name("worker.py"))
+#: The worker's whole environment: nothing of the parent's (no secrets, no PYTHON* settings).
+WORKER_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+_STACK_BYTES = 256 * 1024 * 1024
+
+
+class WorkerDied(RuntimeError):
+    """The worker exited, hung or answered garbage: a harness fault (SE), retried by the caller."""
+
+
+def _preexec() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    want = _STACK_BYTES if hard == resource.RLIM_INFINITY else min(_STACK_BYTES, hard)
+    try:
+        resource.setrlimit(
+            resource.RLIMIT_STACK,
+            (max(soft, want) if soft != resource.RLIM_INFINITY else soft, hard),
+        )
+    except (ValueError, OSError):
+        pass
+
+
+class WorkerProcess:
+    """One running worker; not thread-safe (the sandbox hands each to one thread at a time)."""
+
+    def __init__(self, uid: int | None = None, hash_seed: int = 0) -> None:
+        self.uid = uid if uid is not None else random.randrange(200_000, 2_000_000_000)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-s", "-B", _WORKER, str(self.uid)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=dict(WORKER_ENV, PYTHONHASHSEED=str(hash_seed)),
+            cwd="/",
+            close_fds=True,
+            start_new_session=True,
+            preexec_fn=_preexec,
+        )
+        self._w = self.proc.stdin.fileno()  # type: ignore[union-attr]
+        self._r = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        hello = self.recv(timeout=60.0)
+        if not (isinstance(hello, tuple) and hello[0] == "hello"):
+            self.kill()
+            raise WorkerDied(f"worker did not start: {hello!r}")
+        self.isolation: dict[str, Any] = hello[1]
+
+    def _read_exact(self, n: int, deadline: float) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._r], [], [], left)[0]:
+                raise WorkerDied("worker did not answer in time")
+            chunk = os.read(self._r, n - len(buf))
+            if not chunk:
+                raise WorkerDied(f"worker exited ({self.proc.poll()})")
+            buf += chunk
+        return bytes(buf)
+
+    def recv(self, timeout: float) -> Any:
+        deadline = time.monotonic() + timeout
+        (n,) = struct.unpack("<Q", self._read_exact(8, deadline))
+        try:
+            return pickle.loads(self._read_exact(n, deadline))
+        except (pickle.UnpicklingError, EOFError, ValueError) as e:
+            raise WorkerDied(f"garbled answer: {e}") from None
+
+    def send(self, op: str, arg: Any) -> None:
+        data = pickle.dumps((op, arg), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            view = memoryview(struct.pack("<Q", len(data)) + data)
+            while view:
+                view = view[os.write(self._w, view) :]
+        except OSError as e:
+            raise WorkerDied(f"cannot write to worker: {e}") from None
+
+    def call(self, op: str, arg: Any, timeout: float) -> Any:
+        self.send(op, arg)
+        return self.recv(timeout)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        """Stop the worker (its children die with it: parent-death signal and uid sweep)."""
+        if self.proc.poll() is None:
+            try:
+                self.send("quit", None)
+                self.proc.wait(timeout=2.0)
+            except (WorkerDied, subprocess.TimeoutExpired):
+                pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()  # type: ignore[union-attr]
+            except OSError:
+                pass

@@ -1,0 +1,61 @@
+"""What a run returns: one verdict per program, with per-test detail and the first failure."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["VERDICTS", "TestResult", "RunResult", "truncate"]
+
+#: AC accepted, WA wrong answer, TLE time limit, MLE memory limit, RE runtime error,
+#: OLE output limit, CE compile error, SE sandbox/system error (never the program's fault).
+VERDICTS = ("AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "SE")
+_TRUNC = 500
+
+
+def truncate(text: str | None, limit: int = _TRUNC) -> str | None:
+    """Keep the head of long text, saying how much was cut."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"... [{len(text) - limit} more chars]"
+
+
+@dataclass
+class TestResult:
+    """One test of one run."""
+
+    index: int
+    verdict: str
+    cpu_ms: float = 0.0
+    wall_ms: float = 0.0
+    peak_mem_kb: int = 0
+
+
+@dataclass
+class RunResult:
+    """One program against one problem's tests. `verdict` is the first non-AC test's verdict."""
+
+    verdict: str
+    tests_passed: int = 0
+    tests_total: int = 0
+    cpu_ms: float = 0.0
+    wall_ms: float = 0.0
+    peak_mem_kb: int = 0
+    tests: list[TestResult] = field(default_factory=list)
+    #: {test, verdict, input, expected, actual, reason, stderr}, truncated; None when AC.
+    first_failure: dict[str, Any] | None = None
+    time_limit_s: float | None = None
+    #: Harness detail for SE (what failed in the sandbox), else None.
+    error: str | None = None
+    attempts: int = 1
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict == "AC"
+
+    @property
+    def max_test_cpu_ms(self) -> float:
+        return max((t.cpu_ms for t in self.tests), default=0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,403 @@
+"""`Sandbox`: run untrusted Python against a problem's tests on a pool of fork-server workers."""
+
+from __future__ import annotations
+
+import functools
+import os
+import queue
+import threading
+import weakref
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from filters.compare import DEFAULT_TOLERANCE, compare_call, explain_stdio
+from filters.sandbox.asserts import instrument_asserts
+from filters.sandbox.limits import (
+    DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_OUTPUT_LIMIT_BYTES,
+    DEFAULT_TIME_LIMIT_S,
+    Limits,
+)
+from filters.sandbox.process import WorkerDied, WorkerProcess
+from filters.sandbox.result import RunResult, TestResult, truncate
+
+__all__ = ["Sandbox", "default_workers"]
+
+#: (problem, code) or (problem, code, run() keyword arguments for this job)
+Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _instrumented(test_code: str) -> tuple[str, list[str], bool]:
+    return instrument_asserts(test_code)
+
+
+def _shutdown(workers: list[WorkerProcess]) -> None:
+    for w in workers:
+        w.kill()
+
+
+class Sandbox:
+    """A pool of confined fork-server workers; use as a context manager (`close()` kills them).
+
+    `run(problem, code)` judges one program against a canonical problem record; `run_many` judges
+    many in parallel. The time limit is CPU time; limits come from the arguments, then the
+    problem's `time_limit_s` / `memory_limit_mb`, then the defaults given here.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+        memory_limit_mb: float = DEFAULT_MEMORY_LIMIT_MB,
+        output_limit_bytes: int = DEFAULT_OUTPUT_LIMIT_BYTES,
+        tolerance: float = DEFAULT_TOLERANCE,
+        retries: int = 2,
+        hash_seed: int = 0,
+    ) -> None:
+        self.n_workers = workers or default_workers()
+        self.time_limit_s = time_limit_s
+        self.memory_limit_mb = memory_limit_mb
+        self.output_limit_bytes = output_limit_bytes
+        self.tolerance = tolerance
+        self.retries = retries
+        self.hash_seed = hash_seed
+        self._all: list[WorkerProcess] = []
+        self._idle: queue.Queue[WorkerProcess] = queue.Queue()
+        self._lock = threading.Lock()
+        self._closed = False
+        with ThreadPoolExecutor(self.n_workers) as ex:
+            started = list(
+                ex.map(lambda _: WorkerProcess(hash_seed=hash_seed), range(self.n_workers))
+            )
+        for w in started:
+            self._all.append(w)
+            self._idle.put(w)
+        self._isolation = dict(started[0].isolation)
+        self._finalizer = weakref.finalize(self, _shutdown, self._all)
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Kill every worker and everything they started."""
+        self._closed = True
+        self._finalizer()
+
+    def isolation_report(self) -> dict[str, Any]:
+        """Which isolation is actually in force (for the manifest)."""
+        iso = self._isolation
+        return {
+            "workers": self.n_workers,
+            "unprivileged_user": bool(iso.get("user")),
+            "network_namespace": bool(iso.get("netns")),
+            "network": "none (empty network namespace)"
+            if iso.get("netns")
+            else "host network (not isolated)",
+            "mount_namespace": bool(iso.get("mountns")),
+            "private_tmp": bool(iso.get("private_tmp")),
+            "private_home": bool(iso.get("runtime_visible")),
+            "pid_namespace": False,
+            "process_cleanup": iso.get("kill"),
+            "child_subreaper": bool(iso.get("subreaper")),
+            "no_new_privs": bool(iso.get("no_new_privs")),
+            "environment": "scrubbed",
+            "hash_seed": self.hash_seed,
+            "time_limit": "CPU time (measured and RLIMIT_CPU); ceiling of 3x + 1 s on blocked time (hard cap 10x)",
+            "rlimits": ["CPU", "AS", "FSIZE", "NOFILE", "NPROC", "CORE"],
+        }
+
+    # ---- workers ----------------------------------------------------------------------------
+    def _acquire(self) -> WorkerProcess:
+        if self._closed:
+            raise RuntimeError("sandbox is closed")
+        return self._idle.get()
+
+    def _release(self, w: WorkerProcess) -> None:
+        if not w.alive():
+            w = self._replace(w)
+        self._idle.put(w)
+
+    def _replace(self, w: WorkerProcess) -> WorkerProcess:
+        w.kill()
+        new = WorkerProcess(hash_seed=self.hash_seed)
+        with self._lock:
+            self._all[self._all.index(w)] = new
+        return new
+
+    # ---- public API -------------------------------------------------------------------------
+    def limits_for(
+        self,
+        problem: dict[str, Any],
+        time_limit_s: float | None = None,
+        memory_limit_mb: float | None = None,
+    ) -> Limits:
+        t = time_limit_s or problem.get("time_limit_s") or self.time_limit_s
+        m = memory_limit_mb or problem.get("memory_limit_mb") or self.memory_limit_mb
+        return Limits(time_s=float(t), memory_mb=float(m), output_bytes=self.output_limit_bytes)
+
+    def run(
+        self,
+        problem: dict[str, Any],
+        code: str,
+        *,
+        time_limit_s: float | None = None,
+        memory_limit_mb: float | None = None,
+        tests: Sequence[dict[str, str]] | None = None,
+        stop_on_failure: bool = False,
+    ) -> RunResult:
+        """Judge one program against `problem` (or the given `tests`); never raises for bad code."""
+        limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
+        result = RunResult("SE")
+        for attempt in range(1, self.retries + 2):
+            w = self._acquire()
+            try:
+                result = self._judge(w, problem, code, limits, tests, stop_on_failure)
+            except WorkerDied as e:
+                w = self._replace(w)
+                result = RunResult("SE", error=str(e), time_limit_s=limits.time_s)
+            finally:
+                self._release(w)
+            result.attempts = attempt
+            if result.verdict != "SE":
+                break
+        return result
+
+    def run_many(
+        self,
+        jobs: Sequence[Job],
+        *,
+        time_limit_s: float | None = None,
+        memory_limit_mb: float | None = None,
+        stop_on_failure: bool = False,
+    ) -> list[RunResult]:
+        """Judge many (problem, code[, options]) jobs in parallel across the workers, in job order.
+
+        A job's own options (a dict of `run` keyword arguments) override the shared ones.
+        """
+        if not jobs:
+            return []
+        shared = {
+            "time_limit_s": time_limit_s,
+            "memory_limit_mb": memory_limit_mb,
+            "stop_on_failure": stop_on_failure,
+        }
+
+        def one(job: Job) -> RunResult:
+            opts = dict(shared, **(job[2] if len(job) > 2 else {}))  # type: ignore[misc]
+            return self.run(job[0], job[1], **opts)
+
+        with ThreadPoolExecutor(min(self.n_workers, len(jobs))) as ex:
+            return list(ex.map(one, jobs))
+
+    # ---- judging ----------------------------------------------------------------------------
+    def _wire_limits(self, limits: Limits) -> dict[str, Any]:
+        return {
+            "time_s": limits.time_s,
+            "wall_s": limits.wall_s,
+            "rlimit_cpu_s": limits.rlimit_cpu_s,
+            "memory_mb": limits.memory_mb,
+            "address_bytes": limits.address_bytes,
+            "output_bytes": limits.output_bytes,
+            "nproc": limits.nproc,
+            "nofile": limits.nofile,
+        }
+
+    def _judge(
+        self,
+        w: WorkerProcess,
+        problem: dict[str, Any],
+        code: str,
+        limits: Limits,
+        tests: Sequence[dict[str, str]] | None,
+        stop: bool,
+    ) -> RunResult:
+        kind = problem.get("test_type") or "stdio"
+        test_list = list(tests if tests is not None else (problem.get("tests") or []))
+        test_code = None
+        assert_texts: list[str] = []
+        call_check = False
+        if kind == "assert":
+            try:
+                test_code, assert_texts, call_check = _instrumented(problem.get("test_code") or "")
+            except (SyntaxError, ValueError, RecursionError) as e:
+                return RunResult(
+                    "SE", error=f"test code does not parse: {e}", time_limit_s=limits.time_s
+                )
+        total = max(1, len(assert_texts)) if kind == "assert" else len(test_list)
+        timeout = limits.wall_s + 30.0
+        resp = w.call(
+            "prog",
+            {
+                "code": code,
+                "test_code": test_code,
+                "kind": kind,
+                "call_check": call_check,
+                "entry": problem.get("entry_point"),
+            },
+            timeout,
+        )
+        if resp["status"] != "OK":
+            return RunResult(
+                resp["status"],
+                0,
+                total,
+                first_failure={"verdict": resp["status"], "stderr": resp.get("error")},
+                time_limit_s=limits.time_s,
+                error=resp.get("error") if resp["status"] == "SE" else None,
+            )
+        wl = self._wire_limits(limits)
+        if kind == "assert":
+            return self._judge_assert(w, wl, assert_texts, timeout, limits)
+        results: list[TestResult] = []
+        first: dict[str, Any] | None = None
+        verdict = "AC"
+        checker = problem.get("checker")
+        for i, t in enumerate(test_list):
+            r = w.call("test", {"input": t["input"], "limits": wl}, timeout)
+            v = r["status"]
+            actual: str | None = None
+            reason = None
+            if v == "SE":
+                return RunResult(
+                    "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
+                )
+            if v == "OK":
+                if kind == "stdio":
+                    actual = r.get("stdout", b"").decode("utf-8", "replace")
+                else:
+                    res = r.get("res") or {}
+                    actual = res.get("result")
+                if actual is None:
+                    v, reason = (
+                        "RE",
+                        (r.get("res") or {}).get("unserializable") or "no return value",
+                    )
+                elif checker:
+                    v, reason = self._check(w, checker, t, actual, wl, timeout)
+                elif kind == "stdio":
+                    reason = explain_stdio(t["output"], actual, self.tolerance)
+                    v = "AC" if reason is None else "WA"
+                else:
+                    v = "AC" if compare_call(t["output"], actual, self.tolerance) else "WA"
+            results.append(TestResult(i, v, r["cpu_ms"], r["wall_ms"], r["peak_mem_kb"]))
+            if v != "AC" and first is None:
+                verdict = v
+                first = {
+                    "test": i,
+                    "verdict": v,
+                    "input": truncate(t["input"]),
+                    "expected": truncate(t["output"]),
+                    "actual": truncate(actual),
+                    "reason": reason,
+                    "exit": r.get("exit"),
+                    "stderr": truncate(r.get("stderr"), 1000),
+                }
+                if stop:
+                    break
+        return self._summary(verdict, results, total, first, limits)
+
+    def _check(
+        self,
+        w: WorkerProcess,
+        checker: str,
+        t: dict[str, str],
+        actual: str,
+        wl: dict[str, Any],
+        timeout: float,
+    ) -> tuple[str, str | None]:
+        r = w.call(
+            "check",
+            {
+                "checker": checker,
+                "input": t["input"],
+                "expected": t["output"],
+                "actual": actual,
+                "limits": dict(wl, time_s=10.0, wall_s=31.0, rlimit_cpu_s=11),
+            },
+            timeout + 30,
+        )
+        res = r.get("res") or {}
+        if r["status"] == "OK" and res.get("ok") is True:
+            return "AC", None
+        if r["status"] == "OK":
+            return "WA", "checker rejected the output"
+        return "WA", f"checker failed ({r['status']}): {res.get('error') or r.get('stderr', '')}"[
+            :500
+        ]
+
+    def _judge_assert(
+        self, w: WorkerProcess, wl: dict[str, Any], texts: list[str], timeout: float, limits: Limits
+    ) -> RunResult:
+        total = max(1, len(texts))
+        r = w.call("test", {"input": "", "limits": wl}, timeout)
+        status = r["status"]
+        if status == "SE":
+            return RunResult(
+                "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
+            )
+        res = r.get("res") or {}
+        asserts = {int(k): v for k, v in (res.get("asserts") or {}).items()}
+        if status == "OK" and not res.get("done"):
+            status = "RE"  # the program ended the process before its tests finished
+        results = []
+        for i in range(total):
+            v = asserts.get(i, status if status != "OK" else "AC")
+            results.append(
+                TestResult(i, v, r["cpu_ms"] / total, r["wall_ms"] / total, r["peak_mem_kb"])
+            )
+        bad = [t for t in results if t.verdict != "AC"]
+        verdict = status if status != "OK" else (bad[0].verdict if bad else "AC")
+        if status != "OK":
+            for t in results:  # a crash or limit ends the run: nothing after it counts as passed
+                if t.index not in asserts:
+                    t.verdict = status
+        first = None
+        if verdict != "AC":
+            idx = bad[0].index if bad else 0
+            first = {
+                "test": idx,
+                "verdict": verdict,
+                "input": truncate(texts[idx]) if idx < len(texts) else None,
+                "expected": None,
+                "actual": None,
+                "reason": res.get("first_error") or (f"assertion {idx} failed" if bad else None),
+                "exit": r.get("exit"),
+                "stderr": truncate(r.get("stderr"), 1000),
+            }
+        out = self._summary(verdict, results, total, first, limits)
+        out.cpu_ms, out.wall_ms = r["cpu_ms"], r["wall_ms"]
+        return out
+
+    @staticmethod
+    def _summary(
+        verdict: str,
+        results: list[TestResult],
+        total: int,
+        first: dict[str, Any] | None,
+        limits: Limits,
+    ) -> RunResult:
+        return RunResult(
+            verdict=verdict,
+            tests_passed=sum(t.verdict == "AC" for t in results),
+            tests_total=total,
+            cpu_ms=sum(t.cpu_ms for t in results),
+            wall_ms=sum(t.wall_ms for t in results),
+            peak_mem_kb=max((t.peak_mem_kb for t in results), default=0),
+            tests=results,
+            first_failure=first,
+            time_limit_s=limits.time_s,
+        )

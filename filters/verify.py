@@ -1,0 +1,299 @@
+"""The verify stage: run every reference solution against the tests, keep problems one passes.
+
+Then measure the tests: known-incorrect solutions and mutants of a passing reference are run too;
+`test_strength` is the fraction rejected, and a suite that accepts a known-incorrect solution is
+dropped as `weak_tests`. Time limits come from the source, else are calibrated from the reference.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from filters.mutants import generate_mutants
+from filters.sandbox import RunResult, Sandbox
+from filters.sandbox.asserts import count_asserts
+from filters.stage import Decision, Stage
+
+__all__ = ["VerifyStage", "count_tests", "calibrated_time_limit"]
+
+#: How long a reference may take while its time limit is still being calibrated.
+CALIBRATION_LIMIT_S = 10.0
+
+
+def count_tests(problem: dict[str, Any]) -> int:
+    """Tests of a problem: its {input, output} pairs, or the assertions of an `assert` suite."""
+    if problem.get("test_type") == "assert":
+        return count_asserts(problem.get("test_code"))
+    return len(problem.get("tests") or [])
+
+
+def calibrated_time_limit(
+    ref: RunResult, floor_s: float = 1.0, factor: float = 3.0, whole_run: bool = False
+) -> float:
+    """max(floor, factor x the reference's slowest test CPU time), rounded up to 0.1 s.
+
+    `whole_run`: the tests ran in one process (`assert` suites), so the limit covers the whole run.
+    """
+    per_test_ms = ref.cpu_ms if whole_run else ref.max_test_cpu_ms
+    return max(floor_s, math.ceil(factor * per_test_ms / 100.0) / 10.0)
+
+
+@dataclass
+class _Row:
+    index: int
+    problem: dict[str, Any]
+    solutions: list[str]
+    first: list[RunResult] | None = None
+    limit: float | None = None
+    limit_source: str | None = None
+    decision: Decision | None = None
+
+
+class VerifyStage(Stage):
+    """Judge reference solutions in a sandbox; keep problems with a passing, stable solution.
+
+    workers: sandbox workers (default: the CPUs available); min_tests: fewer tests -> `too_few_tests`;
+    repeats: runs of each passing solution (a failure on rerun -> `flaky`); mutants: mutants of a
+    passing reference used for `test_strength` (0 disables); time_floor_s / time_factor: the
+    calibrated limit max(floor, factor x reference); max_solutions: references judged per problem.
+    """
+
+    name = "verify"
+    #: Runtimes and what follows from them (a calibrated limit; mutants that time out) vary by run.
+    measured_columns = ("ref_cpu_ms", "time_limit_s", "test_strength")
+    output_schema = pa.schema(
+        [
+            pa.field("verified", pa.bool_()),
+            pa.field("passing_solutions", pa.int32()),
+            pa.field("tests_total", pa.int32()),
+            pa.field("ref_cpu_ms", pa.float64()),
+            pa.field("test_strength", pa.float64()),
+            pa.field("time_limit_s", pa.float64()),
+            pa.field("time_limit_source", pa.string()),
+            pa.field("solution_verdicts", pa.list_(pa.string())),
+        ]
+    )
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        min_tests: int = 5,
+        repeats: int = 2,
+        mutants: int = 6,
+        sandbox: Sandbox | None = None,
+        *,
+        time_floor_s: float = 1.0,
+        time_factor: float = 3.0,
+        max_solutions: int = 8,
+        drop_weak: bool = True,
+        seed: int = 0,
+    ) -> None:
+        self.workers = workers
+        self.min_tests = min_tests
+        self.repeats = max(1, repeats)
+        self.mutants = mutants
+        self.time_floor_s = time_floor_s
+        self.time_factor = time_factor
+        self.max_solutions = max_solutions
+        self.drop_weak = drop_weak
+        self.seed = seed
+        self._sandbox = sandbox
+        self._own_sandbox = sandbox is None
+
+    def config(self) -> dict[str, Any]:
+        cfg = {
+            k: getattr(self, k)
+            for k in (
+                "min_tests",
+                "repeats",
+                "mutants",
+                "time_floor_s",
+                "time_factor",
+                "max_solutions",
+                "drop_weak",
+                "seed",
+            )
+        }
+        cfg["isolation"] = self.sandbox.isolation_report()
+        return cfg
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            self._sandbox = Sandbox(self.workers)
+        return self._sandbox
+
+    def close(self) -> None:
+        """Stop the sandbox this stage started (a sandbox passed in is left to its owner)."""
+        if self._own_sandbox and self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_sandbox"] = None
+        state["_own_sandbox"] = True
+        return state
+
+    # ---- judging ------------------------------------------------------------------------------
+    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+        todo: list[_Row] = []
+        every: list[_Row] = []
+        for i, row in enumerate(rows):
+            r = _Row(i, row, list(row.get("solutions") or [])[: self.max_solutions])
+            every.append(r)
+            n = count_tests(row)
+            if n == 0:
+                r.decision = Decision.drop("no_tests", tests_total=0)
+            elif n < self.min_tests:
+                r.decision = Decision.drop("too_few_tests", tests_total=n, min_tests=self.min_tests)
+            elif not r.solutions:
+                r.decision = Decision.drop(
+                    "no_passing_solution",
+                    tests_total=n,
+                    solution_verdicts=[],
+                    note="no reference solutions",
+                )
+            else:
+                todo.append(r)
+        self._first_pass(todo)
+        todo = [r for r in todo if r.decision is None]
+        ref = self._repeat(todo)
+        todo = [r for r in todo if r.decision is None]
+        self._strength(todo, ref)
+        return [r.decision for r in every]  # type: ignore[misc]
+
+    def _first_pass(self, todo: list[_Row]) -> None:
+        jobs = []
+        for r in todo:
+            src = r.problem.get("time_limit_s")
+            opts = {"time_limit_s": src or CALIBRATION_LIMIT_S}
+            jobs.extend((r.problem, code, opts) for code in r.solutions)
+        results = iter(self.sandbox.run_many(jobs))
+        for r in todo:
+            r.first = [next(results) for _ in r.solutions]
+            verdicts = [x.verdict for x in r.first]
+            passing = [x for x in r.first if x.verdict == "AC"]
+            if not passing:
+                reason = "sandbox_error" if "SE" in verdicts else "no_passing_solution"
+                bad = next((x for x in r.first if x.verdict != "AC"), None)
+                r.decision = Decision.drop(
+                    reason,
+                    solution_verdicts=verdicts,
+                    tests_total=count_tests(r.problem),
+                    first_failure=bad.first_failure if bad else None,
+                    error=bad.error if bad else None,
+                )
+                continue
+            src = r.problem.get("time_limit_s")
+            if src:
+                r.limit, r.limit_source = float(src), "source"
+            else:
+                best = min(passing, key=lambda x: x.cpu_ms)
+                r.limit = calibrated_time_limit(
+                    best,
+                    self.time_floor_s,
+                    self.time_factor,
+                    whole_run=r.problem.get("test_type") == "assert",
+                )
+                r.limit_source = "calibrated"
+
+    def _repeat(self, todo: list[_Row]) -> dict[int, tuple[str, float]]:
+        """Rerun passing references; returns row index -> (fastest reference, its min CPU ms)."""
+        best: dict[int, tuple[str, float]] = {}
+        runs: dict[int, list[list[RunResult]]] = {}
+        jobs = []
+        owners = []
+        for r in todo:
+            assert r.first is not None
+            for k, res in enumerate(r.first):
+                if res.verdict == "AC":
+                    runs.setdefault(r.index, []).append([res])
+                    for _ in range(self.repeats - 1):
+                        jobs.append((r.problem, r.solutions[k], {"time_limit_s": r.limit}))
+                        owners.append((r.index, len(runs[r.index]) - 1, k))
+        results = self.sandbox.run_many(jobs)
+        for (idx, slot, _k), res in zip(owners, results):
+            runs[idx][slot].append(res)
+        for r in todo:
+            flaky = []
+            fastest: tuple[str, float] | None = None
+            ac_codes = [k for k, res in enumerate(r.first or []) if res.verdict == "AC"]
+            for slot, series in enumerate(runs.get(r.index, [])):
+                k = ac_codes[slot]
+                if any(x.verdict not in ("AC", "SE") for x in series):
+                    flaky.append(
+                        {
+                            "solution": k,
+                            "verdicts": [x.verdict for x in series],
+                            "first_failure": next(
+                                x.first_failure for x in series if x.verdict != "AC"
+                            ),
+                        }
+                    )
+                    continue
+                cpu = min(x.cpu_ms for x in series if x.verdict == "AC")
+                if fastest is None or cpu < fastest[1]:
+                    fastest = (r.solutions[k], cpu)
+            if flaky:
+                r.decision = Decision.drop(
+                    "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
+                )
+            elif fastest is not None:
+                best[r.index] = fastest
+        return best
+
+    def _strength(self, todo: list[_Row], ref: dict[int, tuple[str, float]]) -> None:
+        jobs = []
+        owners = []
+        for r in todo:
+            code = ref[r.index][0]
+            wrong = [
+                ("incorrect", c)
+                for c in (r.problem.get("incorrect_solutions") or [])[: self.max_solutions]
+            ]
+            muts = generate_mutants(code, self.mutants, self.seed) if self.mutants > 0 else []
+            for k, (kind, c) in enumerate(wrong):
+                jobs.append((r.problem, c, {"time_limit_s": r.limit, "stop_on_failure": True}))
+                owners.append((r.index, kind, k))
+            for k, m in enumerate(muts):
+                jobs.append((r.problem, m, {"time_limit_s": r.limit, "stop_on_failure": True}))
+                owners.append((r.index, "mutant", k))
+        results = self.sandbox.run_many(jobs)
+        per_row: dict[int, list[tuple[str, int, RunResult]]] = {}
+        for (idx, kind, k), res in zip(owners, results):
+            per_row.setdefault(idx, []).append((kind, k, res))
+        for r in todo:
+            judged = [(kind, k, x) for kind, k, x in per_row.get(r.index, []) if x.verdict != "SE"]
+            rejected = sum(x.verdict != "AC" for _, _, x in judged)
+            strength = rejected / len(judged) if judged else None
+            accepted_wrong = [k for kind, k, x in judged if kind == "incorrect" and x.verdict == "AC"]
+            verdicts = [x.verdict for x in r.first or []]
+            n_tests = count_tests(r.problem)
+            if accepted_wrong and self.drop_weak:
+                r.decision = Decision.drop(
+                    "weak_tests",
+                    accepted_incorrect=accepted_wrong,
+                    test_strength=strength,
+                    solution_verdicts=verdicts,
+                    tests_total=n_tests,
+                )
+                continue
+            r.decision = Decision(
+                True,
+                None,
+                {
+                    "verified": True,
+                    "passing_solutions": sum(v == "AC" for v in verdicts),
+                    "tests_total": n_tests,
+                    "ref_cpu_ms": ref[r.index][1],
+                    "test_strength": strength,
+                    "time_limit_s": r.limit,
+                    "time_limit_source": r.limit_source,
+                    "solution_verdicts": verdicts,
+                },
+            )

@@ -1,0 +1,271 @@
+"""Hostile programs: each attack gets the right verdict, leaves nothing running and writes nothing outside."""
+
+from __future__ import annotations
+
+import os
+import socket
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from filters.sandbox import Sandbox
+
+STDIO = {"test_type": "stdio", "tests": [{"input": "", "output": "ok"}]}
+SECRET = "cm-secret-" + uuid.uuid4().hex
+#: Full isolation (own uid, network and mount namespaces) needs root; without it these are skipped.
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="full isolation needs root")
+
+
+@pytest.fixture(scope="module")
+def sb():
+    os.environ["CODEMIX_TEST_SECRET"] = SECRET
+    with Sandbox(workers=2, time_limit_s=0.5, memory_limit_mb=256, output_limit_bytes=1 << 20) as box:
+        yield box
+    os.environ.pop("CODEMIX_TEST_SECRET", None)
+
+
+def _uid_procs(sb: Sandbox) -> list[str]:
+    """Processes still running as any of the sandbox's run uids."""
+    uids = {str(w.uid) for w in sb._all}
+    left = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            status = (d / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("Uid:") and line.split()[1] in uids:
+                left.append(d.name)
+    return left
+
+
+def run(sb: Sandbox, code: str, problem: dict | None = None, **kw):
+    result = sb.run(problem or STDIO, textwrap.dedent(code), **kw)
+    if os.geteuid() == 0:  # runs have their own uid only when started as root
+        assert _uid_procs(sb) == [], "a process of the run is still alive"
+    return result
+
+
+@needs_root
+def test_fork_bomb(sb):
+    r = run(sb, """
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+    """)
+    assert r.verdict in ("TLE", "RE")
+
+
+def test_memory_bomb(sb):
+    assert run(sb, "x = bytearray(10**10)\nprint('ok')").verdict == "MLE"
+    assert run(sb, "l = []\nwhile True:\n    l.append(bytearray(10**6))", time_limit_s=5).verdict == "MLE"
+
+
+def test_infinite_loop_is_tle_by_cpu(sb):
+    r = run(sb, "while True:\n    pass")
+    assert r.verdict == "TLE"
+    assert r.cpu_ms >= 450
+    assert r.wall_ms < 2500
+
+
+def test_long_sleep_hits_wall_ceiling(sb):
+    r = run(sb, "import time\ntime.sleep(100)\nprint('ok')")
+    assert r.verdict == "TLE"
+    assert r.wall_ms < 4000
+
+
+def test_output_flood(sb):
+    assert run(sb, "while True:\n    print('x' * 1000)").verdict == "OLE"
+    assert run(sb, "import sys\nwhile True:\n    sys.stderr.write('y' * 1000)").verdict == "OLE"
+
+
+@needs_root
+def test_writing_outside_its_directory(sb, tmp_path):
+    marker = f"codemix-attack-{uuid.uuid4().hex}"
+    targets = [f"/tmp/{marker}", f"/var/tmp/{marker}", f"/dev/shm/{marker}", str(tmp_path / marker),
+               str(Path(__file__).with_name(marker))]
+    r = run(sb, f"""
+        import os
+        for p in {targets!r}:
+            try:
+                with open(p, "w") as f:
+                    f.write("pwned")
+            except OSError:
+                pass
+        open("local.txt", "w").write("fine")   # its own directory is writable
+        print("ok")
+    """)
+    assert r.verdict == "AC"
+    for p in targets:
+        assert not os.path.exists(p), p
+
+
+@needs_root
+def test_run_directory_is_fresh_and_private(sb):
+    r1 = run(sb, "import os\nopen('/tmp/x', 'w').write('1')\nopen('keep', 'w').write('1')\nprint('ok')")
+    r2 = run(sb, "import os\nprint('ok' if not os.path.exists('/tmp/x') and not os.path.exists('keep') else 'leak')")
+    assert (r1.verdict, r2.verdict) == ("AC", "AC")
+
+
+@needs_root
+def test_environment_is_scrubbed(sb):
+    r = run(sb, f"""
+        import os
+        seen = "\\n".join(f"{{k}}={{v}}" for k, v in os.environ.items())
+        try:
+            seen += open("/proc/{os.getpid()}/environ").read()
+        except OSError:
+            pass
+        print("leak" if {SECRET!r} in seen else "ok")
+    """)
+    assert r.verdict == "AC", r.first_failure
+
+
+@needs_root
+def test_no_network(sb):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        r = run(sb, f"""
+            import socket
+            reached = []
+            for addr in [("127.0.0.1", {port}), ("1.1.1.1", 53), ("8.8.8.8", 53)]:
+                try:
+                    socket.create_connection(addr, timeout=0.3).close()
+                    reached.append(addr)
+                except OSError:
+                    pass
+            print("ok" if not reached else f"reached {{reached}}")
+        """)
+    finally:
+        server.close()
+    assert r.verdict == "AC", r.first_failure
+    assert sb.isolation_report()["network_namespace"] is True or os.geteuid() != 0
+
+
+@needs_root
+def test_cannot_kill_the_parent(sb):
+    r = run(sb, f"""
+        import os, signal
+        for pid in (os.getppid(), {os.getpid()}, -1, 1):
+            for sig in (signal.SIGKILL, signal.SIGTERM):
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+        print("ok")
+    """)
+    assert r.verdict == "AC"
+    assert all(w.alive() for w in sb._all)
+    assert run(sb, "print('ok')").verdict == "AC"
+
+
+def test_ignoring_sigterm(sb):
+    r = run(sb, "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass")
+    assert r.verdict == "TLE"
+
+
+@needs_root
+def test_orphans_and_daemons_are_killed(sb):
+    marker = f"/tmp/codemix-daemon-{uuid.uuid4().hex}"
+    r = run(sb, f"""
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(1.5)
+                open({marker!r}, "w").write("alive")
+                os._exit(0)
+            os._exit(0)
+        print("ok")
+    """)
+    assert r.verdict == "AC"
+    assert not os.path.exists(marker)
+
+
+def test_threads_outliving_main(sb):
+    # A non-daemon thread keeps the interpreter alive, as in a real interpreter: TLE.
+    r = run(sb, "import threading, time\nthreading.Thread(target=time.sleep, args=(100,)).start()\nprint('ok')")
+    assert r.verdict == "TLE"
+    # A daemon thread is abandoned at exit; its late output does not count.
+    r = run(sb, """
+        import threading, time, sys
+        def spam():
+            time.sleep(0.05)
+            while True:
+                print("late")
+        threading.Thread(target=spam, daemon=True).start()
+        print("ok")
+    """)
+    assert r.verdict == "AC"
+    # Non-daemon threads are joined and their output flushed, as in a real interpreter.
+    r = run(sb, "import threading\nthreading.Thread(target=lambda: print('ok')).start()")
+    assert r.verdict == "AC"
+
+
+def test_closing_or_replacing_stdio(sb):
+    assert run(sb, "import os\nos.close(0)\nos.close(1)\nprint('ok')").verdict in ("RE", "WA")
+    assert run(sb, "import sys, os\nsys.stdout = open(os.devnull, 'w')\nprint('ok')").verdict == "WA"
+    assert run(sb, "import os\nfd = os.open(os.devnull, os.O_WRONLY)\nos.dup2(fd, 1)\nprint('ok')").verdict == "WA"
+    assert run(sb, "print('ok')").verdict == "AC"
+
+
+def test_deep_recursion(sb):
+    r = run(sb, "import sys\nsys.setrecursionlimit(10**8)\ndef f(n):\n    return f(n + 1)\nf(0)", time_limit_s=3,
+            memory_limit_mb=64)
+    assert r.verdict in ("RE", "MLE")
+    ok = run(sb, "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\n"
+                 "print('ok' if f(50000) == 50000 else 'no')", time_limit_s=3)
+    assert ok.verdict == "AC", ok.first_failure
+
+
+def test_os_exit(sb):
+    assert run(sb, "import os, sys\nsys.stdout.write('ok\\n')\nsys.stdout.flush()\nos._exit(0)").verdict == "AC"
+    assert run(sb, "import os\nos._exit(3)").verdict == "RE"
+    call = {"test_type": "call", "entry_point": "f", "tests": [{"input": "[1]", "output": "1"}]}
+    assert run(sb, "import os\ndef f(x):\n    os._exit(0)", call).verdict == "RE"
+    asrt = {"test_type": "assert", "entry_point": "f", "test_code": "assert f(1) == 2\nassert f(2) == 3"}
+    assert run(sb, "import sys\ndef f(x):\n    sys.exit(0)", asrt).verdict == "RE"
+
+
+def test_segfault_through_ctypes(sb):
+    r = run(sb, "import ctypes\nctypes.string_at(0)")
+    assert r.verdict == "RE"
+    assert "SIGSEGV" in (r.first_failure or {}).get("exit", "")
+
+
+def test_no_fd_or_process_leak_in_parent(sb):
+    def fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = fds()
+    children_before = len(Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read_text().split())
+    sb.run_many([(STDIO, "print('ok')")] * 100 + [(STDIO, "import os\nos._exit(1)")] * 20)
+    assert fds() == before
+    after = len(Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read_text().split())
+    assert after == children_before
+
+
+@needs_root
+def test_private_home_hides_the_parents_files(sb):
+    import sys
+
+    home = os.path.expanduser("~")
+    runtime = os.path.realpath(sys.base_prefix)
+    # Everything in the home directory except the path to the interpreter's own library.
+    private = [p for p in os.listdir(home) if not runtime.startswith(os.path.join(home, p))][:30]
+    r = run(sb, f"""
+        import os
+        seen = [p for p in {private!r} if os.path.exists(os.path.join({home!r}, p))]
+        print("ok" if not seen else f"visible: {{seen}}")
+    """)
+    assert r.verdict == "AC", r.first_failure

@@ -1,0 +1,211 @@
+"""The sandbox on ordinary programs: verdicts, per-test detail, real stdio, fresh state per test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from filters.sandbox import Sandbox
+
+ADD = {"test_type": "stdio", "tests": [{"input": f"{a} {b}\n", "output": f"{a + b}\n"} for a, b in
+                                        [(1, 2), (5, 6), (-3, 3), (10**12, 1)]]}
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(workers=2, time_limit_s=2) as box:
+        yield box
+
+
+def test_stdio_accepts_and_reports_per_test_detail(sb):
+    r = sb.run(ADD, "a, b = map(int, input().split())\nprint(a + b)")
+    assert r.verdict == "AC" and r.tests_passed == r.tests_total == 4
+    assert len(r.tests) == 4 and all(t.verdict == "AC" and t.cpu_ms > 0 and t.peak_mem_kb > 0 for t in r.tests)
+    assert r.first_failure is None
+
+
+def test_fast_io_templates_work(sb):
+    code = (
+        "import sys, os, io\n"
+        "assert sys.stdout.mode == 'w' and sys.stdin.mode == 'r'\n"
+        "input = io.BytesIO(os.read(0, os.fstat(0).st_size)).readline\n"
+        "a, b = map(int, input().split())\n"
+        "sys.stdout.buffer.write(str(a + b).encode() + b'\\n')\n"
+    )
+    assert sb.run(ADD, code).verdict == "AC"
+    assert sb.run(ADD, "import sys\na, b = map(int, sys.stdin.buffer.read().split())\nprint(a + b)").verdict == "AC"
+
+
+def test_wrong_answer_has_first_failure(sb):
+    r = sb.run(ADD, "a, b = map(int, input().split())\nprint(a + b if a != 5 else 0)")
+    assert r.verdict == "WA" and r.tests_passed == 3
+    ff = r.first_failure
+    assert ff["test"] == 1 and ff["expected"] == "11\n" and ff["actual"] == "0\n" and ff["input"] == "5 6\n"
+
+
+def test_stop_on_failure(sb):
+    r = sb.run(ADD, "print(0)", stop_on_failure=True)
+    assert r.verdict == "WA" and len(r.tests) == 1
+
+
+def test_runtime_and_compile_errors(sb):
+    r = sb.run(ADD, "raise ValueError('boom')")
+    assert r.verdict == "RE" and "ValueError: boom" in r.first_failure["stderr"]
+    assert sb.run(ADD, "def f(:\n  pass").verdict == "CE"
+    assert sb.run(ADD, "import sys\nsys.exit(0)").verdict == "WA"
+    assert sb.run(ADD, "import sys\nsys.exit(2)").verdict == "RE"
+    assert sb.run(ADD, "import nonexistent_module_xyz").verdict == "RE"
+
+
+def test_stdlib_and_site_packages_import(sb):
+    p = {"test_type": "stdio", "tests": [{"input": "", "output": "ok"}]}
+    r = sb.run(p, "import socket, decimal, fractions, json, numpy\nprint('ok')")
+    assert r.verdict == "AC", r.first_failure
+
+
+def test_fresh_state_between_tests(sb):
+    p = {"test_type": "stdio", "tests": [{"input": "", "output": "1"}] * 3}
+    code = "import os, builtins\nbuiltins.counter = getattr(builtins, 'counter', 0) + 1\nprint(builtins.counter)"
+    assert sb.run(p, code).verdict == "AC"
+    assert sb.run(p, "import sys\nsys.modules.setdefault('x_state', [])\nprint(1)").verdict == "AC"
+
+
+def test_hash_seed_fixed_and_random_reseeded(sb):
+    p = {"test_type": "stdio", "tests": [{"input": "", "output": ""}]}
+    code = "import random\nprint(hash('codemix'), random.random())"
+    outs = []
+    for _ in range(3):
+        r = sb.run(p, code)
+        outs.append(r.first_failure["actual"].split())
+    assert len({o[0] for o in outs}) == 1  # same hash every run
+    assert len({o[1] for o in outs}) == 3  # a fresh random state every run
+
+
+def test_call_tests(sb):
+    p = {"test_type": "call", "entry_point": "Solution().twoSum",
+         "tests": [{"input": json.dumps([[2, 7, 11, 15], 9]), "output": "[0, 1]"},
+                   {"input": json.dumps([[3, 2, 4], 6]), "output": "[1, 2]"}]}
+    good = ("class Solution:\n    def twoSum(self, nums, target):\n        m = {}\n"
+            "        for i, x in enumerate(nums):\n            if target - x in m:\n"
+            "                return (m[target - x], i)\n            m[x] = i\n")
+    assert sb.run(p, good).verdict == "AC"
+    r = sb.run(p, "class Solution:\n    def twoSum(self, nums, target):\n        return [0, 1]")
+    assert r.verdict == "WA" and r.tests_passed == 1
+    r = sb.run(p, "class Solution:\n    def twoSum(self, nums, target):\n        return {1, 2}")
+    assert r.verdict == "RE"
+    f = {"test_type": "call", "entry_point": "f", "tests": [{"input": "[2]", "output": "4"}]}
+    assert sb.run(f, "def f(x):\n    return x * x").verdict == "AC"
+
+
+def test_assert_tests_count_each_assertion(sb):
+    p = {"test_type": "assert", "entry_point": "add",
+         "test_code": "def check(candidate):\n" + "".join(
+             f"    assert candidate({i}, 1) == {i + 1}\n" for i in range(6))}
+    r = sb.run(p, "def add(a, b):\n    return a + b")
+    assert (r.verdict, r.tests_passed, r.tests_total) == ("AC", 6, 6)
+    r = sb.run(p, "def add(a, b):\n    return a + b if a % 2 else 0")
+    assert (r.verdict, r.tests_passed, r.tests_total) == ("WA", 3, 6)
+    r = sb.run(p, "def add(a, b):\n    return a + b if a != 3 else 1 // 0")
+    assert r.verdict == "RE" and r.tests_passed == 5
+    bare = {"test_type": "assert", "entry_point": "add", "test_code": "assert add(1, 2) == 3\nassert add(2, 2) == 4"}
+    assert sb.run(bare, "def add(a, b):\n    return a + b").verdict == "AC"
+
+
+def test_checker_overrides_comparison(sb):
+    checker = ("def check(input, expected, actual):\n"
+               "    n = int(input)\n    a, b = map(int, actual.split())\n    return a + b == n\n")
+    p = {"test_type": "stdio", "checker": checker, "tests": [{"input": "5", "output": "2 3"}]}
+    assert sb.run(p, "n = int(input())\nprint(1, n - 1)").verdict == "AC"
+    assert sb.run(p, "n = int(input())\nprint(1, n)").verdict == "WA"
+    assert sb.run(p, "print('garbage')").verdict == "WA"
+
+
+def test_time_limit_from_problem_and_argument(sb):
+    p = dict(ADD, time_limit_s=0.2)
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass\nprint(3)"
+    assert sb.run(p, spin).verdict == "TLE"
+    r = sb.run(p, spin, time_limit_s=2, tests=[{"input": "", "output": "3"}])
+    assert r.verdict == "AC" and r.tests_total == 1 and r.time_limit_s == 2
+
+
+def test_run_many_in_order(sb):
+    jobs = [(ADD, "a, b = map(int, input().split())\nprint(a + b)"), (ADD, "print(0)")] * 5
+    assert [r.verdict for r in sb.run_many(jobs)] == ["AC", "WA"] * 5
+
+
+def test_isolation_report(sb):
+    rep = sb.isolation_report()
+    assert {"network_namespace", "unprivileged_user", "private_tmp", "process_cleanup"} <= rep.keys()
+
+
+def test_harness_fault_is_se_and_retried():
+    import threading
+    import time
+
+    p = {"test_type": "stdio", "tests": [{"input": "", "output": "ok"}]}
+    with Sandbox(workers=1, time_limit_s=2, retries=1) as box:
+        victim = box._all[0]
+        threading.Timer(0.3, victim.proc.kill).start()
+        t = time.monotonic()
+        r = box.run(p, "import time\ntime.sleep(0.8)\nprint('ok')")
+        assert r.verdict == "AC" and r.attempts == 2  # the worker died: retried on a fresh one
+        assert time.monotonic() - t < 10
+        assert box._all[0] is not victim and box._all[0].alive()
+    with Sandbox(workers=1, time_limit_s=2, retries=0) as box:
+        threading.Timer(0.3, box._all[0].proc.kill).start()
+        r = box.run(p, "import time\ntime.sleep(0.8)\nprint('ok')")
+        assert r.verdict == "SE" and r.error  # reported apart, never WA
+
+
+def test_workers_survive_the_threads_that_started_them(sb):
+    import time
+
+    time.sleep(0.3)
+    assert all(w.alive() for w in sb._all)
+    r = sb.run(ADD, "a, b = map(int, input().split())\nprint(a + b)")
+    assert r.verdict == "AC" and r.attempts == 1
+
+
+@pytest.mark.skipif(__import__("os").geteuid() != 0, reason="runs have their own uid only under root")
+def test_nothing_outlives_a_killed_parent(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, threading\n"
+        "from filters.sandbox import Sandbox\n"
+        "sb = Sandbox(workers=1, time_limit_s=30)\n"
+        "print(sb._all[0].proc.pid, sb._all[0].uid, flush=True)\n"
+        "p = {'test_type': 'stdio', 'tests': [{'input': '', 'output': ''}]}\n"
+        "sb.run(p, 'import time, os\\nos.fork()\\ntime.sleep(100)')\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    worker_pid, uid = proc.stdout.readline().split()
+    time.sleep(1.0)  # the program and its fork are sleeping now
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    def alive() -> list[str]:
+        left = []
+        for d in Path("/proc").iterdir():
+            try:
+                st = (d / "status").read_text()
+            except OSError:
+                continue
+            if d.name == worker_pid or any(ln.startswith("Uid:") and ln.split()[1] == uid for ln in st.splitlines()):
+                if "State:\tZ" not in st:
+                    left.append(d.name)
+        return left
+
+    deadline = time.monotonic() + 5
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive() == []
+    proc.stdout.close()
+    assert os.path.exists(script)
