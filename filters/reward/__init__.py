@@ -28,7 +28,7 @@ from filters.reward.correctness import (
 )
 from filters.reward.counters import count_instructions, perf_works, pick_tool, valgrind_works
 from filters.reward.extract import completion_text, extract_code, looks_like_code
-from filters.reward.pool import RewardSandbox, close_shared_sandbox, reward_workers, shared_sandbox
+from filters.reward.pool import close_shared_sandbox, reward_workers, shared_sandbox
 from filters.reward.speed import (
     Decision,
     SpeedConfig,
@@ -45,7 +45,6 @@ __all__ = [
     "CorrectnessConfig",
     "Decision",
     "Grade",
-    "RewardSandbox",
     "RewardSystemError",
     "SpeedConfig",
     "SpeedResult",

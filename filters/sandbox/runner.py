@@ -97,6 +97,15 @@ class Sandbox:
         self._closed = True
         self._finalizer()
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def disown(self) -> None:
+        """In a forked child: this pool belongs to the parent; never stop its workers from here."""
+        self._finalizer.detach()
+        self._closed = True
+
     def isolation_report(self) -> dict[str, Any]:
         """Which isolation is actually in force (for the manifest)."""
         iso = self._isolation

@@ -7,13 +7,13 @@ import pytest
 from filters.ground_truth import to_ground_truth
 from filters.reward import (
     CorrectnessConfig,
-    RewardSandbox,
     RewardSystemError,
     correctness_reward,
     grade,
     grade_many,
     select_tests,
 )
+from filters.sandbox import Sandbox
 
 ADD = {
     "test_type": "stdio",
@@ -49,7 +49,7 @@ def _wrong_output_cases() -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def sb():
-    with RewardSandbox(workers=2, time_limit_s=2.0) as box:
+    with Sandbox(workers=2, time_limit_s=2.0) as box:
         yield box
 
 
@@ -175,7 +175,7 @@ def test_dead_workers_are_retried_not_scored(sb):
 
 def test_reward_sandbox_workers_survive_their_starting_threads():
     """`Sandbox` starts workers from short-lived threads, and their parent-death signal kills them."""
-    with RewardSandbox(workers=2) as box:
+    with Sandbox(workers=2) as box:
         import time
 
         time.sleep(0.2)

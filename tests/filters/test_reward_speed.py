@@ -8,7 +8,6 @@ import random
 import pytest
 
 from filters.reward import (
-    RewardSandbox,
     SpeedConfig,
     decide,
     measure_speed,
@@ -17,6 +16,7 @@ from filters.reward import (
     timing_tests,
 )
 from filters.reward.counters import perf_works, valgrind_works
+from filters.sandbox import Sandbox
 
 
 def loop_program(extra: float) -> str:
@@ -43,7 +43,7 @@ PROBLEM = {
 
 @pytest.fixture(scope="module")
 def sb():
-    with RewardSandbox(workers=2) as box:
+    with Sandbox(workers=2) as box:
         yield box
 
 
