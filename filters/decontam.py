@@ -1,0 +1,267 @@
+"""Decontamination: drop problems that overlap an evaluation benchmark.
+
+A problem is contaminated by a benchmark problem when (in this order) its statement shares a
+word n-gram with it (default n = 13, case folded, punctuation skipped; n-grams found in many
+benchmark problems are boilerplate and ignored), or its whole normalised statement equals
+the benchmark's, or it carries the same tests (assert lines with the function name normalised,
+or test inputs; at least min(3, all) of the benchmark problem's tests), or one of its reference
+solutions equals a benchmark solution up to whitespace and comments.
+The benchmark index is built once, at construction.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from filters.benchmarks import BenchmarkProblem, load_benchmark
+from filters.shingles import text_keys, word_ngrams
+from filters.stage import Decision, RowStage
+
+__all__ = ["DecontamStage", "normalize_test", "normalize_code"]
+
+_WS = re.compile(r"\s+")
+_MIN_TEST_CHARS = 16
+_MAX_SPAN_CHARS = 1000
+
+
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_CHECK_PARAM = re.compile(r"^\s*def\s+check\s*\(\s*([A-Za-z_]\w*)", re.MULTILINE)
+_BUILTINS = frozenset(
+    """abs all any bool dict enumerate filter float frozenset int isinstance len list map max min
+    print range repr reversed round set sorted str sum tuple type zip isclose math assert not
+    check candidate""".split()
+)
+
+
+def _names(test: str, lines: list[str], entry_point: str | None) -> list[str]:
+    """Names that stand for the function under test: `candidate`, the entry point, the
+    parameter of `check(...)`, and the function most assert lines call first."""
+    names = {"candidate"}
+    if entry_point:
+        names.update(
+            n for n in re.split(r"[.()\s]+", entry_point) if n.isidentifier() and n != "Solution"
+        )
+    names.update(_CHECK_PARAM.findall(test))
+    firsts: dict[str, int] = {}
+    for line in lines:
+        called = [c for c in _CALL.findall(line) if c not in _BUILTINS]
+        if called:
+            firsts[called[0]] = firsts.get(called[0], 0) + 1
+    if firsts:
+        names.add(max(sorted(firsts), key=firsts.__getitem__))
+    return sorted(names)
+
+
+def normalize_test(test: str, entry_point: str | None = None) -> list[str]:
+    """Comparable keys of one test: each assert line with the tested function renamed to `f`
+    and whitespace removed, or the whitespace-folded input itself. Short keys are dropped."""
+    if not test:
+        return []
+    if "assert" in test:
+        lines = [s for s in (ln.strip() for ln in test.splitlines()) if s.startswith("assert")]
+        pat = re.compile(
+            r"\b(" + "|".join(map(re.escape, _names(test, lines, entry_point))) + r")\b"
+        )
+        keys = (_WS.sub("", pat.sub("f", line)) for line in lines)
+        return [k for k in keys if len(k) >= _MIN_TEST_CHARS]
+    key = _WS.sub(" ", test).strip()
+    return [key] if len(key) >= _MIN_TEST_CHARS else []
+
+
+def normalize_code(code: str) -> str:
+    """Code with blank and comment-only lines dropped and whitespace folded per line."""
+    lines = []
+    for line in (code or "").splitlines():
+        s = _WS.sub(" ", line).strip()
+        if s and not s.startswith("#"):
+            lines.append(s)
+    return "\n".join(lines)
+
+
+def _row_tests(row: dict[str, Any]) -> list[str]:
+    ep = row.get("entry_point")
+    keys: list[str] = []
+    for t in row.get("tests") or []:
+        if isinstance(t, dict) and t.get("input") is not None:
+            keys += normalize_test(str(t["input"]), ep)
+    if row.get("test_code"):
+        keys += normalize_test(str(row["test_code"]), ep)
+    return keys
+
+
+class DecontamStage(RowStage):
+    """Drop problems that overlap the named benchmarks (see module docstring).
+
+    `against`: benchmark names (`humaneval`, `mbpp-test`, `lcb=PATH`), `NAME=PATH` or file
+    paths. `ngram`: words per n-gram. `lcb_start`/`lcb_end`: contest_date window for `lcb`.
+    `max_df`: an n-gram found in more benchmark problems than this is boilerplate.
+    """
+
+    name = "decontam"
+    output_schema = pa.schema([pa.field("contaminated_by", pa.string())])
+
+    def __init__(
+        self,
+        against: Sequence[str] = ("humaneval",),
+        ngram: int = 13,
+        lcb_start: str | None = None,
+        lcb_end: str | None = None,
+        check_tests: bool = True,
+        check_solutions: bool = True,
+        max_df: int = 10,
+        problems: Sequence[BenchmarkProblem] | None = None,
+    ):
+        if ngram < 1:
+            raise ValueError("ngram must be >= 1")
+        self.against = [str(a) for a in against]
+        self.ngram = int(ngram)
+        self.lcb_start, self.lcb_end = lcb_start, lcb_end
+        self.check_tests, self.check_solutions = bool(check_tests), bool(check_solutions)
+        self.max_df = int(max_df)
+        probs: list[BenchmarkProblem] = list(problems or [])
+        for spec in self.against:
+            probs += load_benchmark(spec, lcb_start=lcb_start, lcb_end=lcb_end)
+        self.problems = probs
+        self._build()
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "against": self.against,
+            "ngram": self.ngram,
+            "lcb_start": self.lcb_start,
+            "lcb_end": self.lcb_end,
+            "check_tests": self.check_tests,
+            "check_solutions": self.check_solutions,
+            "max_df": self.max_df,
+            "benchmark_problems": len(self.problems),
+        }
+
+    def _build(self) -> None:
+        probs = self.problems
+        statements = [p.statement or "" for p in probs]
+        grams, off, _ = word_ngrams(statements, self.ngram)
+        owner = np.repeat(np.arange(len(probs), dtype=np.int64), np.diff(off))
+        # One entry per (gram, problem), sorted by gram; grams shared by many problems are
+        # boilerplate and dropped.
+        if len(grams):
+            pairs = np.unique(np.stack([grams, owner.astype(np.uint64)], axis=1), axis=0)
+        else:
+            pairs = np.zeros((0, 2), np.uint64)
+        g, inv, df = np.unique(pairs[:, 0], return_inverse=True, return_counts=True)
+        keep = df[inv] <= self.max_df
+        self._gram_keys = pairs[keep, 0]
+        self._gram_owner = pairs[keep, 1].astype(np.int64)
+        keys, ntok = text_keys(statements)
+        self._exact: dict[int, int] = {}
+        for i, (k, n) in enumerate(zip(keys.tolist(), ntok.tolist())):
+            if n:
+                self._exact.setdefault(k, i)
+        self._tests: dict[str, list[int]] = {}
+        self._need = np.zeros(len(probs), dtype=np.int64)
+        for i, p in enumerate(probs):
+            ks = set()
+            for t in p.tests:
+                ks.update(normalize_test(t, p.entry_point))
+            for k in ks:
+                self._tests.setdefault(k, []).append(i)
+            self._need[i] = min(3, len(ks))
+        self._solutions: dict[str, int] = {}
+        for i, p in enumerate(probs):
+            for s in p.solutions:
+                code = normalize_code(s)
+                if code.count("\n") >= 1 or len(code) >= 40:
+                    self._solutions.setdefault(code, i)
+
+    def _reason(self, i: int) -> str:
+        p = self.problems[i]
+        return f"contaminated:{p.benchmark}:{p.id}"
+
+    def _drop(self, i: int, kind: str, span: str) -> Decision:
+        p = self.problems[i]
+        return Decision.drop(
+            self._reason(i),
+            matched_span=span[:_MAX_SPAN_CHARS],
+            kind=kind,
+            benchmark=p.benchmark,
+            benchmark_id=p.id,
+            contaminated_by=f"{p.benchmark}:{p.id}",
+        )
+
+    def _span(self, text: str, hit_grams: np.ndarray) -> str:
+        """The statement text covered by the first run of consecutive matching n-grams."""
+        _, _, t = word_ngrams([text], self.ngram, spans=True)
+        assert t is not None
+        ws, we = t.starts[t.word], t.ends[t.word]
+        g0 = int(hit_grams[0])
+        g1 = g0
+        hits = set(hit_grams.tolist())
+        while g1 + 1 in hits:
+            g1 += 1
+        last = min(g1 + self.ngram - 1, len(ws) - 1)
+        return bytes(t.data[ws[g0] : we[last]]).decode("utf-8", "replace")
+
+    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+        if not rows:
+            return []
+        statements = [r.get("statement") or "" for r in rows]
+        grams, off, _ = word_ngrams(statements, self.ngram)
+        keys, ntok = text_keys(statements)
+        gk = self._gram_keys
+        if len(gk) and len(grams):
+            lo_pos = np.searchsorted(gk, grams, side="left")
+            hi_pos = np.searchsorted(gk, grams, side="right")
+            hit = hi_pos > lo_pos
+        else:
+            lo_pos = hi_pos = np.zeros(len(grams), dtype=np.int64)
+            hit = np.zeros(len(grams), dtype=bool)
+        out = []
+        for j, r in enumerate(rows):
+            lo, hi = int(off[j]), int(off[j + 1])
+            h = np.flatnonzero(hit[lo:hi])
+            if len(h):
+                # the benchmark problem sharing the most n-grams (ties: the first listed)
+                owners = [self._gram_owner[lo_pos[lo + x] : hi_pos[lo + x]] for x in h.tolist()]
+                counts = np.bincount(np.concatenate(owners))
+                owner = int(np.argmax(counts))
+                exact = self._exact.get(int(keys[j])) if ntok[j] else None
+                if exact is not None and exact < len(counts) and counts[exact] == counts[owner]:
+                    owner = exact
+                same = np.array([x for x, o in zip(h.tolist(), owners) if owner in o.tolist()])
+                out.append(self._drop(owner, "ngram", self._span(statements[j], same)))
+                continue
+            if ntok[j] and int(keys[j]) in self._exact:
+                out.append(self._drop(self._exact[int(keys[j])], "statement", statements[j]))
+                continue
+            d = self._judge_tests(r) if self.check_tests else None
+            if d is None and self.check_solutions:
+                d = self._judge_solutions(r)
+            out.append(d or Decision(True, columns={"contaminated_by": None}))
+        return out
+
+    def _judge_tests(self, row: dict[str, Any]) -> Decision | None:
+        if not self._tests:
+            return None
+        counts: dict[int, list[str]] = {}
+        for k in set(_row_tests(row)):
+            for i in self._tests.get(k, ()):
+                counts.setdefault(i, []).append(k)
+        best = [i for i, ks in counts.items() if len(ks) >= self._need[i] > 0]
+        if not best:
+            return None
+        i = min(best)
+        return self._drop(i, "tests", "\n".join(sorted(counts[i])))
+
+    def _judge_solutions(self, row: dict[str, Any]) -> Decision | None:
+        if not self._solutions:
+            return None
+        for s in row.get("solutions") or []:
+            code = normalize_code(s or "")
+            i = self._solutions.get(code)
+            if i is not None:
+                return self._drop(i, "solution", code)
+        return None
