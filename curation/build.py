@@ -64,6 +64,9 @@ class BuildConfig:
     prefer: list[str] = field(default_factory=list)
     decontaminate_against: list[str] = field(default_factory=list)
     ngram: int = 13
+    #: LiveCodeBench's evaluation window for `--decontaminate-against lcb=PATH` (contest_date, ISO).
+    lcb_start: str | None = None
+    lcb_end: str | None = None
     buckets: int = 5
     mutants: int = 8
 
@@ -113,7 +116,9 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage | None
             return None
         from filters.decontam import DecontamStage
 
-        return DecontamStage(against=list(cfg.decontaminate_against), ngram=cfg.ngram)
+        return DecontamStage(
+            against=list(cfg.decontaminate_against), ngram=cfg.ngram, lcb_start=cfg.lcb_start, lcb_end=cfg.lcb_end
+        )
     if name == "difficulty":
         from filters.difficulty import DifficultyStage
 

@@ -119,7 +119,7 @@ def _plot_calibration(out: Path, manifest: dict[str, Any], path: Path) -> bool:
     if not tables:
         return False
     table = pa.concat_tables(tables, promote_options="default")
-    return bool(plot_calibration(table, path))
+    return bool(plot_calibration(table, path, abilities=manifest.get("rank", {}).get("abilities")))
 
 
 #: file name -> (title, plotting function); each returns False when its data is absent.

@@ -118,8 +118,11 @@ class VerifyStage(Stage):
                 "seed",
             )
         }
-        cfg["isolation"] = self.sandbox.isolation_report()
         return cfg
+
+    def environment(self) -> dict[str, Any]:
+        """The isolation actually in force (namespaces, uid, limits), for the manifest."""
+        return {"isolation": self.sandbox.isolation_report()}
 
     @property
     def sandbox(self) -> Sandbox:

@@ -88,6 +88,8 @@ class DifficultyStage(GlobalStage):
     """
 
     name = "difficulty"
+    #: The feature model reads `ref_cpu_ms`, a measurement, so unlabelled rows' values can move a little.
+    measured_columns = ("difficulty", "difficulty_std", "difficulty_bucket")
     output_schema = DIFFICULTY_SCHEMA
 
     def __init__(

@@ -24,6 +24,7 @@ def comparable(out: Path) -> dict[str, Any]:
         t: pa.Table = read_table(out, kind)
         tables[kind] = t.drop_columns([c for c in measured if c in t.column_names]).to_pylist()
     if measured:
+        manifest.pop("environment", None)  # diagnostics of the run, e.g. a fit's held-out score
         for kind in ("problems", "rejected"):
             manifest[kind] = [{k: v for k, v in f.items() if k != "sha256"} for f in manifest[kind]]
     return {"manifest": manifest, **tables}

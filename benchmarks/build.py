@@ -1,0 +1,178 @@
+"""Build throughput and memory: the shared data with 1 and 2 workers, local and Ray; memory growth on
+a synthetic corpus.
+
+    python benchmarks/build.py            # full: all of ../shared/data, plus 10k/30k/100k synthetic
+    python benchmarks/build.py --quick    # a small slice, for a smoke run
+
+Each build runs in its own process, which reports its peak RSS (the driver; sandbox workers are
+separate small processes). Writes benchmarks/results/build.json and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+RESULTS = REPO / "benchmarks" / "results" / "build.json"
+
+SHARED_SOURCES = [
+    f"leetcodedataset:{SHARED / 'LeetCodeDataset-v0.2.0-train.jsonl.gz'}",
+    f"mbpp:{SHARED / 'mbpp.jsonl.gz'}",
+    f"humaneval:{SHARED / 'HumanEval.jsonl.gz'}",
+    f"humaneval-x:{SHARED / 'humaneval-x-python.jsonl.gz'}",
+    f"codecontests-subset:{SHARED / 'codecontests-subset300.jsonl.gz'}",
+]
+
+_CHILD = r"""
+import json, resource, sys, time
+from curation.build import BuildConfig, SourceSpec, build
+from curation.commands.build import parse_source_specs
+args = json.loads(sys.argv[1])
+cfg = BuildConfig(sources=parse_source_specs(args["sources"], args["limit"]), stages=args["stages"],
+                  decontaminate_against=args["against"], batch_rows=args["batch_rows"])
+t0 = time.perf_counter()
+res = build(cfg, args["out"], workers=args["workers"], executor=args["executor"], force=True, write_report=False)
+wall = time.perf_counter() - t0
+m = res.manifest
+tests = 0
+import pyarrow.parquet as pq, pathlib
+for f in sorted(pathlib.Path(args["out"], "problems").glob("*.parquet")):
+    t = pq.read_table(f)
+    if "tests_total" in t.column_names and "solution_verdicts" in t.column_names:
+        for n, v in zip(t.column("tests_total").to_pylist(), t.column("solution_verdicts").to_pylist()):
+            tests += (n or 0) * len(v or [])
+print(json.dumps({"wall_s": wall, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "problems_in": sum(m["counts"]["input"].values()), "problems_out": sum(m["counts"]["output"].values()),
+                  "reference_tests_run": tests}))
+"""
+
+
+def run_build(
+    sources: list[str],
+    out: Path,
+    *,
+    workers: int,
+    executor: str,
+    limit: int | None = None,
+    stages: list[str] | None = None,
+    against: list[str] | None = None,
+    batch_rows: int = 256,
+) -> dict:
+    args = {
+        "sources": sources,
+        "out": str(out),
+        "workers": workers,
+        "executor": executor,
+        "limit": limit,
+        "stages": stages or ["exact_id", "decontam", "verify", "dedup", "difficulty"],
+        "against": against if against is not None else ["humaneval"],
+        "batch_rows": batch_rows,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(args)], capture_output=True, text=True, cwd=REPO
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-3000:])
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r["problems_per_s"] = r["problems_in"] / r["wall_s"]
+    r["tests_per_s"] = r["reference_tests_run"] / r["wall_s"]
+    return r
+
+
+def synthetic(path: Path, n: int) -> Path:
+    """n cheap stdio problems with varied statements, as canonical JSONL."""
+    words = "array string graph tree sum product minimum maximum count pairs query update prefix suffix".split()
+    with open(path, "w") as f:
+        for i in range(n):
+            w = " ".join(words[(i * k) % len(words)] for k in range(1, 12))
+            f.write(
+                json.dumps(
+                    {
+                        "id": f"s{i}",
+                        "source": "synthetic",
+                        "statement": f"Problem {i}: given {w}, print {i % 97} plus the input number {i}.",
+                        "test_type": "stdio",
+                        "tests": [
+                            {"input": f"{j}\n", "output": f"{j + i % 97}\n"} for j in range(5)
+                        ],
+                        "solutions": [f"print(int(input()) + {i % 97})"],
+                    }
+                )
+                + "\n"
+            )
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    if not SHARED.is_dir():
+        sys.exit(f"{SHARED} is absent: this benchmark builds the shared data")
+    limit = 40 if a.quick else None
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for executor in ("local", "ray"):
+            for workers in (1, 2):
+                r = run_build(
+                    SHARED_SOURCES,
+                    tmp / f"{executor}{workers}",
+                    workers=workers,
+                    executor=executor,
+                    limit=limit,
+                )
+                r.update(kind="shared", executor=executor, workers=workers)
+                rows.append(r)
+                print(json.dumps(r), flush=True)
+        sizes = [2_000, 5_000] if a.quick else [10_000, 30_000, 100_000]
+        for n in sizes:
+            src = synthetic(tmp / f"syn{n}.jsonl", n)
+            # Verification of 100k problems would take hours on 2 cores; memory growth is about the
+            # driver's state (units, dedup signatures, difficulty features), which these stages hold.
+            r = run_build(
+                [str(src)],
+                tmp / f"syn{n}",
+                workers=2,
+                executor="local",
+                stages=["exact_id", "dedup", "difficulty"],
+                against=[],
+                batch_rows=2000,
+            )
+            r.update(kind="synthetic", executor="local", workers=2, n=n)
+            rows.append(r)
+            print(json.dumps(r), flush=True)
+    local = {r["workers"]: r for r in rows if r["kind"] == "shared" and r["executor"] == "local"}
+    ray = {r["workers"]: r for r in rows if r["kind"] == "shared" and r["executor"] == "ray"}
+    summary = {
+        "speedup_local_2_vs_1": local[1]["wall_s"] / local[2]["wall_s"],
+        "ray_overhead_2_workers": ray[2]["wall_s"] / local[2]["wall_s"] - 1,
+        "machine": f"{os.cpu_count()} cores",
+        "quick": a.quick,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n")
+    print(
+        f"\n{'kind':<10}{'executor':<9}{'workers':>8}{'problems':>10}{'wall s':>9}{'probs/s':>9}{'tests/s':>9}{'peak MB':>9}"
+    )
+    for r in rows:
+        print(
+            f"{r['kind']:<10}{r['executor']:<9}{r['workers']:>8}{r['problems_in']:>10}{r['wall_s']:>9.1f}"
+            f"{r['problems_per_s']:>9.1f}{r['tests_per_s']:>9.0f}{r['peak_rss_mb']:>9.0f}"
+        )
+    print(
+        f"\nspeed-up 2 vs 1 worker (local): {summary['speedup_local_2_vs_1']:.2f}x; "
+        f"Ray overhead at 2 workers: {summary['ray_overhead_2_workers'] * 100:+.1f}%"
+    )
+
+
+if __name__ == "__main__":
+    main()
