@@ -101,6 +101,16 @@ def _offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
 
 
+def _sync_offline_flags() -> None:
+    """huggingface_hub and datasets read HF_HUB_OFFLINE once, at import: honour a later setting too."""
+    import sys
+
+    for mod, attr in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE")):
+        m = sys.modules.get(mod)
+        if m is not None and hasattr(m, attr):
+            setattr(m, attr, True)
+
+
 def iter_hub_rows(
     name: str,
     hub_id: str,
@@ -114,7 +124,9 @@ def iter_hub_rows(
     of the hub endpoint runs first, so an offline machine fails in seconds, not after retries.
     """
     how = f"download it and pass --source {name}:/path/to/local/parquet-or-jsonl"
-    if not _offline():
+    if _offline():
+        _sync_offline_flags()
+    else:
         why = hub_reachable()
         if why:
             raise UserError(f"{name}: cannot load {hub_id} from the Hugging Face hub: {why}; {how}")

@@ -135,3 +135,14 @@ def test_sources_command_prints_the_table():
     assert res.exit_code == 0, res.output
     for name in ("taco", "BAAI/TACO", "mbpp.jsonl.gz", "codecontests-subset", "demo", "assert"):
         assert name in res.output
+
+
+def test_offline_set_after_datasets_was_imported_is_still_honoured(monkeypatch):
+    """Bug: huggingface_hub reads HF_HUB_OFFLINE at import, so setting it later went to the network."""
+    import datasets  # noqa: F401  (imported before the variable is set, as in a long-lived process)
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    t0 = time.monotonic()
+    with pytest.raises(UserError, match="BAAI/TACO"):
+        iter_source("taco")
+    assert time.monotonic() - t0 < 5
