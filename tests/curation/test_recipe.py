@@ -1,0 +1,64 @@
+"""Recipes: shipped ones parse, mistakes are named, and a recipe build stores its resolved recipe."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from curation.cli import app
+from curation.recipe import RECIPES_DIR, load_recipe
+from curation.schema import write_jsonl
+from filters.errors import UserError
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in RECIPES_DIR.glob("*.toml")))
+def test_shipped_recipes_parse(name):
+    cfg = load_recipe(name)
+    assert cfg.sources and cfg.prefer == [s.name for s in cfg.sources]
+
+
+def test_deepcoder_recipe_is_what_the_issue_asks_for():
+    cfg = load_recipe("deepcoder")
+    assert [s.name for s in cfg.sources] == ["taco-verified", "primeintellect", "lcb"]
+    assert cfg.min_tests == 5 and "humaneval" in cfg.decontaminate_against
+    assert any(b.startswith("lcb") for b in cfg.decontaminate_against) and cfg.lcb_start and cfg.lcb_end
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[build]\nmin_tests = 5\n", "no [[source]]"),
+        ("[build]\nmin_test = 5\n[[source]]\nname='demo'\n", "unknown [build] key(s) min_test"),
+        ("[[source]]\npath='x'\n", "needs `name`"),
+        ("[oops]\n", "unknown table"),
+        ("[build\n", "not valid TOML"),
+    ],
+)
+def test_recipe_mistakes_are_user_errors(tmp_path, text, message):
+    p = tmp_path / "r.toml"
+    p.write_text(text)
+    with pytest.raises(UserError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
+        load_recipe(str(p))
+
+
+def test_recipe_build_records_the_resolved_recipe_and_refuses_a_change(tmp_path):
+    rows = [{"id": f"r{i}", "source": "toy", "statement": f"Print {i} squared.", "test_type": "stdio",
+             "tests": [{"input": "", "output": f"{i * i}\n"}] * 5, "solutions": [f"print({i}*{i})"]} for i in range(6)]
+    write_jsonl(rows, tmp_path / "toy.jsonl")
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('[build]\nmin_tests = 5\nshard_rows = 4\n\n[[source]]\nname = "canonical"\npath = "toy.jsonl"\n')
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["build", "--recipe", str(recipe), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["config"]["shard_rows"] == 4 and m["config"]["sources"][0]["path"] == str(tmp_path / "toy.jsonl")
+    assert sum(m["counts"]["output"].values()) == 6
+    recipe.write_text(recipe.read_text().replace("shard_rows = 4", "shard_rows = 5"))
+    r = runner.invoke(app, ["build", "--recipe", str(recipe), "--out", str(out)])
+    assert r.exit_code == 2 and "--force" in r.output
+    r = runner.invoke(app, ["build", "--recipe", str(recipe), "--source", "mbpp", "--out", str(out)])
+    assert r.exit_code == 2 and "either --recipe or --source" in r.output
