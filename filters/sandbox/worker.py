@@ -117,16 +117,9 @@ class Worker:
                 and _libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0
             ):
                 self.iso["mountns"] = True
-                ok = True
-                for d in PRIVATE_DIRS:
-                    if os.path.isdir(d):
-                        opts = b"mode=1777,size=1g"
-                        ok &= (
-                            _libc.mount(b"tmpfs", d.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts)
-                            == 0
-                        )
-                self.iso["private_tmp"] = ok
-                self.iso["runtime_visible"] = self._expose_runtime()
+                runtime = self._runtime_paths()
+                self.iso["private_tmp"] = self._private_dirs(runtime)
+                self.iso["runtime_visible"] = self._expose_runtime(runtime)
         self.iso["subreaper"] = _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         if self.iso["private_tmp"]:
             self.base = "/tmp"
@@ -143,18 +136,46 @@ class Worker:
         self.entry = None
         self.env = dict(os.environ)
 
-    def _expose_runtime(self) -> bool:
+    @staticmethod
+    def _runtime_paths() -> list[str]:
+        """The directories the interpreter loads code from (prefixes and sys.path), minimal set."""
+        needed: list[str] = []
+        for p in [sys.base_prefix, sys.prefix, *sys.path]:
+            p = os.path.realpath(p) if p else ""
+            if p and os.path.isdir(p) and not any(p == n or p.startswith(n + "/") for n in needed):
+                needed = [n for n in needed if not n.startswith(p + "/")] + [p]
+        return needed
+
+    def _private_dirs(self, runtime: list[str]) -> bool:
+        """An empty tmpfs over /tmp, /var/tmp, /dev/shm and /run/lock in this mount namespace.
+
+        Runtime directories that live inside one of them (a virtual environment under /tmp, as in
+        a CI clone) are bound back read-only, through a descriptor opened before the cover, and
+        `cleanup` leaves their top-level entry alone.
+        """
+        ok = True
+        self.keep: dict[str, set[str]] = {d: set() for d in PRIVATE_DIRS}
+        for d in PRIVATE_DIRS:
+            if not os.path.isdir(d):
+                continue
+            inside = [p for p in runtime if p.startswith(d + "/")]
+            held = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in inside]
+            ok &= _libc.mount(b"tmpfs", d.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=1777,size=1g") == 0
+            for p, fd in held:
+                os.makedirs(p, 0o755, exist_ok=True)
+                ok &= _libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None) == 0
+                _libc.mount(None, p.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
+                os.close(fd)
+                self.keep[d].add(p[len(d) + 1 :].split("/", 1)[0])
+        return ok
+
+    def _expose_runtime(self, needed: list[str]) -> bool:
         """Let the unprivileged child read the interpreter's library even under a private home.
 
         A directory on the way (e.g. /root, mode 0700) is covered by an empty tmpfs in this mount
         namespace, and only the library directories are bound back into it, read-only. The rest of
         that directory (keys, tokens) stays invisible to the child.
         """
-        needed: list[str] = []
-        for p in [sys.base_prefix, sys.prefix, *sys.path]:
-            p = os.path.realpath(p) if p else ""
-            if p and os.path.isdir(p) and not any(p == n or p.startswith(n + "/") for n in needed):
-                needed = [n for n in needed if not n.startswith(p + "/")] + [p]
         blocked: dict[str, list[str]] = {}
         for p in needed:
             parts = p.strip("/").split("/")
@@ -432,8 +453,9 @@ class Worker:
                 names = os.listdir(d)
             except OSError:
                 continue
+            keep = getattr(self, "keep", {}).get(d, ())
             for n in names:
-                if n == ".cmio" and d == self.base:
+                if (n == ".cmio" and d == self.base) or n in keep:
                     continue
                 p = os.path.join(d, n)
                 if os.path.isdir(p) and not os.path.islink(p):
