@@ -37,7 +37,7 @@ from curation.build import BuildConfig, SourceSpec, build
 from curation.commands.build import parse_source_specs
 args = json.loads(sys.argv[1])
 cfg = BuildConfig(sources=parse_source_specs(args["sources"], args["limit"]), stages=args["stages"],
-                  decontaminate_against=args["against"], batch_rows=args["batch_rows"])
+                  decontaminate_against=args["against"], batch_rows=args["batch_rows"], min_tests=args["min_tests"])
 t0 = time.perf_counter()
 res = build(cfg, args["out"], workers=args["workers"], executor=args["executor"], force=True, write_report=False)
 wall = time.perf_counter() - t0
@@ -88,26 +88,21 @@ def run_build(
 
 
 def synthetic(path: Path, n: int) -> Path:
-    """n cheap stdio problems with varied statements, as canonical JSONL."""
-    words = "array string graph tree sum product minimum maximum count pairs query update prefix suffix".split()
+    """n cheap stdio problems with distinct statements (seeded random words), as canonical JSONL."""
+    import random
+
+    rng = random.Random(0)
+    vocab = [f"{a}{b}" for a in ("ar", "be", "co", "di", "el", "fu", "ga", "hi", "io", "ju", "ka", "lo")
+             for b in ("ray", "ing", "ph", "ee", "um", "ct", "nt", "ry", "ix", "ap", "ode", "set")]
     with open(path, "w") as f:
         for i in range(n):
-            w = " ".join(words[(i * k) % len(words)] for k in range(1, 12))
-            f.write(
-                json.dumps(
-                    {
-                        "id": f"s{i}",
-                        "source": "synthetic",
-                        "statement": f"Problem {i}: given {w}, print {i % 97} plus the input number {i}.",
-                        "test_type": "stdio",
-                        "tests": [
-                            {"input": f"{j}\n", "output": f"{j + i % 97}\n"} for j in range(5)
-                        ],
-                        "solutions": [f"print(int(input()) + {i % 97})"],
-                    }
-                )
-                + "\n"
-            )
+            words = " ".join(rng.choice(vocab) for _ in range(40))
+            f.write(json.dumps({
+                "id": f"s{i}", "source": "synthetic",
+                "statement": f"Given {words}, print the input number plus {i % 97}.",
+                "test_type": "stdio", "tests": [{"input": f"{j}\n", "output": f"{j + i % 97}\n"} for j in range(5)],
+                "solutions": [f"print(int(input()) + {i % 97})"],
+            }) + "\n")
     return path
 
 
@@ -136,7 +131,7 @@ def main() -> None:
         sizes = [2_000, 5_000] if a.quick else [10_000, 30_000, 100_000]
         for n in sizes:
             src = synthetic(tmp / f"syn{n}.jsonl", n)
-            # Verification of 100k problems would take hours on 2 cores; memory growth is about the
+            # Verification of 100k problems would take about an hour on 2 cores; memory growth is about the
             # driver's state (units, dedup signatures, difficulty features), which these stages hold.
             r = run_build(
                 [str(src)],
