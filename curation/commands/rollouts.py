@@ -23,7 +23,7 @@ from rich.console import Console
 
 from curation.commands import app
 from curation.schema import PROBLEM_FIELDS, read_jsonl
-from curation.sources.extract import extract_code
+from filters.reward.extract import extract_code
 from curation.store import PROBLEMS_DIR
 from filters.errors import UserError
 
