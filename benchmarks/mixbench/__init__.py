@@ -1,0 +1,1 @@
+"""Shared helpers for the mixer benchmarks (`mix_lm.py`, `mix_rl.py`): models, data, loops, reporting."""

@@ -1,0 +1,86 @@
+"""Smoke checks of the mixer benchmarks: both run in --quick mode and give sane numbers (not who wins)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _run(script: str, out: Path) -> dict:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), "--quick", "--workers", "2", "--out-dir", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "x uniform" in proc.stdout
+    name = script.removesuffix(".py") + "_quick"
+    assert (out / f"{name}_curves.png").stat().st_size > 0
+    assert (out / f"{name}_weights.png").stat().st_size > 0
+    return json.loads((out / f"{name}.json").read_text())
+
+
+def _check_weights(run: dict, n: int) -> None:
+    w = np.array(run["weights"])  # every `weights_every`-th step
+    steps = len(run["train_loss" if "train_loss" in run else "train_reward"])
+    assert w.shape == (steps // run["weights_every"], n)
+    assert (w >= 0).all()
+    np.testing.assert_allclose(w.sum(1), 1.0, atol=1e-4)  # the JSON keeps 5 significant digits
+
+
+def _check_summary(summary: dict, labels: set[str]) -> None:
+    assert set(summary["arms"]) == labels
+    assert np.isfinite(summary["target"])
+    for arm in summary["arms"].values():
+        assert arm["time_step_s"] > 0 and arm["time_mixer_s"] >= 0
+        assert 0 <= arm["seeds_reaching_target"] <= arm["seeds"]
+
+
+@pytest.fixture(scope="module")
+def out_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mixbench")
+
+
+def test_mix_lm_quick_runs_and_losses_fall(out_dir: Path) -> None:
+    res = _run("mix_lm.py", out_dir)
+    names = res["domains"]
+    assert len(names) >= 4  # problems domain is skipped when ../shared/data is absent
+    labels = {a["label"] for a in res["arms"]}
+    assert {"uniform", "static", "odm", "acodm-progress", "acodm-alignment"} <= labels
+    for run in res["runs"]:
+        val = np.array(run["val_loss"])
+        assert np.isfinite(val).all() and np.isfinite(run["val_loss_domain"]).all()
+        assert val[-1] < val[0] - 0.3, (
+            run["label"],
+            val,
+        )  # a 256-way byte model starts near ln 256 = 5.55
+        assert np.isfinite(run["train_loss"]).all()
+        _check_weights(run, len(names))
+    _check_summary(res["summary"], labels)
+
+
+def test_mix_rl_quick_runs_with_sane_pass_rates(out_dir: Path) -> None:
+    res = _run("mix_rl.py", out_dir)
+    n = len(res["sources"])
+    labels = {a["label"] for a in res["arms"]}
+    assert {"uniform", "static", "odm", "advantage-bandit", "acodm-advantage"} <= labels
+    for run in res["runs"]:
+        pr = np.array(run["pass_rate"])
+        assert ((pr >= 0) & (pr <= 1)).all()
+        assert (
+            (np.array(run["pass_rate_source"]) >= 0) & (np.array(run["pass_rate_source"]) <= 1)
+        ).all()
+        rw = np.array(run["train_reward"])
+        assert ((rw >= 0) & (rw <= 1)).all()
+        _check_weights(run, n)
+    _check_summary(res["summary"], labels)
+    # the supervised warm-up makes the easy source solvable, so pass rates are not stuck at chance
+    assert res["summary"]["arms"]["uniform"]["final_per_source_mean"][0] > 0.2
