@@ -164,7 +164,7 @@ def _reasons_table(out: Path) -> str:
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
-td:first-child,th:first-child{text-align:left}figure{display:inline-block;margin:0.5em}
+td:first-child,th:first-child,td:has(code){text-align:left}figure{display:inline-block;margin:0.5em}
 img{max-width:520px;border:1px solid #eee}code{font-size:85%}"""
 
 
