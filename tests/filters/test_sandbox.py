@@ -209,3 +209,40 @@ def test_nothing_outlives_a_killed_parent(tmp_path):
     assert alive() == []
     proc.stdout.close()
     assert os.path.exists(script)
+
+
+def test_runtime_under_a_private_tmp_stays_visible(tmp_path):
+    """Bug: with /tmp privately mounted, an interpreter living under /tmp (a CI clone's venv) vanished
+    for the program, so every import of site-packages failed with RE."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    if os.geteuid() != 0:
+        pytest.skip("private /tmp needs root")
+    base = Path(tempfile.mkdtemp(dir="/tmp", prefix="cm-venv-"))
+    try:
+        import site
+        import sysconfig
+
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
+        purelib = sysconfig.get_path("purelib", vars={"base": str(base / "venv")})
+        Path(purelib, "cm_probe_under_tmp.py").write_text("VALUE = 'ok'\n")
+        script = (
+            "from filters.sandbox import Sandbox\n"
+            "p = {'test_type': 'stdio', 'tests': [{'input': '', 'output': 'ok'}]}\n"
+            "with Sandbox(workers=1) as sb:\n"
+            "    r = sb.run(p, 'import cm_probe_under_tmp\\nprint(cm_probe_under_tmp.VALUE)')\n"
+            "    print(r.verdict, sb.isolation_report().get('private_tmp'))\n"
+        )
+        repo = Path(__file__).resolve().parents[2]
+        path = os.pathsep.join([str(repo), *site.getsitepackages()])
+        out = subprocess.run([str(base / "venv" / "bin" / "python"), "-c", script], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": path}, timeout=120)
+        assert out.stdout.split() == ["AC", "True"], out.stdout + out.stderr
+    finally:
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
