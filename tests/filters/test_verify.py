@@ -108,9 +108,12 @@ def test_verify_command_writes_one_line_per_run(tmp_path):
 @pytest.mark.parametrize("name, n", [("humaneval", 15), ("mbpp", 15), ("leetcodedataset", 15)])
 def test_real_reference_solutions_pass(sb, name, n):
     from curation.sources import default_path, get_source, iter_source
-    from tests.conftest import shared_file
+    from filters.errors import UserError
 
-    shared_file(default_path(get_source(name)).name)
+    try:  # ../shared/data, or the copy of HumanEval that ships with codemix
+        default_path(get_source(name))
+    except UserError:
+        pytest.skip(f"no local file for {name} (../shared/data is absent)")
     recs = [normalize_record(r) for r in iter_source(name, limit=n) if isinstance(r, dict)]
     results = sb.run_many([(r, r["solutions"][0]) for r in recs])
     assert [r.verdict for r in results] == ["AC"] * len(recs)
