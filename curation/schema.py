@@ -26,6 +26,7 @@ __all__ = [
     "KEPT_BASE_SCHEMA",
     "REJECTED_SCHEMA",
     "RecordError",
+    "blank_record",
     "normalize_record",
     "validate_record",
     "problem_id",
@@ -97,6 +98,14 @@ def problem_id(source: str, id_: str) -> str:
 
 def _as_str(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def blank_record(fields: dict[str, Any]) -> dict[str, Any]:
+    """A full record in field order: `fields` over the defaults (None, empty lists, python)."""
+    rec: dict[str, Any] = {name: [] if name in _LIST_FIELDS else None for name in PROBLEM_FIELDS}
+    rec["language"] = "python"
+    rec.update(fields)
+    return rec
 
 
 def normalize_record(raw: dict[str, Any]) -> dict[str, Any]:

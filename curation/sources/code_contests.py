@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from curation.schema import RecordError
+from curation.schema import RecordError, blank_record
 from curation.sources.callnorm import stdio_text
 from curation.sources.fields import str_list, text_or_none
 
@@ -72,20 +72,15 @@ def convert_code_contests(
     tl = row.get("time_limit") or {}
     seconds = (tl.get("seconds") or 0) + (tl.get("nanos") or 0) / 1e9 if isinstance(tl, dict) else 0
     mem = row.get("memory_limit_bytes") or 0
-    return {
+    return blank_record({
         "id": rid,
         "statement": statement,
-        "starter_code": None,
-        "language": "python",
         "test_type": "stdio",
-        "entry_point": None,
         "tests": tests,
-        "test_code": None,
         "solutions": _python3(row.get("solutions")),
         "incorrect_solutions": _python3(row.get("incorrect_solutions")),
-        "checker": None,
         "time_limit_s": seconds or None,
         "memory_limit_mb": mem / (1 << 20) if mem else None,
         "difficulty_label": cc_difficulty_label(row.get("difficulty")),
         "tags": str_list(row.get("cf_tags")),
-    }
+    })

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from curation.schema import RecordError
+from curation.schema import RecordError, blank_record
 from curation.sources.callnorm import stdio_text
 from curation.sources.fields import number_in, str_list, text_or_none
 
@@ -103,17 +103,11 @@ def convert_codeforces(row: dict[str, Any], index: int = 0) -> dict[str, Any]:
         tests.append({"input": stdio_text(t["input"]), "output": stdio_text(t["output"])})
     checker = text_or_none(row.get("generated_checker"))
     rating = row.get("rating")
-    return {
+    return blank_record({
         "id": rid,
         "statement": statement,
-        "starter_code": None,
-        "language": "python",
         "test_type": "stdio",
-        "entry_point": None,
         "tests": tests,
-        "test_code": None,
-        "solutions": [],
-        "incorrect_solutions": [],
         "checker": wrap_argv_checker(checker) if checker else None,
         "time_limit_s": number_in(row.get("time_limit")),
         "memory_limit_mb": number_in(row.get("memory_limit")),
@@ -121,4 +115,4 @@ def convert_codeforces(row: dict[str, Any], index: int = 0) -> dict[str, Any]:
         if isinstance(rating, (int, float)) and rating
         else None,
         "tags": str_list(row.get("tags")),
-    }
+    })

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from curation.schema import RecordError
+from curation.schema import RecordError, blank_record
 from curation.sources.callnorm import entry_point_for, lines_to_args, stdio_text, taco_tests
 from curation.sources.extract import extract_code
 from curation.sources.fields import json_field, solution_list, text_or_none
@@ -78,22 +78,15 @@ def convert_deepcoder(
     except RecordError as e:
         raise RecordError(e.field, e.message, partial) from None
     starter = text_or_none(row.get("starter_code"))
-    return {
+    return blank_record({
         "id": rid,
         "statement": statement,
         "starter_code": starter,
-        "language": "python",
         "test_type": test_type,
         "entry_point": entry_point_for(fn, starter) if test_type == "call" else None,
         "tests": tests,
-        "test_code": None,
         "solutions": sols,
-        "incorrect_solutions": [],
-        "checker": None,
-        "time_limit_s": None,
-        "memory_limit_mb": None,
         "difficulty_label": text_or_none(meta.get("difficulty"))
         if isinstance(meta, dict)
         else None,
-        "tags": [],
-    }
+    })

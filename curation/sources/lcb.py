@@ -15,7 +15,7 @@ import json
 from datetime import date
 from typing import Any
 
-from curation.schema import RecordError
+from curation.schema import RecordError, blank_record
 from curation.sources.callnorm import entry_point_for, lines_to_args
 from curation.sources.fields import json_field, text_or_none
 from curation.sources.safepickle import UnsafePickleError, decode_lcb_blob
@@ -110,20 +110,13 @@ def convert_lcb(
         raise RecordError(e.field, e.message, partial) from None
     starter = text_or_none(row.get("starter_code"))
     fn = meta.get("func_name") if isinstance(meta, dict) else None
-    return {
+    return blank_record({
         "id": rid,
         "statement": statement,
         "starter_code": starter,
-        "language": "python",
         "test_type": test_type,
         "entry_point": entry_point_for(fn, starter) if test_type == "call" else None,
         "tests": tests,
-        "test_code": None,
-        "solutions": [],
-        "incorrect_solutions": [],
-        "checker": None,
-        "time_limit_s": None,
-        "memory_limit_mb": None,
         "difficulty_label": text_or_none(row.get("difficulty")),
         "tags": [p for p in [text_or_none(row.get("platform"))] if p],
-    }
+    })
