@@ -41,6 +41,7 @@ REWARD_OPTIONS = (
     "format_penalty",
     "max_tests",
     "on_system_error",
+    "assert_policy",
     "speed_mode",
     "speed_measure",
     "speed_repeats",
@@ -57,6 +58,7 @@ def _configs(
         partial=bool(options.get("partial", False)),
         format_penalty=float(options.get("format_penalty", 0.0)),
         on_system_error=options.get("on_system_error", default_on_se),
+        assert_policy=options.get("assert_policy", "convert"),
     )
     s = SpeedConfig(
         mode=options.get("speed_mode", "graded"),

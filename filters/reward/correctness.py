@@ -4,6 +4,12 @@
 optionally the fraction of tests passed, and a penalty when the completion holds no code. A sandbox
 fault (`SE`) is never a wrong answer: it is retried, then raised (`on_system_error="raise"`) or
 reported as a missing reward (`"none"`: the score is None, which TRL treats as unscorable).
+
+`assert` suites run in the program's own process, where a hostile program can fake a pass. By
+default (`assert_policy="convert"`) a suite that converts to `call` tests (`assert_calls`) is
+graded that way, outside the program; one that does not is graded in-process and flagged
+(`Grade.isolation == "in-process"`, metric `in_process`). `"refuse"` scores such problems 0.0
+without running them; `"in-process"` never converts (the old behaviour).
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ from filters.ground_truth import from_ground_truth
 from filters.reward.extract import extract_code
 from filters.reward.pool import shared_sandbox
 from filters.sandbox import RunResult, Sandbox
+from filters.sandbox.assert_calls import convert_problem
 
 __all__ = [
+    "ASSERT_POLICIES",
     "CorrectnessConfig",
     "Grade",
     "RewardSystemError",
@@ -31,6 +39,9 @@ __all__ = [
 ]
 
 ON_SYSTEM_ERROR = ("raise", "none")
+#: convert: assert suites that convert run as call tests, the others in-process (flagged);
+#: refuse: the others score 0.0 unrun; in-process: never convert (every assert suite in-process).
+ASSERT_POLICIES = ("convert", "refuse", "in-process")
 
 
 class RewardSystemError(RuntimeError):
@@ -47,6 +58,9 @@ class CorrectnessConfig:
     on_system_error: "raise" (RewardSystemError after retries) or "none" (score None, reported).
     se_retries: extra attempts after the sandbox's own retries came back SE.
     time_limit_s / memory_limit_mb: override the problem's limits (None: the problem's, then defaults).
+    assert_policy: "convert" (default: assert suites that convert run as call tests outside the
+        program, the others in-process and flagged), "refuse" (those others score 0.0 unrun, with
+        the reason in `Grade.error`) or "in-process" (never convert).
     """
 
     max_tests: int | None = None
@@ -56,8 +70,13 @@ class CorrectnessConfig:
     se_retries: int = 1
     time_limit_s: float | None = None
     memory_limit_mb: float | None = None
+    assert_policy: str = "convert"
 
     def __post_init__(self) -> None:
+        if self.assert_policy not in ASSERT_POLICIES:
+            raise ValueError(
+                f"assert_policy must be one of {ASSERT_POLICIES}, got {self.assert_policy!r}"
+            )
         if self.on_system_error not in ON_SYSTEM_ERROR:
             raise ValueError(
                 f"on_system_error must be one of {ON_SYSTEM_ERROR}, got {self.on_system_error!r}"
@@ -80,6 +99,12 @@ class Grade:
     attempts: int = 0
     code: str | None = field(default=None, repr=False)
     result: RunResult | None = field(default=None, repr=False)
+    #: "separate" (stdio/call tests: expected values never enter the program's process),
+    #: "converted" (an assert suite run as call tests), "in-process" (an assert suite run in the
+    #: program's process: a hostile program can fake a pass) or "refused" (not run, score 0.0).
+    isolation: str = "separate"
+    #: why an assert suite was not converted (None when it was, or for other test types)
+    isolation_reason: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -96,6 +121,7 @@ class Grade:
             "has_code": 1.0 if self.has_code else 0.0,
             "pass_frac": self.tests_passed / self.tests_total if self.tests_total else 0.0,
             "system_error": 1.0 if self.system_error else 0.0,
+            "in_process": 1.0 if self.isolation in ("in-process", "refused") else 0.0,
         }
 
 
@@ -125,8 +151,25 @@ def _score(r: RunResult, cfg: CorrectnessConfig) -> float:
     return 0.0
 
 
+def _prepare(
+    problem: dict[str, Any], cfg: CorrectnessConfig
+) -> tuple[dict[str, Any] | None, str, str | None]:
+    """(the problem to run, or None to refuse it; its isolation; why it runs in-process)."""
+    if problem.get("test_type") != "assert":
+        return problem, "separate", None
+    if cfg.assert_policy == "in-process":
+        return problem, "in-process", "assert_policy='in-process'"
+    converted, why = convert_problem(problem)
+    if converted is not None:
+        return converted, "converted", None
+    if cfg.assert_policy == "refuse":
+        return None, "refused", why
+    return problem, "in-process", why
+
+
 def _judge(sb: Sandbox, problem: dict[str, Any], code: str, cfg: CorrectnessConfig) -> Grade:
-    tests = select_tests(problem, cfg.max_tests)
+    # A converted suite keeps every assertion, as the in-process run did (max_tests ignored).
+    tests = None if problem.get("typed_calls") else select_tests(problem, cfg.max_tests)
     r = RunResult("SE")
     attempts = 0
     for extra in range(cfg.se_retries + 1):
@@ -184,10 +227,15 @@ def grade_many(
         else:
             problems.append(as_problem(p))
     codes = [extract_code(c) for _, c in items]
+    prepared: dict[int, tuple[dict[str, Any] | None, str, str | None]] = {}
+    for prob in problems:
+        if id(prob) not in prepared:
+            prepared[id(prob)] = _prepare(prob, cfg)
     jobs: dict[tuple[int, str], tuple[dict[str, Any], str]] = {}
     for prob, code in zip(problems, codes):
-        if code is not None:
-            jobs.setdefault((id(prob), code), (prob, code))
+        run_as = prepared[id(prob)][0]
+        if code is not None and run_as is not None:
+            jobs.setdefault((id(prob), code), (run_as, code))
     done: dict[tuple[int, str], Grade] = {}
     if jobs:
         sb = sandbox or shared_sandbox()
@@ -197,10 +245,21 @@ def grade_many(
                 done[key] = g
     grades: list[Grade] = []
     for prob, code in zip(problems, codes):
+        run_as, isolation, why = prepared[id(prob)]
         if code is None:
-            grades.append(Grade(-cfg.format_penalty if cfg.format_penalty else 0.0, False))
+            g = Grade(-cfg.format_penalty if cfg.format_penalty else 0.0, False)
+        elif run_as is None:
+            g = Grade(
+                0.0,
+                True,
+                None,
+                error=f"refused: assert suite would run in-process ({why})",
+                code=code,
+            )
         else:
-            grades.append(replace(done[(id(prob), code)]))
+            g = replace(done[(id(prob), code)])
+        g.isolation, g.isolation_reason = isolation, why
+        grades.append(g)
     if cfg.on_system_error == "raise":
         bad = [g for g in grades if g.system_error]
         if bad:

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from filters.compare import DEFAULT_TOLERANCE, compare_call, explain_stdio
+from filters.sandbox.assert_calls import judge_call
 from filters.sandbox.asserts import instrument_asserts
 from filters.sandbox.limits import (
     DEFAULT_MEMORY_LIMIT_MB,
@@ -20,7 +21,7 @@ from filters.sandbox.limits import (
     Limits,
 )
 from filters.sandbox.process import WorkerDied, WorkerProcess
-from filters.sandbox.result import RunResult, TestResult, truncate
+from filters.sandbox.result import VERDICTS, RunResult, TestResult, truncate
 
 __all__ = ["Sandbox", "default_workers"]
 
@@ -38,6 +39,19 @@ def default_workers() -> int:
 @functools.lru_cache(maxsize=4096)
 def _instrumented(test_code: str) -> tuple[str, list[str], bool]:
     return instrument_asserts(test_code)
+
+
+def _assert_verdicts(raw: Any) -> dict[int, str]:
+    """The per-assertion verdicts of a run's record; a program can forge that record, so any
+    malformed entry is dropped (it then counts as not passed) instead of crashing the judge."""
+    out: dict[int, str] = {}
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            try:
+                out[int(k)] = v if v in VERDICTS and v != "SE" else "RE"
+            except (TypeError, ValueError, OverflowError):
+                continue
+    return out
 
 
 def _shutdown(workers: list[WorkerProcess]) -> None:
@@ -239,6 +253,7 @@ class Sandbox:
         test_code = None
         assert_texts: list[str] = []
         call_check = False
+        typed = kind == "call" and bool(problem.get("typed_calls"))
         if kind == "assert":
             try:
                 test_code, assert_texts, call_check = _instrumented(problem.get("test_code") or "")
@@ -255,6 +270,7 @@ class Sandbox:
                 "test_code": test_code,
                 "kind": kind,
                 "call_check": call_check,
+                "typed": typed,
                 "entry": problem.get("entry_point"),
             },
             timeout,
@@ -290,11 +306,15 @@ class Sandbox:
                 else:
                     res = r.get("res") or {}
                     actual = res.get("result")
+                    if not isinstance(actual, str):  # the program can write any record there
+                        actual = None
                 if actual is None:
                     v, reason = (
                         "RE",
                         (r.get("res") or {}).get("unserializable") or "no return value",
                     )
+                elif typed:  # an assertion converted to a call (assert_calls): judged here
+                    v, reason = judge_call(t, actual)
                 elif checker:
                     v, reason = self._check(w, checker, t, actual, wl, timeout)
                 elif kind == "stdio":
@@ -359,12 +379,16 @@ class Sandbox:
                 "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
             )
         res = r.get("res") or {}
-        asserts = {int(k): v for k, v in (res.get("asserts") or {}).items()}
+        asserts = _assert_verdicts(res.get("asserts"))
         if status == "OK" and not res.get("done"):
             status = "RE"  # the program ended the process before its tests finished
+        # An assertion that never reported in a run that finished never ran: a program can skip
+        # the suite (a tracer that jumps over it, a `check` replaced before it is called), so it
+        # does not count as passed. (A suite without assert statements passes by finishing.)
+        unrun = "WA" if texts else "AC"
         results = []
         for i in range(total):
-            v = asserts.get(i, status if status != "OK" else "AC")
+            v = asserts.get(i, status if status != "OK" else unrun)
             results.append(
                 TestResult(i, v, r["cpu_ms"] / total, r["wall_ms"] / total, r["peak_mem_kb"])
             )
@@ -383,7 +407,12 @@ class Sandbox:
                 "input": truncate(texts[idx]) if idx < len(texts) else None,
                 "expected": None,
                 "actual": None,
-                "reason": res.get("first_error") or (f"assertion {idx} failed" if bad else None),
+                "reason": res.get("first_error")
+                or (
+                    (f"assertion {idx} failed" if idx in asserts else f"assertion {idx} never ran")
+                    if bad
+                    else None
+                ),
                 "exit": r.get("exit"),
                 "stderr": truncate(r.get("stderr"), 1000),
             }

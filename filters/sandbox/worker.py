@@ -65,6 +65,13 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
+# Typed plain data for `typed_calls` problems (valuecodec.py, stdlib only): loaded from its file so
+# that the worker stays a self-contained script, with its own copy of the builtins so that a
+# program that rebinds `len` or `isinstance` does not change how its result is written.
+_CODEC: dict = {"__name__": "valuecodec", "__builtins__": dict(builtins.__dict__)}
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "valuecodec.py")) as _f:
+    exec(compile(_f.read(), "valuecodec.py", "exec"), _CODEC)
+
 
 def _scheduled_s(pid: int) -> float:
     """Seconds the process has been running or runnable (on a CPU or in a run queue)."""
@@ -264,6 +271,7 @@ class Worker:
         self.kind = arg["kind"]
         self.entry = arg.get("entry")
         self.call_check = bool(arg.get("call_check"))
+        self.typed = bool(arg.get("typed"))
         try:
             self.prog = compile(arg["code"], "solution.py", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as e:
@@ -366,7 +374,9 @@ class Worker:
             try:
                 with open(paths["res"], "rb") as f:
                     res = json.loads(f.read().decode("utf-8", "replace"))
-            except ValueError:
+            except (ValueError, RecursionError):  # a program can write anything there
+                res = None
+            if not isinstance(res, dict):
                 res = None
         resp["res"] = res
         cap = lim["output_bytes"]
@@ -571,16 +581,30 @@ class Worker:
         ns = mod.__dict__
         record: dict = {}
         code = 0
+        typed_args = None
+        if self.kind == "call" and self.typed:  # {"args", "kwargs"}, values typed (valuecodec)
+            call = json.loads(arg["input"])  # before the program runs: it cannot alter this
+            typed_args = (
+                [_CODEC["decode"](a) for a in call["args"]],
+                {k: _CODEC["decode"](v) for k, v in call["kwargs"].items()},
+            )
         try:
             exec(self.prog, ns)
             if self.kind == "call":
                 fn = self._resolve(ns)
-                args = json.loads(arg["input"])
-                value = fn(*args) if isinstance(args, list) else fn(args)
-                try:
-                    record["result"] = json.dumps(value, allow_nan=True)
-                except (TypeError, ValueError) as e:
-                    record["unserializable"] = f"{type(value).__name__}: {e}"[:200]
+                if typed_args is not None:
+                    value = fn(*typed_args[0], **typed_args[1])
+                    try:
+                        record["result"] = _CODEC["dumps"](value)
+                    except (TypeError, ValueError) as e:
+                        record["unserializable"] = f"{type(value).__name__}: {e}"[:200]
+                else:
+                    args = json.loads(arg["input"])
+                    value = fn(*args) if isinstance(args, list) else fn(args)
+                    try:
+                        record["result"] = json.dumps(value, allow_nan=True)
+                    except (TypeError, ValueError) as e:
+                        record["unserializable"] = f"{type(value).__name__}: {e}"[:200]
             elif self.kind == "assert":
                 results: dict = {}
 
