@@ -1,13 +1,14 @@
 """Train a small character-level language model in a plain PyTorch loop with an online data mixer.
 
-    python examples/train_with_mixer.py --policy acodm --reward progress --steps 300
+    python examples/train_with_mixer.py --policy acodm --reward heldout --steps 300
     python examples/train_with_mixer.py --policy odm --shards OUT     # a curated build's shards
     codemix plot-mix mix_history.jsonl                               # weights over time (PNG)
 
 Four synthetic sources by default: `copy` (a repeated motif: learnt at once), `arith` (sums:
 learnable), `words` (Zipf-distributed pseudo-words: learnable, slowly) and `noise` (random
 characters: never learnable). A policy that chases raw loss (ODM) drifts toward `noise`; one that
-rewards learning progress (ACODM with reward="progress") should not.
+rewards progress on each source's held-out slice (ACODM with reward="heldout", the default) or
+the alignment with the held-out gradient (reward="target") should not.
 """
 
 from __future__ import annotations
@@ -83,7 +84,9 @@ def main() -> None:
         "--policy", default="acodm", help="uniform, static, odm, acodm, advantage-bandit"
     )
     ap.add_argument(
-        "--reward", default="progress", help="ACODM reward: progress, alignment, advantage"
+        "--reward",
+        default="heldout",
+        help="ACODM reward: heldout, target, progress, alignment, advantage",
     )
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--batch", type=int, default=32)
@@ -109,7 +112,7 @@ def main() -> None:
         texts = [t for k in names for t in sources[k]]
         groups = {k: np.arange(i * 400, (i + 1) * 400) for i, k in enumerate(names)}
     data = torch.tensor([encode(t) for t in texts])
-    # a held-out slice per source for the eval loss (progress reward)
+    # a held-out slice per source: its loss per source (heldout reward), its gradient (target)
     held = {k: g[-16:] for k, g in groups.items()}
     train_groups = {k: g[:-16] for k, g in groups.items()}
 
@@ -126,20 +129,38 @@ def main() -> None:
     for step, idx in enumerate(sampler):
         t0 = time.perf_counter()
         losses = sample_loss(model, data[idx])
-        grads = None
-        if args.policy == "acodm" and args.reward == "alignment":
+        grads = target = dev = None
+        acodm = args.policy == "acodm"
+        if acodm and args.reward in ("alignment", "target"):  # gradients of the output layer only
             grads = per_source_sketches(
                 losses, sampler.last_sources, len(names), model.head.parameters(), sketch
             )
+        if acodm and args.reward == "target":
+            held_loss = sample_loss(model, data[held_idx]).mean()
+            target = sketch.project(torch.autograd.grad(held_loss, list(model.head.parameters())))
         opt.zero_grad()
         losses.mean().backward()
         opt.step()
         eval_loss = None
-        if step % 10 == 0:
+        if acodm and args.reward == "heldout":
+            with torch.no_grad():
+                dev = [
+                    float(sample_loss(model, data[torch.tensor(v)]).mean()) for v in held.values()
+                ]
+        elif step % 10 == 0:
             with torch.no_grad():
                 eval_loss = float(sample_loss(model, data[held_idx]).mean())
         t1 = time.perf_counter()
-        mixer.update(loss_feedback(losses, sampler.last_sources, len(names), grads, eval_loss))
+        fb = loss_feedback(
+            losses,
+            sampler.last_sources,
+            len(names),
+            grads,
+            eval_loss,
+            dev_loss=dev,
+            target_sketch=target,
+        )
+        mixer.update(fb)
         t2 = time.perf_counter()
         t_train += t1 - t0
         t_mix += t2 - t1

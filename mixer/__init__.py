@@ -7,7 +7,7 @@ from mixer.factory import POLICIES, make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
 from mixer.history import load_history
 from mixer.sampler import MixedDataset, MixedSampler, stochastic_round
-from mixer.sketch import GradientSketch
+from mixer.sketch import GradientSketch, alignment_scores, target_scores
 
 __all__: list[str] = [
     "ACODM",
@@ -27,4 +27,6 @@ __all__: list[str] = [
     "make_mixer",
     "per_source_mean",
     "stochastic_round",
+    "alignment_scores",
+    "target_scores",
 ]

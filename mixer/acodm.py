@@ -12,38 +12,58 @@ from mixer.base import Mixer
 from mixer.baselines import ODM, softmax
 from mixer.feedback import Feedback
 from mixer.nets import Adam, param_views
-from mixer.sketch import alignment_scores
+from mixer.sketch import alignment_scores, target_scores
 
-__all__ = ["ACODM", "N_FEATURES", "alignment_scores"]
+__all__ = ["ACODM", "N_FEATURES", "alignment_scores", "target_scores"]
 
 N_FEATURES = 10
-_REWARDS = ("alignment", "progress", "advantage")
+_REWARDS = ("advantage", "heldout", "target", "alignment", "progress")
+# what each reward reads from Feedback (for the error when a trainer never sends it)
+_NEEDS = {
+    "advantage": "adv_abs",
+    "heldout": "dev_loss (a fixed held-out slice's loss per source)",
+    "target": "grad_sketch and target_sketch",
+    "alignment": "grad_sketch",
+    "progress": "loss or reward",
+}
 
 
 class ACODM(Mixer):
     """Actor-critic online data mixing.
 
     State: per source, normalised levels and trends (moving averages of per-step changes) of
-    loss and reward, mean |advantage|, pass
-    rate, gradient alignment, share of draws (overall and recent), and training progress
-    (`N_FEATURES` columns). Action: the sampling weights, softmax of the actor's per-source logits
-    plus Gaussian exploration noise (std `sigma`, decaying to `sigma_min`). Reward, depending on
-    the action a (the weights actually used):
-      - `"alignment"`: sum_i a_i cos(g_i, sum_{j != i} g_j) from `feedback.grad_sketch`;
-      - `"progress"`: sum_i a_i (drop of source i's loss, or rise of its reward, since last seen),
-        plus the drop of `feedback.eval_loss` when given;
-      - `"advantage"`: sum_i a_i |advantage|_i.
-    Per-source terms are centred across the observed sources and scaled by a running RMS, so the
-    reward is 0 for the uniform action and grows as the action favours above-average sources.
-    Learning is DDPG-style: a replay buffer, target actor and critic with soft updates (`tau`), and
-    a critic Q(s, a) = sum_i a_i u_i(s) + v(s). Because the weights sum to one, the TD target
-    r + gamma Q'(s', mu'(s')) splits exactly into per-source targets c_i + gamma Q'(s', mu'(s')) for
-    u_i(s) + v(s), which the critic regresses on every observed source (credit per source, even
-    for sources the action barely drew). The actor ascends Q(s, mu(s)) + `entropy` * H(mu(s)).
-    For the first `warmup` steps the executed weights follow an internal ODM (learning off-policy).
-    Networks are updated every `train_every` steps; `smoothing` in [0, 1) blends each new action
-    with the previous weights; `source_bias=False` drops the per-source bias terms of actor and
-    critic, so the policy depends on the features only (not on source identity).
+    loss and reward, mean |advantage|, pass rate, gradient alignment (with the held-out gradient
+    when one is given, else with the other sources), share of draws (overall and recent), and
+    training progress (`N_FEATURES` columns). Action: the sampling weights, softmax of the actor's
+    per-source logits plus Gaussian exploration noise (std `sigma`, decaying to `sigma_min`).
+    Reward sum_i a_i c_i over the weights a actually used, with a per-source coefficient c_i:
+      - `"advantage"` (default): mean |GRPO advantage| of source i;
+      - `"heldout"`: the drop of source i's held-out loss (`feedback.dev_loss`, a fixed held-out
+        slice per source) since it was last measured: progress that is not memorisation;
+      - `"target"`: <g_i, t> / |t|, source i's mean-loss gradient (`feedback.grad_sketch`)
+        projected on the gradient t of a held-out objective (`feedback.target_sketch`): the
+        first-order drop of the held-out loss one step on that source buys;
+      - `"alignment"`: cos(g_i, sum_{j != i} g_j) from `feedback.grad_sketch`;
+      - `"progress"`: drop of source i's training loss, or rise of its reward, since last seen,
+        plus the drop of `feedback.eval_loss` when given.
+    Coefficients are scaled by a running RMS that starts from the first observation and is
+    winsorised at 3 RMS (so raw rewards of any magnitude steer alike).
+    `allocation` decides how the learnt per-source values become weights:
+      - `"proportional"` (default): c is not centred; the critic learns each source's value u_i(s)
+        (a regression of c_i on the state, no bootstrap) and the actor ascends
+        sum_i max(u_i, 0) log a_i + `entropy` * H(a), whose optimum is a_i ~ max(u_i, 0): a
+        source worth twice as much gets twice the weight, and no single source takes everything
+        (diminishing returns per source). Sources of no value fall to the floor.
+      - `"softmax"`: c is centred across sources; the critic is Q(s, a) = sum_i a_i u_i(s) + v(s),
+        trained DDPG-style on r + gamma Q'(s', mu'(s')) (split exactly per source, since the
+        weights sum to one), and the actor ascends Q(s, mu(s)) + `entropy` * H(mu(s)), whose
+        optimum is softmax(u / entropy): it concentrates on the best source unless `entropy`
+        is large.
+    Both: a replay buffer, target networks with soft updates (`tau`), Adam. For the first `warmup`
+    steps the executed weights follow an internal ODM (learning off-policy). Networks are updated
+    every `train_every` steps; `smoothing` in [0, 1) blends each new action with the previous
+    weights; `source_bias=False` drops the per-source bias terms of actor and critic, so the policy
+    depends on the features only (not on source identity).
     Other knobs: `hidden` width, `gamma`, `actor_lr`/`critic_lr`, minibatch `batch_size`,
     `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (steps for the progress
     feature), `odm_signal` (the warm-up ODM's signal).
@@ -73,12 +93,17 @@ class ACODM(Mixer):
         odm_signal: str | None = None,
         smoothing: float = 0.0,
         source_bias: bool = True,
+        allocation: str = "proportional",
         **kw,
     ) -> None:
         super().__init__(n_sources, **kw)
         if reward not in _REWARDS:
             raise ValueError(f"ACODM reward must be one of {_REWARDS}, got {reward!r}")
         self.reward_kind = reward
+        if allocation not in ("softmax", "proportional"):
+            raise ValueError(f"allocation must be 'softmax' or 'proportional', got {allocation!r}")
+        self.allocation = allocation
+        self._prop = allocation == "proportional"
         self.hidden, self.gamma, self.tau = int(hidden), float(gamma), float(tau)
         self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
         self.warmup, self.sigma, self.sigma_min = int(warmup), float(sigma), float(sigma_min)
@@ -118,7 +143,14 @@ class ACODM(Mixer):
         self.actor_opt = Adam(na, actor_lr)
         self.critic_opt = Adam(nc, critic_lr)
         sig = (
-            odm_signal or {"advantage": "adv_abs", "progress": "loss", "alignment": "loss"}[reward]
+            odm_signal
+            or {
+                "advantage": "adv_abs",
+                "progress": "loss",
+                "alignment": "loss",
+                "target": "loss",
+                "heldout": "loss",
+            }[reward]
         )
         self.odm = ODM(n, signal=sig, floor=0.0, seed=self.seed, record_history=False)
         # replay buffer
@@ -135,8 +167,9 @@ class ACODM(Mixer):
         self.rms_d = np.full(2, 1e-2)  # running mean square of those changes
         self.draws = np.zeros(n)
         self.recent_share = np.full(n, 1.0 / n)
-        self.rms = {"adv": 1e-2, "coef": 1.0}
+        self.rms = {"adv": 1e-2, "coef": 1.0, "n_coef": 0}
         self.last_eval_loss: float | None = None
+        self.last_dev = np.full(n, np.nan)
         self.state = self._features()
         self.last_reward = float("nan")
         self.updates = 0
@@ -180,10 +213,16 @@ class ACODM(Mixer):
         )
         return np.clip(np.where(np.isfinite(F), F, 0.0), -5.0, 5.0)
 
-    def _coefficients(self, fb: Feedback, align: np.ndarray) -> tuple[np.ndarray, float]:
+    def _coefficients(
+        self, fb: Feedback, align: np.ndarray, proj: np.ndarray
+    ) -> tuple[np.ndarray, float]:
         """Per-source reward coefficients (before action weighting) and an action-free bonus."""
         bonus = 0.0
-        if self.reward_kind == "advantage":
+        if self.reward_kind == "heldout":
+            c = self.last_dev - fb.dev_loss
+        elif self.reward_kind == "target":
+            c = proj
+        elif self.reward_kind == "advantage":
             c = fb.adv_abs.copy()
         elif self.reward_kind == "alignment":
             c = align
@@ -194,6 +233,21 @@ class ACODM(Mixer):
             if fb.eval_loss is not None and self.last_eval_loss is not None:
                 bonus = self.last_eval_loss - fb.eval_loss
         return c, bonus
+
+    def _scale(self, c: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Coefficients over a running RMS (centred across sources for softmax allocation),
+        winsorised at 3, so one outlier step cannot shrink the next hundred; 0 where not `ok`."""
+        cbar = 0.0 if self._prop else float(np.mean(c[ok]))
+        dev = c[ok] - cbar
+        if self.rms["n_coef"] == 0:  # the first observation sets the scale
+            self.rms["coef"] = float(np.mean(dev**2)) + 1e-30
+        scale = np.sqrt(self.rms["coef"])
+        cn = np.where(ok, np.clip((c - cbar) / scale, -3.0, 3.0), 0.0)
+        self.rms["coef"] = 0.95 * self.rms["coef"] + 0.05 * float(
+            np.mean((cn[ok] * scale) ** 2) + 1e-30
+        )
+        self.rms["n_coef"] += 1
+        return cn
 
     def _track(self, fb: Feedback, align: np.ndarray) -> None:
         x = np.stack([fb.loss, fb.reward, fb.adv_abs, fb.pass_rate, align])
@@ -227,6 +281,7 @@ class ACODM(Mixer):
             )
         if fb.eval_loss is not None:
             self.last_eval_loss = fb.eval_loss
+        self.last_dev = np.where(np.isfinite(fb.dev_loss), fb.dev_loss, self.last_dev)
 
     # ---- networks ---------------------------------------------------------------------------
     @staticmethod
@@ -256,12 +311,16 @@ class ACODM(Mixer):
         u2, v2, _ = self._critic_fwd(self.critic_t, S2)
         v_next = (a2 * u2).sum(-1) + v2
         seen = np.isfinite(C)
-        y = np.where(seen, C, 0.0) + self.gamma * v_next[:, None]
         c = self.critic
         u, v, h = self._critic_fwd(c, S)
-        err = np.where(seen, u + v[:, None] - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
+        if self._prop:  # u_i alone is source i's value per example (no shared part, no bootstrap)
+            y = np.where(seen, C, 0.0)
+            err = np.where(seen, u - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
+        else:
+            y = np.where(seen, C, 0.0) + self.gamma * v_next[:, None]
+            err = np.where(seen, u + v[:, None] - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
         du = err.reshape(-1)
-        dv = err.sum(1)
+        dv = np.zeros(B) if self._prop else err.sum(1)
         dvn = np.repeat(dv / n, n)
         dpre = (np.outer(du, c["wu"]) + np.outer(dvn, c["wv"])) * (1 - h * h)
         g = np.concatenate(
@@ -278,8 +337,15 @@ class ACODM(Mixer):
         p = self.actor
         z, ha = self._actor_fwd(p, S)
         a = softmax(z)
-        gi = u - self.entropy * (np.log(a + 1e-12) + 1.0)
-        dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
+        if self._prop:
+            # ascend sum_i max(u_i, 0) log a_i + entropy * H(a): optimum a_i ~ max(u_i, 0)
+            w = np.maximum(u, 0.0)
+            ge = -self.entropy * (np.log(a + 1e-12) + 1.0)
+            dz2 = w - a * w.sum(-1, keepdims=True) + a * (ge - (a * ge).sum(-1, keepdims=True))
+            dz = (dz2 / B).reshape(-1)
+        else:
+            gi = u - self.entropy * (np.log(a + 1e-12) + 1.0)
+            dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
         dpre_a = np.outer(dz, p["w"]) * (1 - ha * ha)
         ga = np.concatenate(
             [
@@ -313,22 +379,26 @@ class ACODM(Mixer):
     # ---- the mixer step ---------------------------------------------------------------------
     def _update(self, fb: Feedback) -> None:
         used = self.weights()
-        align = (
-            alignment_scores(fb.grad_sketch)
-            if fb.grad_sketch is not None
-            else np.full(self.n_sources, np.nan)
-        )
-        c, bonus = self._coefficients(fb, align)
+        proj = align = np.full(self.n_sources, np.nan)
+        if fb.grad_sketch is not None and fb.target_sketch is not None:
+            proj, align = target_scores(fb.grad_sketch, fb.target_sketch)
+        elif fb.grad_sketch is not None:
+            align = alignment_scores(fb.grad_sketch)
+        c, bonus = self._coefficients(fb, align, proj)
         self._track(fb, align)
         if self.step < self.warmup:
             self.odm.update(fb)
-        s2 = self._features()
         ok = np.isfinite(c) & self.active
-        if ok.any():
-            dev = c[ok] - np.mean(c[ok])
-            self.rms["coef"] = 0.95 * self.rms["coef"] + 0.05 * float(np.mean(dev**2) + 1e-8)
-            cbar = float(np.mean(c[ok]))
-            cn = np.where(ok, c - cbar, 0.0) / np.sqrt(self.rms["coef"])
+        scaled = self._scale(c, ok) if ok.any() else None
+        s2 = self._features()
+        if not ok.any() and self.rms["n_coef"] == 0 and self.step >= max(2 * self.warmup, 50):
+            raise ValueError(
+                f"ACODM(reward={self.reward_kind!r}) got no usable feedback in {self.step} steps: "
+                f"it needs Feedback.{_NEEDS[self.reward_kind]}; choose a reward that your "
+                f"trainer's feedback carries"
+            )
+        if scaled is not None:
+            cn = scaled
             r = float((used * cn).sum() + bonus)
             j = self.buf_ptr
             self.buf_s[j], self.buf_a[j], self.buf_r[j], self.buf_s2[j] = self.state, used, r, s2
@@ -374,6 +444,7 @@ class ACODM(Mixer):
             "recent_share": self.recent_share.copy(),
             "rms": dict(self.rms),
             "last_eval_loss": self.last_eval_loss,
+            "last_dev": self.last_dev.copy(),
             "state": self.state.copy(),
             "sigma": self.sigma,
             "last_reward": self.last_reward,
@@ -402,6 +473,7 @@ class ACODM(Mixer):
         self.recent_share = f64(st["recent_share"])
         self.rms = {k: float(v) for k, v in st["rms"].items()}
         self.last_eval_loss = st["last_eval_loss"]
+        self.last_dev = f64(st["last_dev"])
         self.state = f64(st["state"])
         self.sigma = float(st["sigma"])
         self.last_reward = float(st["last_reward"])

@@ -14,7 +14,7 @@ __all__ = [
     "feedback_from_rewards",
 ]
 
-_ARRAY_FIELDS = ("counts", "loss", "reward", "pass_rate", "adv_abs")
+_ARRAY_FIELDS = ("counts", "loss", "reward", "pass_rate", "adv_abs", "dev_loss")
 
 
 def _vec(x: object, n: int, name: str) -> np.ndarray:
@@ -33,8 +33,14 @@ class Feedback:
     """What the trainer observed in one step, one entry per source.
 
     `counts` is how many examples of each source the step used; every other array holds NaN for a
-    source that was not drawn (or whose value is unknown). `grad_sketch` is an (n_sources, k) array of
-    projected per-source gradients (see `GradientSketch`), `eval_loss` an optional held-out loss.
+    source that was not drawn (or whose value is unknown). `grad_sketch` is an (n_sources, k) array:
+    row i is the sketched gradient (see `GradientSketch`) of source i's mean loss in the step (a NaN
+    row for a source not drawn). `target_sketch` is a (k,) sketch, with the same
+    `GradientSketch`, of the gradient of what training should improve: a held-out loss (for RL, a
+    held-out loss such as the NLL of verified reference solutions, or a policy-gradient loss on
+    held-out prompts). `dev_loss` is, per source, the loss on a fixed held-out slice of that source
+    measured after the step (the same examples every time, so its changes are the model's, not
+    sampling noise); `eval_loss` is an optional held-out loss value.
     """
 
     counts: np.ndarray
@@ -42,7 +48,9 @@ class Feedback:
     reward: np.ndarray | None = None
     pass_rate: np.ndarray | None = None
     adv_abs: np.ndarray | None = None
+    dev_loss: np.ndarray | None = None
     grad_sketch: np.ndarray | None = None
+    target_sketch: np.ndarray | None = None
     eval_loss: float | None = None
     extra: dict = field(default_factory=dict)
 
@@ -60,6 +68,14 @@ class Feedback:
             g = g.copy()
             g[~np.isfinite(g).all(axis=1)] = np.nan
             self.grad_sketch = g
+        if self.target_sketch is not None:
+            t = np.asarray(self.target_sketch, dtype=np.float64)
+            if t.ndim != 1 or (
+                self.grad_sketch is not None and t.shape[0] != self.grad_sketch.shape[1]
+            ):
+                k = "k" if self.grad_sketch is None else self.grad_sketch.shape[1]
+                raise ValueError(f"feedback.target_sketch must be ({k},), got {t.shape}")
+            self.target_sketch = t.copy() if np.isfinite(t).all() else None
         if self.eval_loss is not None and not np.isfinite(self.eval_loss):
             self.eval_loss = None
 
@@ -77,7 +93,7 @@ class Feedback:
         """A JSON-able dict (NaN becomes null); the gradient sketch is left out."""
         out: dict = {}
         for f in fields(self):
-            if f.name in ("grad_sketch",):
+            if f.name in ("grad_sketch", "target_sketch"):
                 continue
             v = getattr(self, f.name)
             if isinstance(v, np.ndarray):

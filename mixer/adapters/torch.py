@@ -158,12 +158,17 @@ def loss_feedback(
     n_sources: int,
     grad_sketch: np.ndarray | None = None,
     eval_loss: float | None = None,
+    dev_loss: Sequence[float] | np.ndarray | None = None,
+    target_sketch: np.ndarray | None = None,
 ) -> Feedback:
-    """Feedback for language-model style training: counts and mean loss per source."""
+    """Feedback for language-model style training: counts and mean loss per source, plus whatever
+    held-out signal the trainer measured (see `Feedback`)."""
     s = np.asarray(source_ids, dtype=np.int64)
     return Feedback(
         counts=np.bincount(s, minlength=n_sources),
         loss=per_source_loss(per_sample, s, n_sources),
         grad_sketch=grad_sketch,
         eval_loss=eval_loss,
+        dev_loss=dev_loss,
+        target_sketch=target_sketch,
     )

@@ -38,6 +38,26 @@ def synthetic_feedback(
         g[~drawn] = np.nan
         kw["grad_sketch"] = g
         kw["loss"] = np.where(drawn, 2.0 + noise, np.nan)
+    elif signal == "target":
+        # the held-out gradient is d; the favoured source's examples point along it, one hurts
+        d = np.ones(dim) / np.sqrt(dim)
+        along = np.full(n, 0.1)
+        along[favoured] = 1.0
+        along[(favoured + 1) % n] = -0.5
+        g = rng.standard_normal((n, dim)) * 0.5 / np.sqrt(dim) + along[:, None] * d
+        g[~drawn] = np.nan
+        kw["grad_sketch"] = g
+        kw["target_sketch"] = d + 0.1 * rng.standard_normal(dim) / np.sqrt(dim)
+        kw["loss"] = np.where(drawn, 2.0 + noise, np.nan)
+    elif signal == "heldout":
+        # every source's held-out loss; the favoured one's falls, the others' stay flat, while a
+        # memorised source's *training* loss falls fastest of all (it must not be rewarded)
+        dev = 2.0 + 0.01 * rng.standard_normal(n)
+        dev[favoured] = 3.0 - 0.005 * step + 0.01 * rng.standard_normal()
+        kw["dev_loss"] = dev
+        train = 2.0 + noise
+        train[(favoured + 1) % n] = 3.0 - 0.05 * step
+        kw["loss"] = np.where(drawn, train, np.nan)
     elif signal == "progress":
         loss = 2.0 + noise
         loss[favoured] = 3.0 - 0.02 * step + noise[favoured]

@@ -64,9 +64,15 @@ def test_gradient_sketch_preserves_cosines_and_is_chunk_consistent() -> None:
     assert abs(cos(pa, pc)) < 0.15
     parts = [torch.from_numpy(a[:1000]).float(), torch.from_numpy(a[1000:]).float()]
     assert np.allclose(sk.project(parts), pa, atol=1e-2)
-    # same seed, same projection (every rank agrees); memory does not grow with d
-    assert np.allclose(GradientSketch(dim=512, seed=3, chunk=4096).project(a), pa)
-    assert sk.memory_bytes() < 1 << 20
+    # same seed, same projection (every rank agrees), cached hashes or not; memory is bounded
+    uncached = GradientSketch(dim=512, seed=3, chunk=4096, cache_coords=0)
+    assert np.allclose(uncached.project(a), pa)
+    assert np.allclose(uncached.project(a), pa)
+    assert uncached.memory_bytes() < 1 << 20
+    assert sk.memory_bytes() <= 8 * (d + 4096) + 8 * 512
+    capped = GradientSketch(dim=512, seed=3, chunk=4096, cache_coords=10 * 4096)
+    assert np.allclose(capped.project(a), pa) and np.allclose(capped.project(a), pa)
+    assert capped.memory_bytes() <= 8 * 10 * 4096 + 8 * 512
 
 
 def test_gradient_sketch_of_model_grads() -> None:
