@@ -35,6 +35,8 @@ ARMS = {
     "odm": MixerSpec("odm", "odm", signal="loss"),
     "acodm-progress": MixerSpec("acodm-progress", "acodm", reward="progress"),
     "acodm-alignment": MixerSpec("acodm-alignment", "acodm", reward="alignment"),
+    "acodm-target": MixerSpec("acodm-target", "acodm", reward="target"),
+    "acodm-heldout": MixerSpec("acodm-heldout", "acodm", reward="heldout"),
 }
 
 

@@ -42,6 +42,8 @@ ARMS = {
     "acodm-alignment": MixerSpec(
         "acodm-alignment", "acodm", reward="alignment", odm_signal="adv_abs"
     ),
+    "acodm-target": MixerSpec("acodm-target", "acodm", reward="target", odm_signal="adv_abs"),
+    "acodm-heldout": MixerSpec("acodm-heldout", "acodm", reward="heldout", odm_signal="adv_abs"),
     # prototype of a proposed reward (a subclass in mixbench/common.py, not in mixer/); not run by default
     "acodm-learnability": MixerSpec(
         "acodm-learnability", "acodm", reward="learnability", odm_signal="adv_abs"

@@ -12,7 +12,11 @@ from mixbench.domains import collect_domains
 from mixbench.model import ByteLM
 from mixer import Feedback, GradientSketch, MixedSampler, per_source_mean
 
-__all__ = ["LMConfig", "run_lm", "load_corpus"]
+__all__ = ["LMConfig", "run_lm", "load_corpus", "load_dev"]
+
+DEV_PER_DOMAIN = 32  # development windows per domain (apart from the evaluation windows)
+DEV_BATCH = 2  # dev windows per domain in each held-out gradient (`target` reward)
+DEV_FIXED = 8  # fixed dev windows per domain whose loss the `heldout` reward follows
 
 
 class LMConfig(dict):
@@ -71,6 +75,32 @@ def load_corpus(
     return names, np.concatenate(chunks), groups, np.stack(vals), disk
 
 
+@lru_cache(maxsize=2)
+def load_dev(cap_bytes: int, ctx: int, val_windows: int, per_domain: int) -> np.ndarray:
+    """(n_dom, per_domain, ctx+1) development windows from each domain's validation text that do
+    not overlap the evaluation windows: the held-out data a mixer may look at (not the metric's)."""
+    out = []
+    for d in collect_domains(cap_bytes):
+        n = len(d.val) - ctx - 2
+        starts = np.linspace(0, n, val_windows).astype(np.int64)
+        rng = np.random.default_rng(_stable_seed(d.name))
+        picked: list[int] = []
+        for _ in range(1000 * per_domain):
+            if len(picked) == per_domain:
+                break
+            s = int(rng.integers(0, n))
+            if np.all(np.abs(starts - s) > ctx + 1) and all(abs(p - s) > ctx + 1 for p in picked):
+                picked.append(s)
+        if len(picked) < per_domain:
+            raise ValueError(f"{d.name}: validation text too short for {per_domain} dev windows")
+        out.append(np.stack([d.val[s : s + ctx + 1] for s in picked]))
+    return np.stack(out)
+
+
+def _stable_seed(name: str) -> int:
+    return sum(ord(c) * 31**i for i, c in enumerate(name)) % (2**31)
+
+
 @torch.no_grad()
 def _val_losses(model: ByteLM, vals: torch.Tensor) -> list[float]:
     model.eval()
@@ -85,7 +115,7 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
         cfg["cap_bytes"], cfg["ctx"], cfg["val_windows"]
     )
     n = len(names)
-    if spec.policy == "static":
+    if spec.policy == "static" and "weights" not in spec.kw:
         spec = MixerSpec(spec.label, "static", weights=disk / disk.sum(), **spec.kw)
     torch.manual_seed(seed)
     model = ByteLM(cfg["d"], cfg["layers"], cfg["heads"], cfg["ctx"])
@@ -99,12 +129,25 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
             * (0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * min(t, steps) / steps)))
         ),
     )
-    mixer = build_mixer(spec, n, names, seed, horizon=steps)
+    mixer_kw = dict(spec.kw)
+    fb_every = int(mixer_kw.pop("feedback_every", 1))  # held-out feedback every k steps
+    mixer = build_mixer(
+        MixerSpec(spec.label, spec.policy, **mixer_kw), n, names, seed, horizon=steps
+    )
     sampler = MixedSampler(groups, cfg["batch"], mixer=mixer, seed=seed)
-    use_sketch = spec.policy == "acodm" and spec.kw.get("reward") == "alignment"
+    reward_kind = spec.kw.get("reward") if spec.policy == "acodm" else None
+    use_sketch = reward_kind in ("alignment", "target")
     sketch = GradientSketch(cfg["sketch_dim"], seed=seed) if use_sketch else None
+    dev = None
+    if reward_kind in ("target", "heldout"):
+        dev = torch.from_numpy(
+            load_dev(cfg["cap_bytes"], cfg["ctx"], cfg["val_windows"], DEV_PER_DOMAIN).astype(
+                np.int64
+            )
+        )
+        dev_rng = np.random.default_rng([seed, 58])
     vals = torch.from_numpy(vals_np.astype(np.int64))
-    t_mix, t_sketch, t_step = Timer(), Timer(), Timer()
+    t_mix, t_sketch, t_step, t_fb = Timer(), Timer(), Timer(), Timer()
     curve_steps, curve_val, curve_dom, weights, train_loss = [], [], [], [], []
 
     def evaluate(step: int) -> None:
@@ -122,7 +165,8 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
                 w = mixer.weights()
             x = torch.from_numpy(chunks[idx].astype(np.int64))
             B = len(idx)
-            if sketch is None:
+            fb_step = step % fb_every == 0
+            if sketch is None or not fb_step:
                 rl = model.row_losses(x)
                 rl.mean().backward()
                 grad_sketch = None
@@ -138,8 +182,24 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
                     row_loss[m] = rl.detach().numpy()
                     with t_sketch:
                         flat = torch.cat([p.grad.reshape(-1) for p in params])
-                        grad_sketch[s] = sketch.project(flat if prev is None else flat - prev)
+                        part = flat if prev is None else flat - prev  # grad of rl.sum() / B
+                        grad_sketch[s] = sketch.project(part) * (B / int(m.sum()))  # of the mean
                         prev = flat.clone()
+            target_sketch, dev_loss = None, None
+            if dev is not None and fb_step:
+                with t_fb:
+                    if reward_kind == "target":
+                        pick = dev_rng.integers(0, dev.shape[1], size=(n, DEV_BATCH))
+                        win = torch.stack([dev[i, pick[i]] for i in range(n)]).reshape(
+                            -1, dev.shape[-1]
+                        )
+                        gd = torch.autograd.grad(model.row_losses(win).mean(), params)
+                        target_sketch = sketch.project(gd)
+                    else:
+                        with torch.no_grad():
+                            dev_loss = [
+                                float(model.row_losses(dev[i, :DEV_FIXED]).mean()) for i in range(n)
+                            ]
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
             opt.zero_grad(set_to_none=False)
@@ -148,6 +208,8 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
                 counts=sampler.last_counts,
                 loss=per_source_mean(row_loss, src, n),
                 grad_sketch=grad_sketch,
+                target_sketch=target_sketch,
+                dev_loss=dev_loss,
             )
             with t_mix:
                 mixer.update(fb)
@@ -168,4 +230,5 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
         "time_step_s": t_step.total / steps,
         "time_mixer_s": t_mix.total / steps,
         "time_sketch_s": t_sketch.total / steps,
+        "time_target_s": t_fb.total / steps,
     }

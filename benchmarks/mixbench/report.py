@@ -93,6 +93,7 @@ def summarize(
             "time_mixer_s": float(mix.mean()),
             "mixer_overhead": float((mix / step_t).mean()),
             "time_sketch_s": float(np.mean([r.get("time_sketch_s", 0.0) for r in v])),
+            "time_target_s": float(np.mean([r.get("time_target_s", 0.0) for r in v])),
         }
     return out
 

@@ -8,10 +8,24 @@ import torch.nn.functional as F
 from torch import nn
 
 from mixbench.common import MixerSpec, Timer, build_mixer
-from mixbench.tasks import CLEAN, N_ANS, SEQ, SOURCES, VOCAB, make_eval, make_pools, warmup_batch
+from mixbench.tasks import (
+    CLEAN,
+    N_ANS,
+    SEQ,
+    SOURCES,
+    VOCAB,
+    make_dev,
+    make_dev_slices,
+    make_eval,
+    make_pools,
+    warmup_batch,
+)
 from mixer import Feedback, GradientSketch, MixedSampler, feedback_from_rewards, grpo_advantages
 
 __all__ = ["RLConfig", "Policy", "run_rl"]
+
+DEV_PER_SOURCE = 256  # dev problems per clean source, for the `target` reward's held-out gradient
+DEV_BATCH = 64  # dev problems per step
 
 
 class RLConfig(dict):
@@ -80,13 +94,20 @@ def _pass_rates(model: Policy, evalset: dict) -> list[float]:
     ]
 
 
+def _dev_loss(logits: torch.Tensor, y: torch.Tensor, kind: str) -> torch.Tensor:
+    """`nll` of the reference answers, or `pass`: minus the expected pass rate (exact: one token)."""
+    if kind == "nll":
+        return F.cross_entropy(logits, y)
+    return -F.softmax(logits, -1).gather(1, y[:, None]).mean()
+
+
 def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
     """One GRPO run; returns held-out pass-rate curves, weights over time and timings."""
     pools = make_pools(seed, cfg["noise"], cfg["pool_scale"])
     evalset = make_eval(seed, cfg["eval_per_source"])
     n = len(pools)
     sizes = np.array([len(p.ref) for p in pools], dtype=np.float64)
-    if spec.policy == "static":
+    if spec.policy == "static" and "weights" not in spec.kw:
         spec = MixerSpec(spec.label, "static", weights=sizes / sizes.sum(), **spec.kw)
     tokens = np.concatenate([p.tokens for p in pools])
     ref = np.concatenate([p.ref for p in pools])
@@ -106,13 +127,27 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
         opt.zero_grad()
     opt = torch.optim.Adam(params, lr=cfg["lr"])
 
-    mixer = build_mixer(spec, n, SOURCES, seed, horizon=cfg["steps"])
+    mixer_kw = dict(spec.kw)
+    target_loss = mixer_kw.pop("target_loss", "pass")  # the dev loss whose gradient is the target
+    mixer_spec = MixerSpec(spec.label, spec.policy, **mixer_kw)
+    mixer = build_mixer(mixer_spec, n, SOURCES, seed, horizon=cfg["steps"])
     sampler = MixedSampler(groups, cfg["prompts"], mixer=mixer, seed=seed)
-    use_sketch = spec.policy == "acodm" and spec.kw.get("reward") == "alignment"
+    reward_kind = spec.kw.get("reward")  # the feedback this arm needs
+    use_target = reward_kind == "target"
+    use_sketch = reward_kind in ("alignment", "target")
     sketch = GradientSketch(cfg["sketch_dim"], seed=seed) if use_sketch else None
+    if use_target:  # held-out target: NLL of verified answers on a dev set (not the eval set)
+        dev_tok, dev_y = (torch.from_numpy(a) for a in make_dev(seed, DEV_PER_SOURCE))
+        dev_rng = np.random.default_rng([seed, 56])
+    use_dev = reward_kind == "heldout"
+    if use_dev:  # fixed held-out slice per source, NLL of its stored references after each step
+        slices = [
+            (torch.from_numpy(t), torch.from_numpy(y))
+            for t, y in make_dev_slices(seed, DEV_PER_SOURCE, cfg["noise"], pools)
+        ]
     gen = torch.Generator().manual_seed(seed * 7919 + 1)
     G = cfg["group"]
-    t_mix, t_step = Timer(), Timer()
+    t_mix, t_step, t_fb = Timer(), Timer(), Timer()
     curve_steps, curve_pass, curve_src, weights, rewards = [], [], [], [], []
 
     def evaluate(step: int) -> None:
@@ -150,10 +185,25 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
                     gs = torch.autograd.grad(part, params, retain_graph=j < len(present) - 1)
                     for p, g in zip(params, gs, strict=True):
                         p.grad = g if p.grad is None else p.grad + g
-                    with t_mix:
-                        grad_sketch[s] = sketch.project(torch.cat([g.reshape(-1) for g in gs]))
+                    with t_fb:
+                        # gs is the gradient of the source's part of the loss; scale to its mean
+                        scale = len(per) / int((sid == s).sum())
+                        grad_sketch[s] = scale * sketch.project(
+                            torch.cat([g.reshape(-1) for g in gs])
+                        )
+            target_sketch = None
+            if use_target:
+                with t_fb:
+                    pick = torch.from_numpy(dev_rng.choice(len(dev_y), DEV_BATCH, replace=False))
+                    tl = _dev_loss(model(dev_tok[pick]), dev_y[pick], target_loss)
+                    gd = torch.autograd.grad(tl, params)
+                    target_sketch = sketch.project(torch.cat([g.reshape(-1) for g in gd]))
             opt.step()
             opt.zero_grad()
+            dev_loss = None
+            if use_dev:
+                with t_fb, torch.no_grad():
+                    dev_loss = [float(_dev_loss(model(t), y, target_loss)) for t, y in slices]
             fb0 = feedback_from_rewards(r, sid, n, advantages=adv)
             fb = Feedback(
                 counts=sampler.last_counts,
@@ -161,6 +211,8 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
                 pass_rate=fb0.pass_rate,
                 adv_abs=fb0.adv_abs,
                 grad_sketch=grad_sketch,
+                target_sketch=target_sketch,
+                dev_loss=dev_loss,
             )
             with t_mix:
                 mixer.update(fb)
@@ -181,4 +233,5 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
         "weights": weights,
         "time_step_s": t_step.total / cfg["steps"],
         "time_mixer_s": t_mix.total / cfg["steps"],
+        "time_target_s": t_fb.total / cfg["steps"],
     }

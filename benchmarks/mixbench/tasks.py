@@ -16,6 +16,8 @@ __all__ = [
     "TaskPool",
     "make_pools",
     "make_eval",
+    "make_dev",
+    "make_dev_slices",
     "answer",
     "N_ANS",
     "SEQ",
@@ -89,6 +91,41 @@ def make_eval(seed: int, per_source: int) -> dict[str, tuple[np.ndarray, np.ndar
     for name in CLEAN:
         x = rng.integers(0, 16, (per_source, 4))
         out[name] = (_encode(_KIND[name], x), answer(_KIND[name], x))
+    return out
+
+
+def make_dev(seed: int, per_source: int) -> tuple[np.ndarray, np.ndarray]:
+    """A development set, apart from the training pools and the evaluation set: clean problems of
+    every clean source with their true (verified) answers, for a mixer's held-out target gradient."""
+    rng = np.random.default_rng([seed, 55])
+    toks, ys = [], []
+    for name in CLEAN:
+        x = rng.integers(0, 16, (per_source, 4))
+        toks.append(_encode(_KIND[name], x))
+        ys.append(answer(_KIND[name], x))
+    return np.concatenate(toks), np.concatenate(ys)
+
+
+def make_dev_slices(
+    seed: int, per_source: int, noise: float, pools: list[TaskPool]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per training source, a fixed held-out slice (tokens, stored references) drawn the way that
+    source is: noisy keeps its wrong references, repeated is its own eight problems (there is
+    nothing else to hold out)."""
+    rng = np.random.default_rng([seed, 57])
+    out = []
+    for pool in pools:
+        if pool.name == "repeated":
+            out.append((pool.tokens, pool.ref))
+            continue
+        kind = _KIND[pool.name]
+        x = rng.integers(0, 16, (per_source, 4))
+        truth = answer(kind, x)
+        ref = truth.copy()
+        if pool.name == "noisy":
+            bad = rng.random(per_source) < noise
+            ref[bad] = (truth[bad] + rng.integers(1, 16, int(bad.sum()))) % 16
+        out.append((_encode(kind, x), ref))
     return out
 
 

@@ -54,7 +54,15 @@ def test_mix_lm_quick_runs_and_losses_fall(out_dir: Path) -> None:
     names = res["domains"]
     assert len(names) >= 4  # problems domain is skipped when ../shared/data is absent
     labels = {a["label"] for a in res["arms"]}
-    assert {"uniform", "static", "odm", "acodm-progress", "acodm-alignment"} <= labels
+    assert {
+        "uniform",
+        "static",
+        "odm",
+        "acodm-progress",
+        "acodm-alignment",
+        "acodm-target",
+        "acodm-heldout",
+    } <= labels
     for run in res["runs"]:
         val = np.array(run["val_loss"])
         assert np.isfinite(val).all() and np.isfinite(run["val_loss_domain"]).all()
@@ -71,7 +79,15 @@ def test_mix_rl_quick_runs_with_sane_pass_rates(out_dir: Path) -> None:
     res = _run("mix_rl.py", out_dir)
     n = len(res["sources"])
     labels = {a["label"] for a in res["arms"]}
-    assert {"uniform", "static", "odm", "advantage-bandit", "acodm-advantage"} <= labels
+    assert {
+        "uniform",
+        "static",
+        "odm",
+        "advantage-bandit",
+        "acodm-advantage",
+        "acodm-target",
+        "acodm-heldout",
+    } <= labels
     for run in res["runs"]:
         pr = np.array(run["pass_rate"])
         assert ((pr >= 0) & (pr <= 1)).all()
