@@ -4,7 +4,7 @@ Runs every arm (Uniform, Static by domain size, ODM, ACODM with each reward sign
 for several seeds, writes benchmarks/results/mix_lm.json plus curve and weight PNGs, and prints a
 table with each arm's steps to reach the uniform run's final validation loss.
 
-    .venv/bin/python benchmarks/mix_lm.py            # full (about 15-25 min on 2 loaded cores)
+    .venv/bin/python benchmarks/mix_lm.py            # full: 21 runs, about 7 min idle, 25-30 min at load 6-13
     .venv/bin/python benchmarks/mix_lm.py --quick    # smoke check
 """
 

@@ -6,7 +6,7 @@ references wrong) and repeated (eight problems) sources. Reports held-out pass r
 sources, steps to reach the uniform run's final pass rate, and the weight each mixer gave the
 noisy and repeated sources. Writes benchmarks/results/mix_rl.json and PNGs.
 
-    .venv/bin/python benchmarks/mix_rl.py            # full
+    .venv/bin/python benchmarks/mix_rl.py            # full: 45 runs, 5-10 min on 2 cores
     .venv/bin/python benchmarks/mix_rl.py --quick    # smoke check
 """
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,17 @@ from curation.store import iter_shard_batches, require_build
 from filters.errors import UserError
 from filters.ground_truth import to_ground_truth
 
-__all__ = ["FORMATS", "parse_split", "split_of", "prompt_text", "verl_row", "trl_row", "export"]
+__all__ = [
+    "FORMATS",
+    "VERL_SCHEMA",
+    "TRL_SCHEMA",
+    "parse_split",
+    "split_of",
+    "prompt_text",
+    "verl_row",
+    "trl_row",
+    "export",
+]
 
 FORMATS = ("jsonl", "parquet", "hf", "verl", "trl")
 
@@ -96,19 +106,113 @@ def trl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
     }
 
 
-def _rows(out: Path, split: tuple[str, float] | None, split_by: str | None) -> Iterator[tuple[str, dict[str, Any]]]:
-    for batch in iter_shard_batches(out):
-        if split_by and split_by not in batch.column_names:
+_PROMPT = pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))
+#: Fixed schemas, so every chunk of a streamed export has the same types (a chunk whose
+#: difficulties are all None must not decide that the column is of null type).
+VERL_SCHEMA = pa.schema(
+    [
+        ("data_source", pa.string()),
+        ("prompt", _PROMPT),
+        ("ability", pa.string()),
+        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+        (
+            "extra_info",
+            pa.struct(
+                [
+                    ("split", pa.string()),
+                    ("index", pa.int64()),
+                    ("problem_id", pa.string()),
+                    ("test_type", pa.string()),
+                    ("difficulty", pa.float64()),
+                    ("difficulty_bucket", pa.int64()),
+                ]
+            ),
+        ),
+    ]
+)
+TRL_SCHEMA = pa.schema(
+    [
+        ("prompt", _PROMPT),
+        ("problem_id", pa.string()),
+        ("source", pa.string()),
+        ("ground_truth", pa.string()),
+        ("difficulty", pa.float64()),
+        ("difficulty_bucket", pa.int64()),
+    ]
+)
+
+
+def _split_names(batch: pa.Table, split: tuple[str, float] | None, split_by: str | None) -> list[str]:
+    if split_by:
+        if split_by not in batch.column_names:
             raise UserError(f"--split-by {split_by!r}: no such column; columns: {', '.join(batch.column_names)}")
-        for row in batch.to_pylist():
-            name = str(row[split_by]) if split_by else split_of(row["problem_id"], split)
-            yield name, row
+        return [str(v) for v in batch.column(split_by).to_pylist()]
+    return [split_of(pid, split) for pid in batch.column("problem_id").to_pylist()]
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+class _SplitFiles:
+    """One output file per split, written chunk by chunk (memory: one shard batch at a time)."""
+
+    def __init__(self, directory: Path, fmt: str) -> None:
+        self.dir, self.fmt = directory, fmt
+        self.count: dict[str, int] = {}
+        self.paths: dict[str, Path] = {}
+        self._open: dict[str, Any] = {}
+
+    def write(self, name: str, part: pa.Table) -> None:
+        """Append the rows of `part` (shard rows of one split) in this export's format."""
+        start = self.count.get(name, 0)
+        self.count[name] = start + part.num_rows
+        if self.fmt == "parquet":
+            self._writer(name, part.schema).write_table(part)
+            return
+        rows = part.to_pylist()
+        if self.fmt == "jsonl":
+            f = self._jsonl(name)
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+            return
+        make, schema = (verl_row, VERL_SCHEMA) if self.fmt == "verl" else (trl_row, TRL_SCHEMA)
+        if self.fmt == "hf":
+            table = part
+        else:
+            table = pa.Table.from_pylist([make(r, name, start + i) for i, r in enumerate(rows)], schema=schema)
+        self._writer(name, table.schema).write_table(table)
+
+    def _path(self, name: str, suffix: str) -> Path:
+        if name not in self.paths:
+            self.paths[name] = self.dir / f"{_safe(name)}{suffix}"
+        return self.paths[name]
+
+    def _jsonl(self, name: str) -> Any:
+        if name not in self._open:
+            self._open[name] = open(self._path(name, ".jsonl"), "w", encoding="utf-8")
+        return self._open[name]
+
+    def _writer(self, name: str, schema: pa.Schema) -> pq.ParquetWriter:
+        if name not in self._open:
+            self._open[name] = pq.ParquetWriter(self._path(name, ".parquet"), schema, compression="zstd")
+        return self._open[name]
+
+    def close(self) -> None:
+        for f in self._open.values():
+            f.close()
+        self._open.clear()
 
 
 def export(
     build_dir: str | Path, fmt: str, out: str | Path, split: str | None = None, split_by: str | None = None
 ) -> dict[str, int]:
-    """Write the build's problems in `fmt` under `out`; returns rows per split."""
+    """Write the build's problems in `fmt` under `out`; returns rows per split.
+
+    Streams: one shard batch is in memory at a time. Everything is written under a temporary
+    directory beside `out`, which replaces `out` only once complete, so a failed export leaves a
+    previous one intact.
+    """
     build_dir, out = Path(build_dir), Path(out)
     require_build(build_dir)
     if fmt not in FORMATS:
@@ -116,30 +220,41 @@ def export(
     if split and split_by:
         raise UserError("pass either --split or --split-by, not both")
     sp = parse_split(split)
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for name, row in _rows(build_dir, sp, split_by):
-        rows = groups.setdefault(name, [])
-        if fmt == "verl":
-            row = verl_row(row, name, len(rows))
-        elif fmt == "trl":
-            row = trl_row(row, name, len(rows))
-        rows.append(row)
-    if out.exists():
-        shutil.rmtree(out) if out.is_dir() else out.unlink()
-    out.mkdir(parents=True)
-    safe = {name: "".join(c if c.isalnum() or c in "-_." else "_" for c in name) for name in groups}
-    if fmt == "jsonl":
-        for name, rows in groups.items():
-            with open(out / f"{safe[name]}.jsonl", "w", encoding="utf-8") as f:
-                for r in rows:
-                    f.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
-    elif fmt in ("parquet", "verl"):
-        for name, rows in groups.items():
-            pq.write_table(pa.Table.from_pylist(rows), out / f"{safe[name]}.parquet", compression="zstd")
-    else:  # hf, trl: a DatasetDict on disk, loaded back with datasets.load_from_disk
-        import datasets
+    tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    try:
+        datasets_formats = fmt in ("hf", "trl")
+        parts = tmp / "_parts" if datasets_formats else tmp
+        parts.mkdir(exist_ok=True)
+        files = _SplitFiles(parts, fmt)
+        try:
+            for batch in iter_shard_batches(build_dir):
+                names = _split_names(batch, sp, split_by)
+                for name in dict.fromkeys(names):
+                    mask = pa.array([n == name for n in names])
+                    files.write(name, batch.filter(mask))
+        finally:
+            files.close()
+        if datasets_formats:  # a DatasetDict on disk, loaded back with datasets.load_from_disk
+            import datasets
 
-        datasets.disable_progress_bars()
-        dd = datasets.DatasetDict({safe[n]: datasets.Dataset.from_list(rows) for n, rows in groups.items()})
-        dd.save_to_disk(str(out))
-    return {name: len(rows) for name, rows in groups.items()}
+            datasets.disable_progress_bars()
+            dd = datasets.DatasetDict(
+                {
+                    _safe(n): datasets.Dataset.from_parquet(str(path), cache_dir=str(tmp / "_cache"))
+                    for n, path in files.paths.items()
+                }
+            )
+            dd.save_to_disk(str(tmp / "_dataset"))
+            final = tmp / "_dataset"
+        else:
+            final = tmp
+        if out.exists():
+            shutil.rmtree(out) if out.is_dir() else out.unlink()
+        final.rename(out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    return dict(files.count)
