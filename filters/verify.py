@@ -15,10 +15,11 @@ import pyarrow as pa
 
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
+from filters.sandbox.assert_calls import convert_problem
 from filters.sandbox.asserts import count_asserts
 from filters.stage import Decision, Stage
 
-__all__ = ["VerifyStage", "count_tests", "calibrated_time_limit"]
+__all__ = ["VerifyStage", "count_tests", "calibrated_time_limit", "reward_isolation"]
 
 #: How long a reference may take while its time limit is still being calibrated.
 CALIBRATION_LIMIT_S = 10.0
@@ -53,6 +54,17 @@ class _Row:
     decision: Decision | None = None
 
 
+def reward_isolation(problem: dict[str, Any]) -> str:
+    """How a correctness reward will grade this problem by default: `separate` (stdio and call
+    tests: compared outside the program), `converted` (an assert suite that converts to call
+    tests) or `in-process` (an assert suite that does not: a completion could fake a pass;
+    `assert_policy="refuse"` skips such problems)."""
+    if problem.get("test_type") != "assert":
+        return "separate"
+    converted, _ = convert_problem(problem)
+    return "converted" if converted is not None else "in-process"
+
+
 class VerifyStage(Stage):
     """Judge reference solutions in a sandbox; keep problems with a passing, stable solution.
 
@@ -75,6 +87,7 @@ class VerifyStage(Stage):
             pa.field("time_limit_s", pa.float64()),
             pa.field("time_limit_source", pa.string()),
             pa.field("solution_verdicts", pa.list_(pa.string())),
+            pa.field("reward_isolation", pa.string()),
         ]
     )
 
@@ -298,5 +311,6 @@ class VerifyStage(Stage):
                     "time_limit_s": r.limit,
                     "time_limit_source": r.limit_source,
                     "solution_verdicts": verdicts,
+                    "reward_isolation": reward_isolation(r.problem),
                 },
             )

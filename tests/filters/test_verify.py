@@ -117,3 +117,19 @@ def test_real_reference_solutions_pass(sb, name, n):
     recs = [normalize_record(r) for r in iter_source(name, limit=n) if isinstance(r, dict)]
     results = sb.run_many([(r, r["solutions"][0]) for r in recs])
     assert [r.verdict for r in results] == ["AC"] * len(recs)
+
+
+def test_kept_problems_say_how_a_reward_will_isolate_them(sb):
+    asserts = "".join(f"assert f({i}) == {i}\n" for i in range(5))
+    looped = "for i in range(5):\n    assert f(i) == i\n" + asserts
+    f = "def f(x):\n    return x"
+    rows = [
+        rec("stdio"),
+        rec("conv", test_type="assert", entry_point="f", tests=[], test_code=asserts, solutions=[f],
+            incorrect_solutions=[]),
+        rec("loop", test_type="assert", entry_point="f", tests=[], test_code=looped, solutions=[f],
+            incorrect_solutions=[]),
+    ]
+    kept = VerifyStage(sandbox=sb, min_tests=5, repeats=1, mutants=0).process(records_to_table(rows)).kept
+    got = {r["id"]: r["reward_isolation"] for r in kept.to_pylist()}
+    assert got == {"stdio": "separate", "conv": "converted", "loop": "in-process"}
