@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from curation.store import iter_shard_batches, require_build
@@ -167,7 +168,7 @@ class _SplitFiles:
         """Append the rows of `part` (shard rows of one split) in this export's format."""
         start = self.count.get(name, 0)
         self.count[name] = start + part.num_rows
-        if self.fmt == "parquet":
+        if self.fmt in ("parquet", "hf"):  # the shard rows as they are (hf: read back by datasets)
             self._writer(name, part.schema).write_table(part)
             return
         rows = part.to_pylist()
@@ -177,11 +178,8 @@ class _SplitFiles:
                 f.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
             return
         make, schema = (verl_row, VERL_SCHEMA) if self.fmt == "verl" else (trl_row, TRL_SCHEMA)
-        if self.fmt == "hf":
-            table = part
-        else:
-            table = pa.Table.from_pylist([make(r, name, start + i) for i, r in enumerate(rows)], schema=schema)
-        self._writer(name, table.schema).write_table(table)
+        table = pa.Table.from_pylist([make(r, name, start + i) for i, r in enumerate(rows)], schema=schema)
+        self._writer(name, schema).write_table(table)
 
     def _path(self, name: str, suffix: str) -> Path:
         if name not in self.paths:
@@ -231,10 +229,9 @@ def export(
         files = _SplitFiles(parts, fmt)
         try:
             for batch in iter_shard_batches(build_dir):
-                names = _split_names(batch, sp, split_by)
-                for name in dict.fromkeys(names):
-                    mask = pa.array([n == name for n in names])
-                    files.write(name, batch.filter(mask))
+                names = pa.array(_split_names(batch, sp, split_by))
+                for name in pc.unique(names).to_pylist():
+                    files.write(name, batch.filter(pc.equal(names, name)))
         finally:
             files.close()
         if datasets_formats:  # a DatasetDict on disk, loaded back with datasets.load_from_disk

@@ -14,17 +14,17 @@ from mixer.feedback import Feedback
 from mixer.nets import Adam, param_views
 from mixer.sketch import alignment_scores, target_scores
 
-__all__ = ["ACODM", "N_FEATURES", "alignment_scores", "target_scores"]
+__all__ = ["ACODM", "N_FEATURES", "alignment_scores"]
 
 N_FEATURES = 10
-_REWARDS = ("advantage", "heldout", "target", "alignment", "progress")
-# what each reward reads from Feedback (for the error when a trainer never sends it)
-_NEEDS = {
-    "advantage": "adv_abs",
-    "heldout": "dev_loss (a fixed held-out slice's loss per source)",
-    "target": "grad_sketch and target_sketch",
-    "alignment": "grad_sketch",
-    "progress": "loss or reward",
+# per reward: what it reads from Feedback (named in the error when a trainer never sends it), and
+# the signal of the ODM that chooses the weights during warm-up
+_REWARDS = {
+    "advantage": ("adv_abs", "adv_abs"),
+    "heldout": ("dev_loss (a fixed held-out slice's loss per source)", "loss"),
+    "target": ("grad_sketch and target_sketch", "loss"),
+    "alignment": ("grad_sketch", "loss"),
+    "progress": ("loss or reward", "loss"),
 }
 
 
@@ -98,12 +98,11 @@ class ACODM(Mixer):
     ) -> None:
         super().__init__(n_sources, **kw)
         if reward not in _REWARDS:
-            raise ValueError(f"ACODM reward must be one of {_REWARDS}, got {reward!r}")
+            raise ValueError(f"ACODM reward must be one of {tuple(_REWARDS)}, got {reward!r}")
         self.reward_kind = reward
         if allocation not in ("softmax", "proportional"):
             raise ValueError(f"allocation must be 'softmax' or 'proportional', got {allocation!r}")
         self.allocation = allocation
-        self._prop = allocation == "proportional"
         self.hidden, self.gamma, self.tau = int(hidden), float(gamma), float(tau)
         self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
         self.warmup, self.sigma, self.sigma_min = int(warmup), float(sigma), float(sigma_min)
@@ -142,16 +141,7 @@ class ACODM(Mixer):
         self._bind()
         self.actor_opt = Adam(na, actor_lr)
         self.critic_opt = Adam(nc, critic_lr)
-        sig = (
-            odm_signal
-            or {
-                "advantage": "adv_abs",
-                "progress": "loss",
-                "alignment": "loss",
-                "target": "loss",
-                "heldout": "loss",
-            }[reward]
-        )
+        sig = odm_signal or _REWARDS[reward][1]
         self.odm = ODM(n, signal=sig, floor=0.0, seed=self.seed, record_history=False)
         # replay buffer
         self.buf_s = np.zeros((self.buffer_size, n, f))
@@ -174,6 +164,10 @@ class ACODM(Mixer):
         self.last_reward = float("nan")
         self.updates = 0
         self._policy = np.full(n, 1.0 / n)
+
+    @property
+    def _prop(self) -> bool:
+        return self.allocation == "proportional"
 
     def _bind(self) -> None:
         """(Re)create the named parameter views into the flat vectors."""
@@ -306,10 +300,6 @@ class ACODM(Mixer):
         S_flat = S.reshape(-1, S.shape[-1])
         # critic, per source: since sum_i a_i = 1, Q(s, a) = r + gamma V'(s') for every action exactly
         # when u_i(s) + v(s) = c_i + gamma V'(s') for each source i; regress that on observed sources.
-        z2, _ = self._actor_fwd(self.actor_t, S2)
-        a2 = softmax(z2)
-        u2, v2, _ = self._critic_fwd(self.critic_t, S2)
-        v_next = (a2 * u2).sum(-1) + v2
         seen = np.isfinite(C)
         c = self.critic
         u, v, h = self._critic_fwd(c, S)
@@ -317,6 +307,9 @@ class ACODM(Mixer):
             y = np.where(seen, C, 0.0)
             err = np.where(seen, u - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
         else:
+            z2, _ = self._actor_fwd(self.actor_t, S2)
+            u2, v2, _ = self._critic_fwd(self.critic_t, S2)
+            v_next = (softmax(z2) * u2).sum(-1) + v2
             y = np.where(seen, C, 0.0) + self.gamma * v_next[:, None]
             err = np.where(seen, u + v[:, None] - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
         du = err.reshape(-1)
@@ -389,16 +382,15 @@ class ACODM(Mixer):
         if self.step < self.warmup:
             self.odm.update(fb)
         ok = np.isfinite(c) & self.active
-        scaled = self._scale(c, ok) if ok.any() else None
         s2 = self._features()
         if not ok.any() and self.rms["n_coef"] == 0 and self.step >= max(2 * self.warmup, 50):
             raise ValueError(
                 f"ACODM(reward={self.reward_kind!r}) got no usable feedback in {self.step} steps: "
-                f"it needs Feedback.{_NEEDS[self.reward_kind]}; choose a reward that your "
+                f"it needs Feedback.{_REWARDS[self.reward_kind][0]}; choose a reward that your "
                 f"trainer's feedback carries"
             )
-        if scaled is not None:
-            cn = scaled
+        if ok.any():
+            cn = self._scale(c, ok)
             r = float((used * cn).sum() + bonus)
             j = self.buf_ptr
             self.buf_s[j], self.buf_a[j], self.buf_r[j], self.buf_s2[j] = self.state, used, r, s2

@@ -19,8 +19,9 @@ class GradientSketch:
     Coordinate j goes to bucket h(j) with sign s(j); h and s are drawn chunk by chunk from a
     generator seeded by (seed, chunk index), so every call (and every rank) uses the same
     projection. The hashes of the first `cache_coords` coordinates (default 8 M, 64 MB) are kept
-    between calls; beyond that they are regenerated per call, so memory stays bounded for any d. Inner products are preserved in expectation, so
-    cosines between sketches estimate cosines between the full gradients.
+    between calls; beyond that they are regenerated per call, so memory stays bounded for any d.
+    Inner products are preserved in expectation, so cosines between sketches estimate cosines
+    between the full gradients.
     """
 
     def __init__(
