@@ -6,6 +6,7 @@ from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
 from mixer.factory import POLICIES, make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
 from mixer.history import load_history
+from mixer.proxy import ProxyACODM
 from mixer.sampler import MixedDataset, MixedSampler, stochastic_round
 from mixer.sketch import GradientSketch, alignment_scores, target_scores
 
@@ -19,6 +20,7 @@ __all__: list[str] = [
     "Mixer",
     "ODM",
     "POLICIES",
+    "ProxyACODM",
     "Static",
     "Uniform",
     "feedback_from_rewards",

@@ -8,6 +8,7 @@ from filters.errors import UserError
 from mixer.acodm import ACODM
 from mixer.base import Mixer
 from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
+from mixer.proxy import ProxyACODM
 
 __all__ = ["make_mixer", "POLICIES"]
 
@@ -16,12 +17,13 @@ POLICIES: dict[str, type[Mixer]] = {
     "static": Static,
     "odm": ODM,
     "acodm": ACODM,
+    "acodm-proxy": ProxyACODM,
     "advantage-bandit": AdvantageBandit,
 }
 
 
 def make_mixer(name: str, n_sources: int, **kw: Any) -> Mixer:
-    """A mixer policy by name: uniform, static, odm, acodm, advantage-bandit (keywords go to its constructor)."""
+    """A mixer policy by name: uniform, static, odm, acodm, acodm-proxy, advantage-bandit (keywords go to its constructor)."""
     key = name.strip().lower().replace("_", "-")
     cls = POLICIES.get(key)
     if cls is None:

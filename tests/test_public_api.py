@@ -61,6 +61,7 @@ PUBLIC = {
         'Mixer',
         'ODM',
         'POLICIES',
+        'ProxyACODM',
         'Static',
         'Uniform',
         'alignment_scores',

@@ -6,7 +6,6 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from curation.cli import app
