@@ -30,6 +30,7 @@ POLICIES: list[tuple[str, str, dict]] = [
     ("advantage-bandit", "advantage-bandit", {}),
     ("acodm", "acodm", {}),
     ("acodm (train_every=4)", "acodm", {"train_every": 4}),
+    ("acodm-proxy (deployed)", "acodm-proxy", {"deployed": True}),
 ]
 
 
@@ -53,7 +54,12 @@ def _stream(n: int, steps: int, seed: int = 0) -> list[Feedback]:
 
 def time_updates(name: str, kw: dict, n: int, updates: int) -> dict:
     fbs = _stream(n, updates + 50)
+    kw = dict(kw)
+    deployed = kw.pop("deployed", False)
     m = make_mixer(name, n, seed=0, **({"warmup": 10} if name == "acodm" else {}), **kw)
+    if deployed:  # a proxy-trained policy in the target run: acting only, learning done
+        m.deploy()
+        m.start_run()
     for fb in fbs[:50]:
         m.update(fb)
     ts = np.empty(updates)

@@ -41,3 +41,25 @@ def test_train_with_mixer_runs(args: list[str], tmp_path: Path) -> None:
     assert "held-out loss per source" in proc.stdout and "mixer overhead" in proc.stdout
     lines = hist.read_text().splitlines()
     assert len(lines) == 31  # a header, then one line per step
+
+
+def test_proxy_mixer_trains_on_proxies_then_deploys(tmp_path: Path) -> None:
+    policy = tmp_path / "p.pt"
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "proxy_mixer.py"), "--proxy-runs", "3", "--steps", "8"]
+        + ["--policy-file", str(policy)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.count("proxy run ") == 3
+    assert "weights used:" in proc.stdout and "'proxy-trained'" in proc.stdout
+    import torch
+
+    from mixer import ProxyACODM
+
+    m = ProxyACODM(4, horizon=8)
+    m.load_state_dict(torch.load(policy, weights_only=True))
+    assert m.deployed and m.runs == 3

@@ -86,6 +86,19 @@ def build_mixer(
             return LearnabilityACODM(n_sources, seed=seed, names=list(names), **kw)
         if "features" in kw:
             return FeatureMaskedACODM(n_sources, seed=seed, names=list(names), **kw)
+    if spec.policy == "acodm-proxy":
+        for k, v in extra.items():
+            kw.setdefault(k, v)
+        state = kw.pop("state", None)
+        if state is None and "state_file" in kw:
+            state = json.loads(Path(kw.pop("state_file")).read_text())
+        kw.pop("state_sha", None)
+        noise_seed = int(kw.pop("noise_seed", 0))
+        mixer = make_mixer(spec.policy, n_sources, seed=seed, names=list(names), **kw)
+        if state is not None:  # a policy learnt so far; this run explores with its own noise
+            mixer.load_state_dict(state)
+            mixer.rng = np.random.default_rng([seed, 99, noise_seed])
+        return mixer
     return make_mixer(spec.policy, n_sources, seed=seed, names=list(names), **kw)
 
 

@@ -10,7 +10,8 @@ import torch
 from mixbench.common import MixerSpec, Timer, build_mixer
 from mixbench.domains import collect_domains
 from mixbench.model import ByteLM
-from mixer import Feedback, GradientSketch, MixedSampler, per_source_mean
+from mixer import Feedback, GradientSketch, MixedSampler, ProxyACODM, per_source_mean
+from mixer.base import to_state
 
 __all__ = ["LMConfig", "run_lm", "load_corpus", "load_dev"]
 
@@ -146,6 +147,21 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
             )
         )
         dev_rng = np.random.default_rng([seed, 58])
+    # proxy mode while learning: the held-out objective (mean loss over DEV_FIXED development
+    # windows per domain) before training and at every segment end; a deployed policy needs none
+    proxy_learning = isinstance(mixer, ProxyACODM) and not mixer.deployed
+    if proxy_learning:
+        obj = torch.from_numpy(
+            load_dev(cfg["cap_bytes"], cfg["ctx"], cfg["val_windows"], DEV_PER_DOMAIN)[
+                :, :DEV_FIXED
+            ].astype(np.int64)
+        )
+
+    def dev_objective() -> float:
+        return float(np.mean(_val_losses(model, obj)))
+
+    if isinstance(mixer, ProxyACODM):
+        mixer.start_run(eval_loss=dev_objective() if proxy_learning else None)
     vals = torch.from_numpy(vals_np.astype(np.int64))
     t_mix, t_sketch, t_step, t_fb = Timer(), Timer(), Timer(), Timer()
     curve_steps, curve_val, curve_dom, weights, train_loss = [], [], [], [], []
@@ -204,9 +220,14 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
             opt.step()
             opt.zero_grad(set_to_none=False)
             sched.step()
+            eval_loss = None
+            if proxy_learning and (step % mixer.segment_len == 0 or step == steps):
+                with t_fb:
+                    eval_loss = dev_objective()
             fb = Feedback(
                 counts=sampler.last_counts,
                 loss=per_source_mean(row_loss, src, n),
+                eval_loss=eval_loss,
                 grad_sketch=grad_sketch,
                 target_sketch=target_sketch,
                 dev_loss=dev_loss,
@@ -217,7 +238,7 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
         train_loss.append(float(row_loss.mean()))
         if step % cfg["eval_every"] == 0 or step == steps:
             evaluate(step)
-    return {
+    out = {
         "label": spec.label,
         "seed": seed,
         "names": names,
@@ -232,3 +253,6 @@ def run_lm(spec: MixerSpec, seed: int, cfg: LMConfig) -> dict:
         "time_sketch_s": t_sketch.total / steps,
         "time_target_s": t_fb.total / steps,
     }
+    if proxy_learning:
+        out["examples"] = to_state(mixer.end_run(learn=False))
+    return out

@@ -20,7 +20,15 @@ from mixbench.tasks import (
     make_pools,
     warmup_batch,
 )
-from mixer import Feedback, GradientSketch, MixedSampler, feedback_from_rewards, grpo_advantages
+from mixer import (
+    Feedback,
+    GradientSketch,
+    MixedSampler,
+    ProxyACODM,
+    feedback_from_rewards,
+    grpo_advantages,
+)
+from mixer.base import to_state
 
 __all__ = ["RLConfig", "Policy", "run_rl"]
 
@@ -139,6 +147,18 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
     if use_target:  # held-out target: NLL of verified answers on a dev set (not the eval set)
         dev_tok, dev_y = (torch.from_numpy(a) for a in make_dev(seed, DEV_PER_SOURCE))
         dev_rng = np.random.default_rng([seed, 56])
+    # proxy mode while learning: the held-out objective (minus the expected pass rate on the dev set)
+    # before training and at every segment end; a deployed proxy policy needs no held-out feedback
+    proxy_learning = isinstance(mixer, ProxyACODM) and not mixer.deployed
+    if proxy_learning:
+        obj_tok, obj_y = (torch.from_numpy(a) for a in make_dev(seed, DEV_PER_SOURCE))
+
+    def dev_objective() -> float:
+        with torch.no_grad():
+            return float(_dev_loss(model(obj_tok), obj_y, "pass"))
+
+    if isinstance(mixer, ProxyACODM):
+        mixer.start_run(eval_loss=dev_objective() if proxy_learning else None)
     use_dev = reward_kind == "heldout"
     if use_dev:  # fixed held-out slice per source, NLL of its stored references after each step
         slices = [
@@ -204,6 +224,10 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
             if use_dev:
                 with t_fb, torch.no_grad():
                     dev_loss = [float(_dev_loss(model(t), y, target_loss)) for t, y in slices]
+            eval_loss = None
+            if proxy_learning and (step % mixer.segment_len == 0 or step == cfg["steps"]):
+                with t_fb:
+                    eval_loss = dev_objective()
             fb0 = feedback_from_rewards(r, sid, n, advantages=adv)
             fb = Feedback(
                 counts=sampler.last_counts,
@@ -213,6 +237,7 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
                 grad_sketch=grad_sketch,
                 target_sketch=target_sketch,
                 dev_loss=dev_loss,
+                eval_loss=eval_loss,
             )
             with t_mix:
                 mixer.update(fb)
@@ -220,7 +245,7 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
         rewards.append(float(r.mean()))
         if step % cfg["eval_every"] == 0 or step == cfg["steps"]:
             evaluate(step)
-    return {
+    out = {
         "label": spec.label,
         "seed": seed,
         "names": list(SOURCES),
@@ -235,3 +260,6 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig) -> dict:
         "time_mixer_s": t_mix.total / cfg["steps"],
         "time_target_s": t_fb.total / cfg["steps"],
     }
+    if proxy_learning:
+        out["examples"] = to_state(mixer.end_run(learn=False))
+    return out

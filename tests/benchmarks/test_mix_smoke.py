@@ -100,3 +100,34 @@ def test_mix_rl_quick_runs_with_sane_pass_rates(out_dir: Path) -> None:
     _check_summary(res["summary"], labels)
     # the supervised warm-up makes the easy source solvable, so pass rates are not stuck at chance
     assert res["summary"]["arms"]["uniform"]["final_per_source_mean"][0] > 0.2
+
+
+@pytest.mark.parametrize("bench", ["rl", "lm"])
+def test_mix_proxy_quick_trains_then_deploys(out_dir: Path, bench: str) -> None:
+    name = f"proxy_{bench}"
+    args = ["--quick", "--bench", bench, "--proxies", "4", "--snapshots", "2", "--name", name]
+    if bench == "lm":
+        args += ["--paired", "--proxy-set", "d=32"]
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "mix_proxy.py"), *args, "--out-dir", str(out_dir)],
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads((out_dir / f"{name}.json").read_text())
+    assert len(res["proxy_trace"]) == 4
+    assert (out_dir / f"{name}_curves.png").stat().st_size > 0
+    if bench == "lm":  # paired: one seed per round of two runs
+        assert [t["seed"] for t in res["proxy_trace"]] == [1000, 1000, 1001, 1001]
+    deployed = [k for k in res["summary"]["arms"] if k.startswith("acodm-proxy")]
+    assert len(deployed) == 2  # after 2 runs and after 4
+    for label in deployed:
+        w = np.array(res["deployed_weights_mean"][label])
+        assert (w > 0).all() and abs(w.sum() - 1) < 1e-4  # the JSON keeps 5 digits
+    _check_summary(res["summary"], {"uniform", "static", "odm", *deployed})
+    for k in (2, 4):  # the deployed policies, loadable and marked deployed
+        state = json.loads((out_dir / f"{name}_state_{k}.json").read_text())
+        assert state["policy_name"] == "acodm-proxy"
+        assert state["policy_state"]["proxy"]["deployed"] is True
+        assert state["policy_state"]["proxy"]["runs"] == k
