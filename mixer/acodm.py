@@ -151,14 +151,7 @@ class ACODM(Mixer):
         self.buf_s2 = np.zeros((self.buffer_size, n, f))
         self.buf_ptr = 0
         self.buf_len = 0
-        # tracked statistics: moving averages of loss, reward, |advantage|, pass rate, alignment
-        self.level = np.full((5, n), np.nan)
-        self.trend = np.full((2, n), np.nan)  # moving average of per-step changes of loss, reward
-        self.rms_d = np.full(2, 1e-2)  # running mean square of those changes
-        self.draws = np.zeros(n)
-        self.recent_share = np.full(n, 1.0 / n)
-        self.rms = {"adv": 1e-2, "coef": 1.0, "n_coef": 0}
-        self.last_eval_loss: float | None = None
+        self._reset_stats()
         self.last_dev = np.full(n, np.nan)
         self.state = self._features()
         self.last_reward = float("nan")
@@ -168,6 +161,18 @@ class ACODM(Mixer):
     @property
     def _prop(self) -> bool:
         return self.allocation == "proportional"
+
+    def _reset_stats(self) -> None:
+        """Forget the tracked statistics (the state's inputs), as at the start of a run."""
+        n = self.n_sources
+        # moving averages of loss, reward, |advantage|, pass rate, alignment
+        self.level = np.full((5, n), np.nan)
+        self.trend = np.full((2, n), np.nan)  # moving average of per-step changes of loss, reward
+        self.rms_d = np.full(2, 1e-2)  # running mean square of those changes
+        self.draws = np.zeros(n)
+        self.recent_share = np.full(n, 1.0 / n)
+        self.rms = {"adv": 1e-2, "coef": 1.0, "n_coef": 0}
+        self.last_eval_loss: float | None = None
 
     def _bind(self) -> None:
         """(Re)create the named parameter views into the flat vectors."""
@@ -292,6 +297,19 @@ class ACODM(Mixer):
         hm = h.reshape(*shp, -1).mean(axis=-2)
         return u, hm @ p["wv"] + p["cv"][0], h
 
+    def _actor_grad(self, S: np.ndarray, ha: np.ndarray, dz: np.ndarray) -> np.ndarray:
+        """The actor's flat parameter gradient from dz (the gradient on its logits, flattened
+        over minibatch and sources), `ha` the hidden activations of `_actor_fwd` on states S."""
+        dpre = np.outer(dz, self.actor["w"]) * (1 - ha * ha)
+        return np.concatenate(
+            [
+                (S.reshape(-1, S.shape[-1]).T @ dpre).ravel(),
+                dpre.sum(0),
+                dz @ ha,
+                dz.reshape(-1, self.n_sources).sum(0) * self._bias_on,
+            ]
+        )
+
     def _train(self) -> None:
         B = min(self.batch_size, self.buf_len)
         idx = self.rng.integers(0, self.buf_len, size=B)
@@ -339,15 +357,7 @@ class ACODM(Mixer):
         else:
             gi = u - self.entropy * (np.log(a + 1e-12) + 1.0)
             dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
-        dpre_a = np.outer(dz, p["w"]) * (1 - ha * ha)
-        ga = np.concatenate(
-            [
-                (S_flat.T @ dpre_a).ravel(),
-                dpre_a.sum(0),
-                dz @ ha,
-                dz.reshape(B, n).sum(0) * self._bias_on,
-            ]
-        )
+        ga = self._actor_grad(S, ha, dz)
         self.critic_opt.step(self.critic_flat, g)
         self.actor_opt.step(self.actor_flat, ga, ascend=True)
         tau = self.tau

@@ -123,15 +123,9 @@ class ProxyACODM(ACODM):
 
     # ---- runs ---------------------------------------------------------------------------
     def _reset_run(self, eval_loss: float | None) -> None:
-        n = self.n_sources
         self.step = 0
         self.history = []
-        self.level = np.full((5, n), np.nan)
-        self.trend = np.full((2, n), np.nan)
-        self.rms_d = np.full(2, 1e-2)
-        self.rms = {"adv": 1e-2, "coef": 1.0, "n_coef": 0}
-        self.draws = np.zeros(n)
-        self.recent_share = np.full(n, 1.0 / n)
+        self._reset_stats()
         self.last_eval_loss = None if eval_loss is None else float(eval_loss)
         self.state = self._features()
         self._seg_s: list[np.ndarray] = []
@@ -223,9 +217,7 @@ class ProxyACODM(ACODM):
         self.start_run()
 
     # ---- learning -----------------------------------------------------------------------
-    def learn(
-        self, examples: list[dict[str, np.ndarray]], groups: list[int] | None = None
-    ) -> None:
+    def learn(self, examples: list[dict[str, np.ndarray]], groups: list[int] | None = None) -> None:
         """Add examples from `end_run(learn=False)` of any runs and fit critic and actor.
 
         `groups` (one id per run) marks runs that share everything but the mixture, such as the
@@ -314,16 +306,7 @@ class ProxyACODM(ACODM):
         a = softmax(z)
         gi = u - kap * a - self.entropy * (np.log(a + 1e-12) + 1.0)
         dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
-        dpre_a = np.outer(dz, p["w"]) * (1 - ha * ha)
-        ga = np.concatenate(
-            [
-                (S.reshape(-1, f).T @ dpre_a).ravel(),
-                dpre_a.sum(0),
-                dz @ ha,
-                dz.reshape(B, n).sum(0) * self._bias_on,
-            ]
-        )
-        ga -= self.weight_decay * self.actor_flat
+        ga = self._actor_grad(S, ha, dz) - self.weight_decay * self.actor_flat
         self.critic_opt.step(self.critic_flat, g)
         self.kappa_opt.step(self.kappa_raw, gk)
         self.actor_opt.step(self.actor_flat, ga, ascend=True)
