@@ -226,10 +226,15 @@ class ProxyACODM(ACODM):
         without a group partner teach it nothing then; without `groups` it fits the returns."""
         if groups is not None and len(groups) != len(examples):
             raise ValueError(f"{len(groups)} groups for {len(examples)} runs")
+        if groups is not None and min(groups, default=0) < 0:
+            raise ValueError(f"group ids must be >= 0, got {min(groups)}")
         for j, ex in enumerate(examples):
             self.runs += 1
             k = len(ex["g"])
-            gid = np.full(k, -1) if groups is None else int(groups[j]) * 10_000 + np.arange(k)
+            # one comparison group per (run group, segment); a run has at most `segments` of them
+            gid = (
+                np.full(k, -1) if groups is None else int(groups[j]) * self.segments + np.arange(k)
+            )
             keep = self.max_examples
             self.ex_s = np.concatenate([self.ex_s, ex["s"]])[-keep:]
             self.ex_a = np.concatenate([self.ex_a, ex["a"]])[-keep:]

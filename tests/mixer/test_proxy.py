@@ -202,6 +202,12 @@ def test_bad_arguments_are_refused() -> None:
         ProxyACODM(N, horizon=10, segments=11)
     with pytest.raises(ValueError, match="explore"):
         ProxyACODM(N, explore=-1.0)
+    m = ProxyACODM(N, horizon=STEPS)
+    ex = {"s": np.zeros((1, N, 10)), "a": np.full((1, N), 1 / N), "g": np.zeros(1)}
+    with pytest.raises(ValueError, match="groups for"):
+        m.learn([ex, ex], groups=[0])
+    with pytest.raises(ValueError, match=">= 0"):
+        m.learn([ex], groups=[-1])
 
 
 def test_a_saved_policy_loads_by_keyword_for_adapters(tmp_path) -> None:
