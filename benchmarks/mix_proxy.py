@@ -120,7 +120,7 @@ def train_proxy(
             mixer.learn([from_state(o["examples"]) for o in outs], groups=groups)
             for s, o in zip(seeds, outs, strict=True):
                 trace.append({"seed": s, "final": o["final"], "weights": o["weights"]})
-            greedy = mixer.actor_weights(mixer._seg_s[0])
+            greedy = mixer.actor_weights()  # at the state a run starts from
             log(
                 f"[{len(trace)}/{proxies}] proxy finals {[round(o['final'], 3) for o in outs]} "
                 f"greedy start weights {np.round(greedy, 2).tolist()} ({time.perf_counter() - t0:.0f}s)"
@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> dict:
         sha = hashlib.sha256(state_path.read_bytes()).hexdigest()[:12]
         label = f"acodm-proxy[{k} runs, {tag}]"
         arms.append(
-            MixerSpec(label, "acodm-proxy", state_file=str(state_path), state_sha=sha, **kw)
+            MixerSpec(label, "acodm-proxy", policy_file=str(state_path), state_sha=sha, **kw)
         )
     jobs = [{"spec": a, "seed": s, "cfg": cfg} for s in range(seeds) for a in arms]
     runs = run_jobs(bench.run, jobs, args.workers, cache=args.cache)

@@ -310,12 +310,29 @@ class ACODM(Mixer):
             ]
         )
 
+    def _critic_grad(
+        self, S: np.ndarray, h: np.ndarray, du: np.ndarray, dv: np.ndarray
+    ) -> np.ndarray:
+        """The critic's flat parameter gradient from du (on u, flattened over minibatch and
+        sources) and dv (on v, per minibatch row), `h` the hidden activations of `_critic_fwd`."""
+        c, n = self.critic, self.n_sources
+        dvn = np.repeat(dv / n, n)  # v = mean_i h_i . wv + cv
+        dpre = (np.outer(du, c["wu"]) + np.outer(dvn, c["wv"])) * (1 - h * h)
+        return np.concatenate(
+            [
+                (S.reshape(-1, S.shape[-1]).T @ dpre).ravel(),
+                dpre.sum(0),
+                du @ h,
+                du.reshape(-1, n).sum(0) * self._bias_on,
+                dvn @ h,
+                [dv.sum()],
+            ]
+        )
+
     def _train(self) -> None:
         B = min(self.batch_size, self.buf_len)
         idx = self.rng.integers(0, self.buf_len, size=B)
         S, C, S2 = self.buf_s[idx], self.buf_c[idx], self.buf_s2[idx]
-        n = self.n_sources
-        S_flat = S.reshape(-1, S.shape[-1])
         # critic, per source: since sum_i a_i = 1, Q(s, a) = r + gamma V'(s') for every action exactly
         # when u_i(s) + v(s) = c_i + gamma V'(s') for each source i; regress that on observed sources.
         seen = np.isfinite(C)
@@ -330,20 +347,7 @@ class ACODM(Mixer):
             v_next = (softmax(z2) * u2).sum(-1) + v2
             y = np.where(seen, C, 0.0) + self.gamma * v_next[:, None]
             err = np.where(seen, u + v[:, None] - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
-        du = err.reshape(-1)
-        dv = np.zeros(B) if self._prop else err.sum(1)
-        dvn = np.repeat(dv / n, n)
-        dpre = (np.outer(du, c["wu"]) + np.outer(dvn, c["wv"])) * (1 - h * h)
-        g = np.concatenate(
-            [
-                (S_flat.T @ dpre).ravel(),
-                dpre.sum(0),
-                du @ h,
-                err.sum(0) * self._bias_on,
-                dvn @ h,
-                [dv.sum()],
-            ]
-        )
+        g = self._critic_grad(S, h, err.reshape(-1), np.zeros(B) if self._prop else err.sum(1))
         # actor: ascend Q(s, mu(s)) + entropy * H(mu(s)); dQ/da_i = u_i(s) (critic before its step)
         p = self.actor
         z, ha = self._actor_fwd(p, S)

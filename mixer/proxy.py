@@ -220,7 +220,7 @@ class ProxyACODM(ACODM):
     def learn(self, examples: list[dict[str, np.ndarray]], groups: list[int] | None = None) -> None:
         """Add examples from `end_run(learn=False)` of any runs and fit critic and actor.
 
-        `groups` (one id per run) marks runs that share everything but the mixture, such as the
+        `groups` (one id per run, kept across calls: give each new group a new id) marks runs that share everything but the mixture, such as the
         same seed (common random numbers): the critic then fits the differences of returns within
         a group, at each segment, so the run-to-run noise the group shares cancels. Runs
         without a group partner teach it nothing then; without `groups` it fits the returns."""
@@ -279,9 +279,8 @@ class ProxyACODM(ACODM):
     ) -> None:
         """One Adam step of critic and actor; rows with the same `seg` id >= 0 are a group whose
         errors are centred (the gradient of the centred squared error is the centred error)."""
-        B, n, f = S.shape
-        c = self.critic
-        u, v, h = self._critic_fwd(c, S)
+        B = S.shape[0]
+        u, v, h = self._critic_fwd(self.critic, S)
         kap = self.kappa()
         q = (A * u).sum(1) - 0.5 * (A * A * kap).sum(1) + v
         e = q - y
@@ -290,19 +289,7 @@ class ProxyACODM(ACODM):
                 m = seg == g
                 e[m] -= e[m].mean()
         err = e * (2.0 / B)
-        du = (err[:, None] * A).reshape(-1)  # dL/du_bi
-        dvn = np.repeat(err / n, n)  # v = mean_i h_bi . wv + cv
-        dpre = (np.outer(du, c["wu"]) + np.outer(dvn, c["wv"])) * (1 - h * h)
-        g = np.concatenate(
-            [
-                (S.reshape(-1, f).T @ dpre).ravel(),
-                dpre.sum(0),
-                du @ h,
-                (err[:, None] * A).sum(0) * self._bias_on,
-                dvn @ h,
-                [err.sum()],
-            ]
-        )
+        g = self._critic_grad(S, h, (err[:, None] * A).reshape(-1), err)
         g += self.weight_decay * self.critic_flat
         gk = -0.5 * (err[:, None] * A * A).sum(0) / (1 + np.exp(-self.kappa_raw))
         # actor: ascend Q(s, softmax(z)) + entropy * H, with the critic before its step

@@ -79,23 +79,20 @@ def build_mixer(
 ) -> Mixer:
     """The mixer of one arm for one seed (extra keywords, e.g. `horizon`, go in when the policy takes them)."""
     kw = dict(spec.kw)
-    if spec.policy == "acodm":
+    if spec.policy in ("acodm", "acodm-proxy"):
         for k, v in extra.items():
             kw.setdefault(k, v)
+    if spec.policy == "acodm":
         if kw.get("reward") == "learnability":
             return LearnabilityACODM(n_sources, seed=seed, names=list(names), **kw)
         if "features" in kw:
             return FeatureMaskedACODM(n_sources, seed=seed, names=list(names), **kw)
-    if spec.policy == "acodm-proxy":
-        for k, v in extra.items():
-            kw.setdefault(k, v)
-        state = kw.pop("state", None)
-        if state is None and "state_file" in kw:
-            state = json.loads(Path(kw.pop("state_file")).read_text())
+    if spec.policy == "acodm-proxy":  # a saved policy comes as policy_file (with its sha)
         kw.pop("state_sha", None)
+        state = kw.pop("state", None)  # the policy learnt so far, while proxy runs train it
         noise_seed = int(kw.pop("noise_seed", 0))
         mixer = make_mixer(spec.policy, n_sources, seed=seed, names=list(names), **kw)
-        if state is not None:  # a policy learnt so far; this run explores with its own noise
+        if state is not None:  # this run explores with its own noise
             mixer.load_state_dict(state)
             mixer.rng = np.random.default_rng([seed, 99, noise_seed])
         return mixer
