@@ -82,7 +82,9 @@ def test_clear_pairs_are_ordered(sb):
         [(PROBLEM, fast), (PROBLEM, slow), (PROBLEM, same), (PROBLEM, wrong)], sandbox=sb
     )
     assert [r.reward for r in rs] == [1.0, 0.0, 0.5, 0.0], [(r.decisions, r.note) for r in rs]
-    assert rs[0].decisions[0].ratio < 0.75 and rs[1].decisions[0].ratio > 1.5
+    # the work is 1x, 2x and 4x the reference's (ratios 0.5 and 2 once the start-up is taken off);
+    # CI measured 0.75 for the fast one under load, so the bounds only pin the direction with margin
+    assert rs[0].decisions[0].ratio < 0.85 and rs[1].decisions[0].ratio > 1.3
     assert not rs[3].correct
     assert speed_reward(PROBLEM, fast, sandbox=sb, mode="binary") == 1.0
     assert speed_reward(PROBLEM, same, sandbox=sb, mode="binary") == 0.0
