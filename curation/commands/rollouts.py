@@ -23,9 +23,9 @@ from rich.console import Console
 
 from curation.commands import app
 from curation.schema import PROBLEM_FIELDS, read_jsonl
-from filters.reward.extract import extract_code
 from curation.store import PROBLEMS_DIR
 from filters.errors import UserError
+from filters.reward.extract import extract_code
 
 __all__ = ["rollouts_command", "judge_completions"]
 

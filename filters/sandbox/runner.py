@@ -133,6 +133,9 @@ class Sandbox:
             "mount_namespace": bool(iso.get("mountns")),
             "private_tmp": bool(iso.get("private_tmp")),
             "private_home": bool(iso.get("runtime_visible")),
+            "host_files": "hidden: only system directories and the interpreter's library are visible"
+            if iso.get("host_hidden")
+            else "visible: the program can read any file the run's user can",
             "pid_namespace": False,
             "process_cleanup": iso.get("kill"),
             "child_subreaper": bool(iso.get("subreaper")),

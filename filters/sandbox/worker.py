@@ -11,6 +11,10 @@ about a millisecond. It reads length-prefixed pickled requests on fd 0 and answe
 When started as root the worker enters its own network and mount namespaces (private /tmp,
 /var/tmp, /dev/shm, /run/lock), becomes a child subreaper, and runs each child as a dedicated
 unprivileged uid; after every test it kills every process of that uid, so nothing outlives a test.
+In its mount namespace only the system directories (`SYSTEM_DIRS`) and the interpreter's own
+library stay visible: every other top-level directory (/home, /opt, /srv, /run, a project or data
+directory) is covered by an empty tmpfs, so a program cannot read the dataset it is graded on nor
+reach a unix socket on the host.
 """
 
 from __future__ import annotations
@@ -60,6 +64,11 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+#: Top-level directories a program may see (the private ones above are emptied); all others are
+#: covered, and only the interpreter's library is bound back into them, read-only.
+SYSTEM_DIRS = frozenset(
+    {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "dev", "proc", "sys", "tmp", "var"}
+)
 TAIL = 2000
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -106,6 +115,7 @@ class Worker:
             "netns": False,
             "mountns": False,
             "private_tmp": False,
+            "host_hidden": False,
             "subreaper": False,
             "no_new_privs": True,
             "kill": "every descendant (subreaper)",
@@ -126,7 +136,7 @@ class Worker:
                 self.iso["mountns"] = True
                 runtime = self._runtime_paths()
                 self.iso["private_tmp"] = self._private_dirs(runtime)
-                self.iso["runtime_visible"] = self._expose_runtime(runtime)
+                self.iso["runtime_visible"] = self.iso["host_hidden"] = self._expose_runtime(runtime)
         self.iso["subreaper"] = _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         if self.iso["private_tmp"]:
             self.base = "/tmp"
@@ -177,18 +187,20 @@ class Worker:
         return ok
 
     def _expose_runtime(self, needed: list[str]) -> bool:
-        """Let the unprivileged child read the interpreter's library even under a private home.
+        """Hide the host's files from the child, except the system and the interpreter's library.
 
-        A directory on the way (e.g. /root, mode 0700) is covered by an empty tmpfs in this mount
-        namespace, and only the library directories are bound back into it, read-only. The rest of
-        that directory (keys, tokens) stays invisible to the child.
+        Covered by an empty tmpfs in this mount namespace: every top-level directory outside
+        `SYSTEM_DIRS`, and any directory on the way to the library that the child could not enter
+        anyway (e.g. /root, mode 0700). The library directories inside a covered one are bound
+        back into it, read-only; the rest of it (datasets, keys, tokens, sockets) stays invisible.
         """
-        blocked: dict[str, list[str]] = {}
+        self.tops_seen = set(os.listdir("/"))
+        blocked: dict[str, list[str]] = {t: [] for t in self._host_tops(self.tops_seen, needed)}
         for p in needed:
             parts = p.strip("/").split("/")
             for i in range(1, len(parts)):
                 anc = "/" + "/".join(parts[:i])
-                if not os.stat(anc).st_mode & 0o001:
+                if anc in blocked or not os.stat(anc).st_mode & 0o001:
                     blocked.setdefault(anc, []).append(p)
                     break
         ok = True
@@ -215,6 +227,30 @@ class Worker:
                 os.rmdir(stage)
         os.rmdir(self.stage_root)
         return ok
+
+    @staticmethod
+    def _host_tops(names: set[str], needed: list[str]) -> list[str]:
+        """Top-level directories to cover; a stray file among `names` is made to read as empty."""
+        tops = []
+        for name in sorted(names):
+            top = "/" + name
+            if name in SYSTEM_DIRS or top in needed or os.path.islink(top):
+                continue
+            if os.path.isdir(top):
+                tops.append(top)
+            elif os.path.isfile(top):
+                _libc.mount(b"/dev/null", top.encode(), None, MS_BIND, None)
+        return tops
+
+    def _cover_new_tops(self) -> None:
+        """Cover what appeared at / since the last test (a data directory made after start-up)."""
+        now = set(os.listdir("/"))
+        new = now - self.tops_seen
+        self.tops_seen = now
+        for top in self._host_tops(new, []):
+            if _libc.mount(b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755,size=1m"):
+                self.tops_seen.discard(top[1:])  # tried again next time; this run does not start
+                raise OSError(ctypes.get_errno(), f"cannot cover {top} from the program")
 
     # ---- protocol -------------------------------------------------------------------------
     def _read_exact(self, n: int) -> bytes:
@@ -290,6 +326,8 @@ class Worker:
 
     def run_child(self, what: str, arg: dict) -> dict:
         lim = arg["limits"]
+        if self.iso.get("host_hidden"):
+            self._cover_new_tops()
         self.cleanup()
         os.mkdir(self.rundir, 0o700)
         if self.root:

@@ -269,3 +269,87 @@ def test_private_home_hides_the_parents_files(sb):
         print("ok" if not seen else f"visible: {{seen}}")
     """)
     assert r.verdict == "AC", r.first_failure
+
+
+def _plant_host_files(tag: str) -> tuple[Path, Path, socket.socket]:
+    """A world-readable data directory at /, a stray file at /, and a unix socket listening inside."""
+    data = Path(f"/cm-data-{tag}")
+    data.mkdir(mode=0o755)
+    (data / "train.jsonl").write_text(SECRET)
+    (data / "train.jsonl").chmod(0o644)
+    stray = Path(f"/cm-stray-{tag}")
+    stray.write_text(SECRET)
+    stray.chmod(0o644)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(data / "sock"))
+    os.chmod(data / "sock", 0o777)
+    srv.listen(1)
+    return data, stray, srv
+
+
+READ_HOST = """
+    import socket
+    found = []
+    for p in {paths!r}:
+        try:
+            found.append((p, open(p).read(64)))
+        except OSError:
+            pass
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect({sock!r})
+        found.append(("socket", "connected"))
+    except OSError:
+        pass
+    print("ok" if not any({secret!r} in str(f) or f[0] == "socket" for f in found) else f"read: {{found}}")
+"""
+
+
+@needs_root
+def test_host_files_outside_system_dirs_are_hidden():
+    """A dataset on disk is the answer key: the program must not read it, nor reach host sockets.
+
+    Bug: only directories the run's user could not enter were hidden, so a program could open a
+    world-readable training file (e.g. ../shared/data/*.jsonl.gz) and print the expected output.
+    """
+    tag = uuid.uuid4().hex[:8]
+    data, stray, srv = _plant_host_files(tag)
+    repo = Path(__file__).resolve().parents[2]
+    paths = [str(data / "train.jsonl"), str(stray), str(repo / "README.md"), __file__]
+    try:
+        with Sandbox(workers=1) as box:
+            assert box.isolation_report()["host_files"].startswith("hidden")
+            code = READ_HOST.format(paths=paths, sock=str(data / "sock"), secret=SECRET)
+            r = run(box, code)
+            assert r.verdict == "AC", r.first_failure
+            # the interpreter's library stays readable: numpy imports from the bound-back venv
+            lib = run(box, "import json, numpy\nprint('ok')")
+            assert lib.verdict == "AC", lib.first_failure
+    finally:
+        srv.close()
+        stray.unlink()
+        for p in data.iterdir():
+            p.unlink()
+        data.rmdir()
+
+
+@needs_root
+def test_a_data_directory_made_after_start_is_hidden_too(sb):
+    """The sandbox is usually started before a trainer writes its data; a new directory at / must
+    be covered before the next test runs, not only those present when the worker started."""
+    run(sb, "print('ok')")  # the workers are up
+    tag = uuid.uuid4().hex[:8]
+    data, stray, srv = _plant_host_files(tag)
+    try:
+        code = READ_HOST.format(
+            paths=[str(data / "train.jsonl"), str(stray)], sock=str(data / "sock"), secret=SECRET
+        )
+        for _ in range(2):  # both workers
+            r = run(sb, code)
+            assert r.verdict == "AC", r.first_failure
+    finally:
+        srv.close()
+        stray.unlink()
+        for p in data.iterdir():
+            p.unlink()
+        data.rmdir()
