@@ -69,7 +69,9 @@ class VerifyStage(Stage):
     """Judge reference solutions in a sandbox; keep problems with a passing, stable solution.
 
     workers: sandbox workers (default: the CPUs available); min_tests: fewer tests -> `too_few_tests`;
-    repeats: runs of each passing solution (a failure on rerun -> `flaky`); mutants: mutants of a
+    repeats: runs of each passing solution (a failure on rerun -> `flaky`); hash_check: the reruns
+    use another str hash seed, so an expected output that follows set iteration order (one valid
+    order of many, which a correct completion need not reproduce) is `flaky` too; mutants: mutants of a
     passing reference used for `test_strength` (0 disables); time_floor_s / time_factor: the
     calibrated limit max(floor, factor x reference); max_solutions: references judged per problem.
     """
@@ -104,6 +106,7 @@ class VerifyStage(Stage):
         max_solutions: int = 8,
         drop_weak: bool = True,
         seed: int = 0,
+        hash_check: bool = True,
     ) -> None:
         self.workers = workers
         self.min_tests = min_tests
@@ -114,8 +117,10 @@ class VerifyStage(Stage):
         self.max_solutions = max_solutions
         self.drop_weak = drop_weak
         self.seed = seed
+        self.hash_check = hash_check
         self._sandbox = sandbox
         self._own_sandbox = sandbox is None
+        self._rerun_sandbox: Sandbox | None = None
 
     def config(self) -> dict[str, Any]:
         cfg = {
@@ -129,6 +134,7 @@ class VerifyStage(Stage):
                 "max_solutions",
                 "drop_weak",
                 "seed",
+                "hash_check",
             )
         }
         return cfg
@@ -143,8 +149,20 @@ class VerifyStage(Stage):
             self._sandbox = Sandbox(self.workers)
         return self._sandbox
 
+    @property
+    def rerun_sandbox(self) -> Sandbox:
+        """Where reruns go: with `hash_check`, a sibling of `sandbox` with the next hash seed."""
+        if not self.hash_check:
+            return self.sandbox
+        if self._rerun_sandbox is None:
+            self._rerun_sandbox = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
+        return self._rerun_sandbox
+
     def close(self) -> None:
-        """Stop the sandbox this stage started (a sandbox passed in is left to its owner)."""
+        """Stop the sandboxes this stage started (a sandbox passed in is left to its owner)."""
+        if self._rerun_sandbox is not None:
+            self._rerun_sandbox.close()
+            self._rerun_sandbox = None
         if self._own_sandbox and self._sandbox is not None:
             self._sandbox.close()
             self._sandbox = None
@@ -152,6 +170,7 @@ class VerifyStage(Stage):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_sandbox"] = None
+        state["_rerun_sandbox"] = None
         state["_own_sandbox"] = True
         return state
 
@@ -232,7 +251,8 @@ class VerifyStage(Stage):
                     for _ in range(self.repeats - 1):
                         jobs.append((r.problem, r.solutions[k], {"time_limit_s": r.limit}))
                         owners.append((r.index, len(runs[r.index]) - 1, k))
-        results = self.sandbox.run_many(jobs)
+        rerun = self.rerun_sandbox if jobs else self.sandbox
+        results = rerun.run_many(jobs)
         for (idx, slot, _k), res in zip(owners, results):
             runs[idx][slot].append(res)
         for r in todo:
@@ -249,6 +269,7 @@ class VerifyStage(Stage):
                             "first_failure": next(
                                 x.first_failure for x in series if x.verdict != "AC"
                             ),
+                            "rerun_hash_seed": rerun.hash_seed,
                         }
                     )
                     continue

@@ -99,6 +99,19 @@ class Sandbox:
         self._isolation = dict(started[0].isolation)
         self._finalizer = weakref.finalize(self, _shutdown, self._all)
 
+    def with_hash_seed(self, hash_seed: int) -> Sandbox:
+        """A new sandbox with the same workers and limits whose programs hash str with another
+        seed (close it yourself); a rerun there shows output that follows set iteration order."""
+        return Sandbox(
+            self.n_workers,
+            time_limit_s=self.time_limit_s,
+            memory_limit_mb=self.memory_limit_mb,
+            output_limit_bytes=self.output_limit_bytes,
+            tolerance=self.tolerance,
+            retries=self.retries,
+            hash_seed=hash_seed,
+        )
+
     # ---- lifecycle -------------------------------------------------------------------------
     def __enter__(self) -> Sandbox:
         return self

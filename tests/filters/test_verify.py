@@ -133,3 +133,45 @@ def test_kept_problems_say_how_a_reward_will_isolate_them(sb):
     kept = VerifyStage(sandbox=sb, min_tests=5, repeats=1, mutants=0).process(records_to_table(rows)).kept
     got = {r["id"]: r["reward_isolation"] for r in kept.to_pylist()}
     assert got == {"stdio": "separate", "conv": "converted", "loop": "in-process"}
+
+
+SET_ORDER = 'words = set(input().split())\nprint(" ".join(words))'
+
+
+def test_an_expected_output_in_set_iteration_order_is_flaky(sb):
+    """The reference passes with the tests' hash seed, but its output is one order of many: a
+    correct completion that builds the set differently fails. The rerun under another seed shows it."""
+    inputs = [" ".join(f"w{i}{k}" for k in range(12)) + "\n" for i in range(5)]
+
+    def output(box: Sandbox, x: str) -> str:  # expected "-" is never printed: the WA shows the output
+        r = box.run({"test_type": "stdio", "tests": [{"input": x, "output": "-"}]}, SET_ORDER)
+        return r.first_failure["actual"]
+
+    with sb.with_hash_seed(sb.hash_seed + 1) as other:
+        assert other.hash_seed == 1 and other.n_workers == sb.n_workers
+        outputs = [[output(box, x) for x in inputs] for box in (sb, other)]
+    assert outputs[0] != outputs[1]  # the order really depends on the seed
+    tests = [{"input": x, "output": out} for x, out in zip(inputs, outputs[0])]
+    row = rec("setorder", tests=tests, solutions=[SET_ORDER], incorrect_solutions=[])
+    checked = VerifyStage(sandbox=sb, repeats=2, mutants=0).process(records_to_table([row]))
+    (drop,) = checked.dropped.to_pylist()
+    detail = json.loads(drop["reject_detail"])
+    assert drop["reject_reason"] == "flaky" and detail["flaky"][0]["rerun_hash_seed"] == 1
+    assert detail["flaky"][0]["verdicts"] == ["AC", "WA"]
+    unchecked = VerifyStage(sandbox=sb, repeats=2, mutants=0, hash_check=False)
+    assert unchecked.process(records_to_table([row])).kept.num_rows == 1
+
+
+def test_word_ladder_ii_is_caught_on_real_data(shared_data):
+    """LeetCodeDataset's word-ladder-ii lists its ladders in set iteration order: its reference
+    passes under hash seeds 1, 4 and 5 and fails under 0, 2 and 3. Verified where it passes, the
+    rerun under the next seed drops it as flaky instead of keeping a problem a correct answer fails."""
+    from curation.sources import iter_source
+
+    path = shared_data / "LeetCodeDataset-v0.2.0-train.jsonl.gz"
+    (row,) = [r for r in iter_source("leetcodedataset", path) if isinstance(r, dict) and r["id"] == "word-ladder-ii"]
+    with Sandbox(workers=1, hash_seed=1) as box:
+        result = VerifyStage(sandbox=box, min_tests=1, repeats=2, mutants=0).process(records_to_table([row]))
+    (drop,) = result.dropped.to_pylist()
+    assert drop["reject_reason"] == "flaky", drop
+    assert json.loads(drop["reject_detail"])["flaky"][0]["verdicts"] == ["AC", "WA"]
