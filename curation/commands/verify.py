@@ -86,6 +86,8 @@ def verify_command(
     limit: int | None = typer.Option(None, "--limit", help="only the first N problems"),
     time_limit: float | None = typer.Option(None, "--time-limit", help="CPU seconds per test (default: the source's, else 10)"),
     incorrect: bool = typer.Option(True, "--incorrect/--no-incorrect", help="also judge incorrect_solutions"),
+    hash_seed: int = typer.Option(0, "--hash-seed", help="PYTHONHASHSEED of the programs (builds and rewards use 0); "
+                                  "another value shows outputs that follow set iteration order"),
 ) -> None:
     """Run reference solutions (or --solutions candidates) against their problems' tests in the sandbox."""
     from filters.sandbox import Sandbox
@@ -98,7 +100,7 @@ def verify_command(
     solved: set[str] = set()
     t0 = time.monotonic()
     n = 0
-    with Sandbox(workers) as sb, open(out, "w", encoding="utf-8") as f:
+    with Sandbox(workers, hash_seed=hash_seed) as sb, open(out, "w", encoding="utf-8") as f:
         jobs = _jobs(_problems(file, limit, console), candidates, incorrect)
         while True:
             chunk = [j for _, j in zip(range(_CHUNK), jobs)]

@@ -138,7 +138,7 @@ def test_kept_problems_say_how_a_reward_will_isolate_them(sb):
 SET_ORDER = 'words = set(input().split())\nprint(" ".join(words))'
 
 
-def test_an_expected_output_in_set_iteration_order_is_flaky(sb):
+def test_an_expected_output_in_set_iteration_order_is_flaky(sb, tmp_path):
     """The reference passes with the tests' hash seed, but its output is one order of many: a
     correct completion that builds the set differently fails. The rerun under another seed shows it."""
     inputs = [" ".join(f"w{i}{k}" for k in range(12)) + "\n" for i in range(5)]
@@ -160,6 +160,21 @@ def test_an_expected_output_in_set_iteration_order_is_flaky(sb):
     assert detail["flaky"][0]["verdicts"] == ["AC", "WA"]
     unchecked = VerifyStage(sandbox=sb, repeats=2, mutants=0, hash_check=False)
     assert unchecked.process(records_to_table([row])).kept.num_rows == 1
+
+    # `codemix verify --hash-seed 1` shows the same thing one run at a time
+    from typer.testing import CliRunner
+
+    from curation.cli import app
+    from curation.schema import write_jsonl
+
+    write_jsonl([row], tmp_path / "p.jsonl")
+    verdicts = []
+    for seed in ("0", "1"):
+        args = ["verify", str(tmp_path / "p.jsonl"), "--out", str(tmp_path / "r.jsonl"), "--hash-seed", seed]
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        verdicts.append(json.loads((tmp_path / "r.jsonl").read_text())["verdict"])
+    assert verdicts == ["AC", "WA"]
 
 
 def test_word_ladder_ii_is_caught_on_real_data(shared_data):
