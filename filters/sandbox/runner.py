@@ -145,6 +145,7 @@ class Sandbox:
             else "host network (not isolated)",
             "mount_namespace": bool(iso.get("mountns")),
             "private_tmp": bool(iso.get("private_tmp")),
+            "scratch_mb": iso.get("scratch_mb"),  # what a run may write to each private tmpfs
             "private_home": bool(iso.get("runtime_visible")),
             "host_files": "hidden: only system directories and the interpreter's library are visible"
             if iso.get("host_hidden")

@@ -63,7 +63,10 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
 )
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
-PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+#: Private, empty tmpfs per worker, and the most a program may write there (MB). tmpfs is memory
+#: that RLIMIT_AS does not count, so these bound what a run can hold beyond its memory limit.
+#: The captured stdout and stderr live apart, on a tmpfs sized by the run's output limit.
+PRIVATE_DIRS = {"/tmp": 256, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}
 #: Top-level directories a program may see (the private ones above are emptied); all others are
 #: covered, and only the interpreter's library is bound back into them, read-only.
 SYSTEM_DIRS = frozenset(
@@ -136,6 +139,7 @@ class Worker:
                 self.iso["mountns"] = True
                 runtime = self._runtime_paths()
                 self.iso["private_tmp"] = self._private_dirs(runtime)
+                self.iso["scratch_mb"] = dict(PRIVATE_DIRS) if self.iso["private_tmp"] else None
                 self.iso["runtime_visible"] = self.iso["host_hidden"] = self._expose_runtime(runtime)
         self.iso["subreaper"] = _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         if self.iso["private_tmp"]:
@@ -177,7 +181,8 @@ class Worker:
                 continue
             inside = [p for p in runtime if p.startswith(d + "/")]
             held = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in inside]
-            ok &= _libc.mount(b"tmpfs", d.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=1777,size=1g") == 0
+            opts = f"mode=1777,size={PRIVATE_DIRS[d]}m".encode()
+            ok &= _libc.mount(b"tmpfs", d.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts) == 0
             for p, fd in held:
                 os.makedirs(p, 0o755, exist_ok=True)
                 ok &= _libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None) == 0
@@ -251,6 +256,18 @@ class Worker:
             if _libc.mount(b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755,size=1m"):
                 self.tops_seen.discard(top[1:])  # tried again next time; this run does not start
                 raise OSError(ctypes.get_errno(), f"cannot cover {top} from the program")
+
+    def _size_io(self, output_bytes: int, input_chars: int) -> None:
+        """The I/O directory is its own tmpfs, out of the program's reach: room for this run's
+        input and its captured stdout and stderr (each up to the output limit), whatever the
+        program wrote to /tmp. Mounted on the first run, resized only when that room changes."""
+        mb = (2 * output_bytes + 4 * input_chars) // (1 << 20) + 2
+        if mb == getattr(self, "io_mb", None):
+            return
+        flags = MS_NOSUID | MS_NODEV | (MS_REMOUNT if hasattr(self, "io_mb") else 0)
+        if _libc.mount(b"tmpfs", self.iodir.encode(), b"tmpfs", flags, f"mode=0700,size={mb}m".encode()):
+            raise OSError(ctypes.get_errno(), "cannot size the sandbox's I/O directory")
+        self.io_mb = mb
 
     # ---- protocol -------------------------------------------------------------------------
     def _read_exact(self, n: int) -> bytes:
@@ -328,6 +345,8 @@ class Worker:
         lim = arg["limits"]
         if self.iso.get("host_hidden"):
             self._cover_new_tops()
+        if self.iso["private_tmp"]:
+            self._size_io(lim["output_bytes"], len(arg.get("input") or ""))
         self.cleanup()
         os.mkdir(self.rundir, 0o700)
         if self.root:

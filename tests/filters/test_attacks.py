@@ -353,3 +353,31 @@ def test_a_data_directory_made_after_start_is_hidden_too(sb):
         for p in data.iterdir():
             p.unlink()
         data.rmdir()
+
+
+@needs_root
+def test_filling_scratch_space_is_bounded_and_output_still_counts(sb):
+    """tmpfs is memory that the memory limit does not see: each private directory was a 1 GB tmpfs,
+    so one run could hold 4 GB beyond its limit, and filling /tmp also lost the program's stdout."""
+    caps = sb.isolation_report()["scratch_mb"]
+    assert sum(caps.values()) <= 512, caps
+    r = run(sb, """
+        import os
+        total = 0
+        for d in ["/tmp", "/var/tmp", "/dev/shm", "."]:
+            for i in range(200):
+                try:
+                    with open(os.path.join(d, f"fill{i}"), "wb") as f:
+                        f.write(b"x" * (4 << 20))
+                except OSError:
+                    break
+                total += 4
+        print("ok" if total <= 512 else f"wrote {total} MB")
+    """, time_limit_s=5)
+    assert r.verdict == "AC", r.first_failure
+    left = run(sb, """
+        import os
+        left = [n for d in ["/tmp", "/var/tmp", "/dev/shm", "."] for n in os.listdir(d) if "fill" in n]
+        print("ok" if not left else left)
+    """)
+    assert left.verdict == "AC", left.first_failure  # the next run starts empty
