@@ -129,22 +129,24 @@ def run_jobs(
     """Run `fn(**job)` for every job, `workers` processes at a time (in-process when workers <= 1).
 
     With `cache`, each finished run is written there at once and a rerun reuses runs with the same
-    arm, seed and config (so an interrupted benchmark resumes instead of starting over).
+    arm, seed and config (so an interrupted benchmark resumes instead of starting over). The runs
+    come back in the order of `jobs`, whatever order they finished in.
     """
-    out: list[dict] = []
-    todo: list[dict] = []
-    for job in jobs:
+    out: list[dict | None] = [None] * len(jobs)
+    todo: list[int] = []
+    for k, job in enumerate(jobs):
         f = cache / f"{_key(job)}.json" if cache else None
         if f is not None and f.exists():
-            out.append(json.loads(f.read_text()))
+            out[k] = json.loads(f.read_text())
         else:
-            todo.append(job)
-    if out:
-        log(f"reusing {len(out)} cached runs from {cache}")
+            todo.append(k)
+    if len(todo) < len(jobs):
+        log(f"reusing {len(jobs) - len(todo)} cached runs from {cache}")
     t0 = time.perf_counter()
 
-    def done(i: int, job: dict, res: dict) -> None:
-        out.append(res)
+    def done(i: int, k: int, res: dict) -> None:
+        out[k] = res
+        job = jobs[k]
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
             (cache / f"{_key(job)}.json").write_text(json.dumps(res))
@@ -154,14 +156,14 @@ def run_jobs(
 
     if workers <= 1:
         _init_worker()
-        for i, job in enumerate(todo):
-            done(i, job, fn(**job))
-        return out
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as ex:
-        futs = {ex.submit(fn, **job): job for job in todo}
-        for i, f in enumerate(as_completed(futs)):
-            done(i, futs[f], f.result())
-    return out
+        for i, k in enumerate(todo):
+            done(i, k, fn(**jobs[k]))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as ex:
+            futs = {ex.submit(fn, **jobs[k]): k for k in todo}
+            for i, f in enumerate(as_completed(futs)):
+                done(i, futs[f], f.result())
+    return out  # type: ignore[return-value]
 
 
 def mixer_version() -> dict[str, str]:
