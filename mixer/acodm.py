@@ -28,93 +28,23 @@ _REWARDS = {
 }
 
 
-class ACODM(Mixer):
-    """Actor-critic online data mixing.
-
-    State: per source, normalised levels and trends (moving averages of per-step changes) of
-    loss and reward, mean |advantage|, pass rate, gradient alignment (with the held-out gradient
-    when one is given, else with the other sources), share of draws (overall and recent), and
-    training progress (`N_FEATURES` columns). Action: the sampling weights, softmax of the actor's
-    per-source logits plus Gaussian exploration noise (std `sigma`, decaying to `sigma_min`).
-    Reward sum_i a_i c_i over the weights a actually used, with a per-source coefficient c_i:
-      - `"advantage"` (default): mean |GRPO advantage| of source i;
-      - `"heldout"`: the drop of source i's held-out loss (`feedback.dev_loss`, a fixed held-out
-        slice per source) since it was last measured: progress that is not memorisation;
-      - `"target"`: <g_i, t> / |t|, source i's mean-loss gradient (`feedback.grad_sketch`)
-        projected on the gradient t of a held-out objective (`feedback.target_sketch`): the
-        first-order drop of the held-out loss one step on that source buys;
-      - `"alignment"`: cos(g_i, sum_{j != i} g_j) from `feedback.grad_sketch`;
-      - `"progress"`: drop of source i's training loss, or rise of its reward, since last seen,
-        plus the drop of `feedback.eval_loss` when given.
-    Coefficients are scaled by a running RMS that starts from the first observation and is
-    winsorised at 3 RMS (so raw rewards of any magnitude steer alike).
-    `allocation` decides how the learnt per-source values become weights:
-      - `"proportional"` (default): c is not centred; the critic learns each source's value u_i(s)
-        (a regression of c_i on the state, no bootstrap) and the actor ascends
-        sum_i max(u_i, 0) log a_i + `entropy` * H(a), whose optimum is a_i ~ max(u_i, 0): a
-        source worth twice as much gets twice the weight, and no single source takes everything
-        (diminishing returns per source). Sources of no value fall to the floor.
-      - `"softmax"`: c is centred across sources; the critic is Q(s, a) = sum_i a_i u_i(s) + v(s),
-        trained DDPG-style on r + gamma Q'(s', mu'(s')) (split exactly per source, since the
-        weights sum to one), and the actor ascends Q(s, mu(s)) + `entropy` * H(mu(s)), whose
-        optimum is softmax(u / entropy): it concentrates on the best source unless `entropy`
-        is large.
-    Both: a replay buffer, target networks with soft updates (`tau`), Adam. For the first `warmup`
-    steps the executed weights follow an internal ODM (learning off-policy). Networks are updated
-    every `train_every` steps; `smoothing` in [0, 1) blends each new action with the previous
-    weights; `source_bias=False` drops the per-source bias terms of actor and critic, so the policy
-    depends on the features only (not on source identity).
-    Other knobs: `hidden` width, `gamma`, `actor_lr`/`critic_lr`, minibatch `batch_size`,
-    `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (steps for the progress
-    feature), `odm_signal` (the warm-up ODM's signal).
-    """
-
-    name = "acodm"
+class _ActorCritic(Mixer):
+    """What `ACODM` and `ProxyACODM` share: the state features (`N_FEATURES` per source, tracked
+    from the feedback) and the actor and critic networks with their Adam optimisers."""
 
     def __init__(
         self,
         n_sources: int,
-        reward: str = "advantage",
         hidden: int = 8,
-        gamma: float = 0.5,
-        tau: float = 0.05,
         actor_lr: float = 1e-2,
         critic_lr: float = 1e-2,
-        batch_size: int = 16,
-        buffer_size: int = 512,
-        warmup: int = 20,
-        sigma: float = 0.3,
-        sigma_min: float = 0.05,
-        sigma_decay: float = 0.995,
-        entropy: float = 0.1,
         ema: float = 0.8,
         horizon: int = 1000,
-        train_every: int = 1,
-        odm_signal: str | None = None,
-        smoothing: float = 0.0,
         source_bias: bool = True,
-        allocation: str = "proportional",
         **kw,
     ) -> None:
         super().__init__(n_sources, **kw)
-        if reward not in _REWARDS:
-            raise ValueError(f"ACODM reward must be one of {tuple(_REWARDS)}, got {reward!r}")
-        self.reward_kind = reward
-        if allocation not in ("softmax", "proportional"):
-            raise ValueError(f"allocation must be 'softmax' or 'proportional', got {allocation!r}")
-        self.allocation = allocation
-        self.hidden, self.gamma, self.tau = int(hidden), float(gamma), float(tau)
-        self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
-        self.warmup, self.sigma, self.sigma_min = int(warmup), float(sigma), float(sigma_min)
-        self.sigma_decay, self.entropy, self.ema_beta = (
-            float(sigma_decay),
-            float(entropy),
-            float(ema),
-        )
-        self.horizon, self.train_every = int(horizon), max(1, int(train_every))
-        if not 0.0 <= smoothing < 1.0:
-            raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
-        self.smoothing = float(smoothing)
+        self.hidden, self.ema_beta, self.horizon = int(hidden), float(ema), int(horizon)
         self.trend_beta = 0.9
         self._bias_on = 1.0 if source_bias else 0.0
         n, f, h = self.n_sources, N_FEATURES, self.hidden
@@ -137,30 +67,12 @@ class ACODM(Mixer):
         self.critic["W"][:] = init.normal(0, 1 / np.sqrt(f), (f, h))
         self.critic["wu"][:] = init.normal(0, 1 / np.sqrt(h), h)
         self.critic["wv"][:] = init.normal(0, 1 / np.sqrt(h), h)
-        self.actor_t_flat, self.critic_t_flat = self.actor_flat.copy(), self.critic_flat.copy()
-        self._bind()
         self.actor_opt = Adam(na, actor_lr)
         self.critic_opt = Adam(nc, critic_lr)
-        sig = odm_signal or _REWARDS[reward][1]
-        self.odm = ODM(n, signal=sig, floor=0.0, seed=self.seed, record_history=False)
-        # replay buffer
-        self.buf_s = np.zeros((self.buffer_size, n, f))
-        self.buf_a = np.zeros((self.buffer_size, n))
-        self.buf_r = np.zeros(self.buffer_size)
-        self.buf_c = np.full((self.buffer_size, n), np.nan)
-        self.buf_s2 = np.zeros((self.buffer_size, n, f))
-        self.buf_ptr = 0
-        self.buf_len = 0
         self._reset_stats()
         self.last_dev = np.full(n, np.nan)
         self.state = self._features()
-        self.last_reward = float("nan")
         self.updates = 0
-        self._policy = np.full(n, 1.0 / n)
-
-    @property
-    def _prop(self) -> bool:
-        return self.allocation == "proportional"
 
     def _reset_stats(self) -> None:
         """Forget the tracked statistics (the state's inputs), as at the start of a run."""
@@ -178,11 +90,8 @@ class ACODM(Mixer):
         """(Re)create the named parameter views into the flat vectors."""
         self.actor = param_views(self.actor_flat, self._actor_shapes)
         self.critic = param_views(self.critic_flat, self._critic_shapes)
-        if hasattr(self, "actor_t_flat"):
-            self.actor_t = param_views(self.actor_t_flat, self._actor_shapes)
-            self.critic_t = param_views(self.critic_t_flat, self._critic_shapes)
 
-    # ---- features and reward ----------------------------------------------------------------
+    # ---- features ---------------------------------------------------------------------------
     def _features(self) -> np.ndarray:
         n = self.n_sources
         lv = self.level
@@ -211,42 +120,6 @@ class ACODM(Mixer):
             axis=1,
         )
         return np.clip(np.where(np.isfinite(F), F, 0.0), -5.0, 5.0)
-
-    def _coefficients(
-        self, fb: Feedback, align: np.ndarray, proj: np.ndarray
-    ) -> tuple[np.ndarray, float]:
-        """Per-source reward coefficients (before action weighting) and an action-free bonus."""
-        bonus = 0.0
-        if self.reward_kind == "heldout":
-            c = self.last_dev - fb.dev_loss
-        elif self.reward_kind == "target":
-            c = proj
-        elif self.reward_kind == "advantage":
-            c = fb.adv_abs.copy()
-        elif self.reward_kind == "alignment":
-            c = align
-        else:
-            loss_drop = self.level[0] - fb.loss
-            reward_rise = fb.reward - self.level[1]
-            c = np.where(np.isfinite(loss_drop), loss_drop, reward_rise)
-            if fb.eval_loss is not None and self.last_eval_loss is not None:
-                bonus = self.last_eval_loss - fb.eval_loss
-        return c, bonus
-
-    def _scale(self, c: np.ndarray, ok: np.ndarray) -> np.ndarray:
-        """Coefficients over a running RMS (centred across sources for softmax allocation),
-        winsorised at 3, so one outlier step cannot shrink the next hundred; 0 where not `ok`."""
-        cbar = 0.0 if self._prop else float(np.mean(c[ok]))
-        dev = c[ok] - cbar
-        if self.rms["n_coef"] == 0:  # the first observation sets the scale
-            self.rms["coef"] = float(np.mean(dev**2)) + 1e-30
-        scale = np.sqrt(self.rms["coef"])
-        cn = np.where(ok, np.clip((c - cbar) / scale, -3.0, 3.0), 0.0)
-        self.rms["coef"] = 0.95 * self.rms["coef"] + 0.05 * float(
-            np.mean((cn[ok] * scale) ** 2) + 1e-30
-        )
-        self.rms["n_coef"] += 1
-        return cn
 
     def _track(self, fb: Feedback, align: np.ndarray) -> None:
         x = np.stack([fb.loss, fb.reward, fb.adv_abs, fb.pass_rate, align])
@@ -329,6 +202,189 @@ class ACODM(Mixer):
             ]
         )
 
+    def actor_weights(self, state: np.ndarray | None = None) -> np.ndarray:
+        """The actor's deterministic (noise-free) weights for a state (default: the current one)."""
+        z, _ = self._actor_fwd(self.actor, self.state if state is None else state)
+        return softmax(z)
+
+    # ---- state ------------------------------------------------------------------------------
+    def _state(self) -> dict:
+        return {
+            "actor": self.actor_flat.copy(),
+            "critic": self.critic_flat.copy(),
+            "actor_opt": self.actor_opt.state(),
+            "critic_opt": self.critic_opt.state(),
+            "level": self.level.copy(),
+            "trend": self.trend.copy(),
+            "rms_d": self.rms_d.copy(),
+            "draws": self.draws.copy(),
+            "recent_share": self.recent_share.copy(),
+            "rms": dict(self.rms),
+            "last_eval_loss": self.last_eval_loss,
+            "last_dev": self.last_dev.copy(),
+            "state": self.state.copy(),
+            "updates": self.updates,
+        }
+
+    def _load_state(self, st: dict) -> None:
+        f64 = lambda x: np.asarray(x, dtype=np.float64).copy()  # noqa: E731
+        self.actor_flat[:] = f64(st["actor"])
+        self.critic_flat[:] = f64(st["critic"])
+        self.actor_opt.load(st["actor_opt"])
+        self.critic_opt.load(st["critic_opt"])
+        self.level = f64(st["level"])
+        self.trend = f64(st["trend"])
+        self.rms_d = f64(st["rms_d"])
+        self.draws = f64(st["draws"])
+        self.recent_share = f64(st["recent_share"])
+        self.rms = {k: float(v) for k, v in st["rms"].items()}
+        self.last_eval_loss = st["last_eval_loss"]
+        self.last_dev = f64(st["last_dev"])
+        self.state = f64(st["state"])
+        self.updates = int(st["updates"])
+
+
+class ACODM(_ActorCritic):
+    """Actor-critic online data mixing.
+
+    State: per source, normalised levels and trends (moving averages of per-step changes) of
+    loss and reward, mean |advantage|, pass rate, gradient alignment (with the held-out gradient
+    when one is given, else with the other sources), share of draws (overall and recent), and
+    training progress (`N_FEATURES` columns). Action: the sampling weights, softmax of the actor's
+    per-source logits plus Gaussian exploration noise (std `sigma`, decaying to `sigma_min`).
+    Reward sum_i a_i c_i over the weights a actually used, with a per-source coefficient c_i:
+      - `"advantage"` (default): mean |GRPO advantage| of source i;
+      - `"heldout"`: the drop of source i's held-out loss (`feedback.dev_loss`, a fixed held-out
+        slice per source) since it was last measured: progress that is not memorisation;
+      - `"target"`: <g_i, t> / |t|, source i's mean-loss gradient (`feedback.grad_sketch`)
+        projected on the gradient t of a held-out objective (`feedback.target_sketch`): the
+        first-order drop of the held-out loss one step on that source buys;
+      - `"alignment"`: cos(g_i, sum_{j != i} g_j) from `feedback.grad_sketch`;
+      - `"progress"`: drop of source i's training loss, or rise of its reward, since last seen,
+        plus the drop of `feedback.eval_loss` when given.
+    Coefficients are scaled by a running RMS that starts from the first observation and is
+    winsorised at 3 RMS (so raw rewards of any magnitude steer alike).
+    `allocation` decides how the learnt per-source values become weights:
+      - `"proportional"` (default): c is not centred; the critic learns each source's value u_i(s)
+        (a regression of c_i on the state, no bootstrap) and the actor ascends
+        sum_i max(u_i, 0) log a_i + `entropy` * H(a), whose optimum is a_i ~ max(u_i, 0): a
+        source worth twice as much gets twice the weight, and no single source takes everything
+        (diminishing returns per source). Sources of no value fall to the floor.
+      - `"softmax"`: c is centred across sources; the critic is Q(s, a) = sum_i a_i u_i(s) + v(s),
+        trained DDPG-style on r + gamma Q'(s', mu'(s')) (split exactly per source, since the
+        weights sum to one), and the actor ascends Q(s, mu(s)) + `entropy` * H(mu(s)), whose
+        optimum is softmax(u / entropy): it concentrates on the best source unless `entropy`
+        is large.
+    Both: a replay buffer, target networks with soft updates (`tau`), Adam. For the first `warmup`
+    steps the executed weights follow an internal ODM (learning off-policy). Networks are updated
+    every `train_every` steps; `smoothing` in [0, 1) blends each new action with the previous
+    weights; `source_bias=False` drops the per-source bias terms of actor and critic, so the policy
+    depends on the features only (not on source identity).
+    Other knobs: `hidden` width, `gamma`, `actor_lr`/`critic_lr`, minibatch `batch_size`,
+    `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (steps for the progress
+    feature), `odm_signal` (the warm-up ODM's signal).
+    """
+
+    name = "acodm"
+
+    def __init__(
+        self,
+        n_sources: int,
+        reward: str = "advantage",
+        hidden: int = 8,
+        gamma: float = 0.5,
+        tau: float = 0.05,
+        actor_lr: float = 1e-2,
+        critic_lr: float = 1e-2,
+        batch_size: int = 16,
+        buffer_size: int = 512,
+        warmup: int = 20,
+        sigma: float = 0.3,
+        sigma_min: float = 0.05,
+        sigma_decay: float = 0.995,
+        entropy: float = 0.1,
+        ema: float = 0.8,
+        horizon: int = 1000,
+        train_every: int = 1,
+        odm_signal: str | None = None,
+        smoothing: float = 0.0,
+        source_bias: bool = True,
+        allocation: str = "proportional",
+        **kw,
+    ) -> None:
+        super().__init__(n_sources, hidden, actor_lr, critic_lr, ema, horizon, source_bias, **kw)
+        if reward not in _REWARDS:
+            raise ValueError(f"ACODM reward must be one of {tuple(_REWARDS)}, got {reward!r}")
+        self.reward_kind = reward
+        if allocation not in ("softmax", "proportional"):
+            raise ValueError(f"allocation must be 'softmax' or 'proportional', got {allocation!r}")
+        self.allocation = allocation
+        self.gamma, self.tau, self.entropy = float(gamma), float(tau), float(entropy)
+        self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
+        self.warmup, self.sigma, self.sigma_min = int(warmup), float(sigma), float(sigma_min)
+        self.sigma_decay, self.train_every = float(sigma_decay), max(1, int(train_every))
+        if not 0.0 <= smoothing < 1.0:
+            raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
+        self.smoothing = float(smoothing)
+        n, f = self.n_sources, N_FEATURES
+        # target networks
+        self.actor_t_flat, self.critic_t_flat = self.actor_flat.copy(), self.critic_flat.copy()
+        self.actor_t = param_views(self.actor_t_flat, self._actor_shapes)
+        self.critic_t = param_views(self.critic_t_flat, self._critic_shapes)
+        sig = odm_signal or _REWARDS[reward][1]
+        self.odm = ODM(n, signal=sig, floor=0.0, seed=self.seed, record_history=False)
+        # replay buffer
+        self.buf_s = np.zeros((self.buffer_size, n, f))
+        self.buf_a = np.zeros((self.buffer_size, n))
+        self.buf_r = np.zeros(self.buffer_size)
+        self.buf_c = np.full((self.buffer_size, n), np.nan)
+        self.buf_s2 = np.zeros((self.buffer_size, n, f))
+        self.buf_ptr = 0
+        self.buf_len = 0
+        self.last_reward = float("nan")
+
+    @property
+    def _prop(self) -> bool:
+        return self.allocation == "proportional"
+
+    # ---- reward -----------------------------------------------------------------------------
+    def _coefficients(
+        self, fb: Feedback, align: np.ndarray, proj: np.ndarray
+    ) -> tuple[np.ndarray, float]:
+        """Per-source reward coefficients (before action weighting) and an action-free bonus."""
+        bonus = 0.0
+        if self.reward_kind == "heldout":
+            c = self.last_dev - fb.dev_loss
+        elif self.reward_kind == "target":
+            c = proj
+        elif self.reward_kind == "advantage":
+            c = fb.adv_abs.copy()
+        elif self.reward_kind == "alignment":
+            c = align
+        else:
+            loss_drop = self.level[0] - fb.loss
+            reward_rise = fb.reward - self.level[1]
+            c = np.where(np.isfinite(loss_drop), loss_drop, reward_rise)
+            if fb.eval_loss is not None and self.last_eval_loss is not None:
+                bonus = self.last_eval_loss - fb.eval_loss
+        return c, bonus
+
+    def _scale(self, c: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Coefficients over a running RMS (centred across sources for softmax allocation),
+        winsorised at 3, so one outlier step cannot shrink the next hundred; 0 where not `ok`."""
+        cbar = 0.0 if self._prop else float(np.mean(c[ok]))
+        dev = c[ok] - cbar
+        if self.rms["n_coef"] == 0:  # the first observation sets the scale
+            self.rms["coef"] = float(np.mean(dev**2)) + 1e-30
+        scale = np.sqrt(self.rms["coef"])
+        cn = np.where(ok, np.clip((c - cbar) / scale, -3.0, 3.0), 0.0)
+        self.rms["coef"] = 0.95 * self.rms["coef"] + 0.05 * float(
+            np.mean((cn[ok] * scale) ** 2) + 1e-30
+        )
+        self.rms["n_coef"] += 1
+        return cn
+
+    # ---- learning ---------------------------------------------------------------------------
     def _train(self) -> None:
         B = min(self.batch_size, self.buf_len)
         idx = self.rng.integers(0, self.buf_len, size=B)
@@ -372,11 +428,6 @@ class ACODM(Mixer):
             tgt *= 1 - tau
             tgt += tau * net
         self.updates += 1
-
-    def actor_weights(self, state: np.ndarray | None = None) -> np.ndarray:
-        """The actor's deterministic (noise-free) weights for a state (default: the current one)."""
-        z, _ = self._actor_fwd(self.actor, self.state if state is None else state)
-        return softmax(z)
 
     def critic_value(self, action: np.ndarray, state: np.ndarray | None = None) -> float:
         """Q(state, action) under the current critic."""
@@ -427,12 +478,9 @@ class ACODM(Mixer):
     def _state(self) -> dict:
         L = self.buf_len
         return {
-            "actor": self.actor_flat.copy(),
-            "critic": self.critic_flat.copy(),
+            **super()._state(),
             "actor_t": self.actor_t_flat.copy(),
             "critic_t": self.critic_t_flat.copy(),
-            "actor_opt": self.actor_opt.state(),
-            "critic_opt": self.critic_opt.state(),
             "odm": self.odm.state_dict(),
             "buf": {
                 "s": self.buf_s[:L].copy(),
@@ -443,26 +491,15 @@ class ACODM(Mixer):
                 "ptr": self.buf_ptr,
                 "len": L,
             },
-            "level": self.level.copy(),
-            "trend": self.trend.copy(),
-            "rms_d": self.rms_d.copy(),
-            "draws": self.draws.copy(),
-            "recent_share": self.recent_share.copy(),
-            "rms": dict(self.rms),
-            "last_eval_loss": self.last_eval_loss,
-            "last_dev": self.last_dev.copy(),
-            "state": self.state.copy(),
             "sigma": self.sigma,
             "last_reward": self.last_reward,
-            "updates": self.updates,
         }
 
     def _load_state(self, st: dict) -> None:
+        super()._load_state(st)
         f64 = lambda x: np.asarray(x, dtype=np.float64).copy()  # noqa: E731
-        for name in ("actor", "critic", "actor_t", "critic_t"):
-            getattr(self, name + "_flat")[:] = f64(st[name])
-        self.actor_opt.load(st["actor_opt"])
-        self.critic_opt.load(st["critic_opt"])
+        self.actor_t_flat[:] = f64(st["actor_t"])
+        self.critic_t_flat[:] = f64(st["critic_t"])
         self.odm.load_state_dict(st["odm"])
         b = st["buf"]
         L = int(b["len"])
@@ -472,15 +509,5 @@ class ACODM(Mixer):
             if L:
                 arr[:L] = f64(b[key])
         self.buf_ptr, self.buf_len = int(b["ptr"]), L
-        self.level = f64(st["level"])
-        self.trend = f64(st["trend"])
-        self.rms_d = f64(st["rms_d"])
-        self.draws = f64(st["draws"])
-        self.recent_share = f64(st["recent_share"])
-        self.rms = {k: float(v) for k, v in st["rms"].items()}
-        self.last_eval_loss = st["last_eval_loss"]
-        self.last_dev = f64(st["last_dev"])
-        self.state = f64(st["state"])
         self.sigma = float(st["sigma"])
         self.last_reward = float(st["last_reward"])
-        self.updates = int(st["updates"])

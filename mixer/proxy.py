@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from filters.errors import UserError
-from mixer.acodm import ACODM
+from mixer.acodm import _ActorCritic
 from mixer.baselines import softmax
 from mixer.feedback import Feedback
 from mixer.nets import Adam
@@ -33,7 +33,7 @@ from mixer.sketch import alignment_scores
 __all__ = ["ProxyACODM"]
 
 
-class ProxyACODM(ACODM):
+class ProxyACODM(_ActorCritic):
     """AC-ODM's proxy mode: the critic is fitted to whole-run outcomes over many runs.
 
     Each run is cut into `segments` segments of `horizon // segments` steps. At a segment's start
@@ -61,7 +61,8 @@ class ProxyACODM(ACODM):
     `ProxyACODM` with the same sources and `horizon` for the target run. Runs can be collected in
     parallel: `end_run(learn=False)` returns the run's examples, and `learn(examples)` fits on
     examples from any number of runs. `policy_file=` loads a saved policy at construction (for
-    adapters that build the mixer by name from keywords).
+    adapters that build the mixer by name from keywords). `hidden`, `ema`, `horizon` and
+    `source_bias` are as in `ACODM`.
     """
 
     name = "acodm-proxy"
@@ -83,19 +84,10 @@ class ProxyACODM(ACODM):
         policy_file: str | Path | None = None,
         **kw,
     ) -> None:
-        kw.pop("reward", None)
-        super().__init__(
-            n_sources,
-            reward="progress",
-            gamma=gamma,
-            entropy=entropy,
-            batch_size=batch_size,
-            critic_lr=critic_lr,
-            actor_lr=actor_lr,
-            warmup=0,
-            **kw,
-        )
+        kw.pop("reward", None)  # accepted for callers that pass ACODM's keywords; unused
+        super().__init__(n_sources, actor_lr=actor_lr, critic_lr=critic_lr, **kw)
         self.reward_kind = "outcome"
+        self.gamma, self.entropy, self.batch_size = float(gamma), float(entropy), int(batch_size)
         if segments < 1 or segments > self.horizon:
             raise ValueError(f"segments must be in [1, horizon={self.horizon}], got {segments}")
         if explore < 0:

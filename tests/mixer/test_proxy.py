@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -239,3 +241,23 @@ def test_a_saved_policy_loads_by_keyword_for_adapters(tmp_path) -> None:
         assert np.allclose(sampler.mixer.weights(), m.weights())
     with pytest.raises(UserError, match="no ProxyACODM policy file"):
         ProxyACODM(N, policy_file=tmp_path / "missing.pt")
+
+
+def test_a_policy_saved_with_acodms_online_parts_still_loads() -> None:
+    """ProxyACODM builds no replay buffer, target networks or warm-up ODM; a policy saved when it
+    still did (benchmarks/results, keys it ignores now) loads and gives its saved weights."""
+    from pathlib import Path
+
+    from mixer.base import from_state
+
+    path = Path(__file__).parents[2] / "benchmarks" / "results" / "mix_proxy_state_120.json"
+    saved = from_state(json.loads(path.read_text()))
+    assert {"buf", "odm", "actor_t", "critic_t", "sigma"} <= set(saved["policy_state"])
+    m = ProxyACODM(saved["n_sources"], horizon=500, policy_file=path)
+    assert not any(hasattr(m, a) for a in ("buf_s", "odm", "actor_t_flat", "critic_t", "sigma"))
+    assert m.deployed and m.step == 0
+    assert np.array_equal(m.actor_flat, saved["policy_state"]["actor"])
+    assert np.array_equal(m.critic_flat, saved["policy_state"]["critic"])
+    assert np.array_equal(m.kappa_raw, saved["policy_state"]["proxy"]["kappa_raw"])
+    assert np.allclose(m.weights(), m.actor_weights() * (1 - m.floor * m.n_sources) + m.floor)
+    assert not {"buf", "odm", "actor_t", "critic_t", "sigma"} & set(m.state_dict()["policy_state"])
