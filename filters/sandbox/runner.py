@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import queue
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -27,6 +28,29 @@ __all__ = ["Sandbox", "default_workers"]
 
 #: (problem, code) or (problem, code, run() keyword arguments for this job)
 Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
+
+
+def _io_mb(output_bytes: int, inputs: Sequence[str]) -> int:
+    """MB of I/O space a session needs: the longest input, and stdout and stderr at the limit."""
+    return (2 * output_bytes + 4 * max(map(len, inputs), default=0)) // (1 << 20) + 2
+
+
+@contextlib.contextmanager
+def _session(w: WorkerProcess, io_mb: int) -> Iterator[None]:
+    """One session on a worker (see worker.py): everything it is sent dies when it ends. Neither
+    message is answered: a session that cannot start or that crashed ends the worker, and the
+    next call reads end-of-file (WorkerDied)."""
+    w.send("session", {"io_mb": io_mb})
+    try:
+        yield
+    except WorkerDied:
+        raise  # the worker is replaced; nothing to end
+    except BaseException:
+        with contextlib.suppress(WorkerDied):
+            w.send("end", None)
+        raise
+    else:
+        w.send("end", None)
 
 
 def default_workers() -> int:
@@ -151,6 +175,9 @@ class Sandbox:
             if iso.get("host_hidden")
             else "visible: the program can read any file the run's user can",
             "pid_namespace": False,
+            # each program is judged in its own session process, forked from a server that never
+            # holds a program or its data: nothing of one program is in the next one's memory
+            "memory_between_programs": "fresh session per program",
             "process_cleanup": iso.get("kill"),
             "child_subreaper": bool(iso.get("subreaper")),
             "no_new_privs": bool(iso.get("no_new_privs")),
@@ -280,65 +307,50 @@ class Sandbox:
                 )
         total = max(1, len(assert_texts)) if kind == "assert" else len(test_list)
         timeout = limits.wall_s + 30.0
-        resp = w.call(
-            "prog",
-            {
-                "code": code,
-                "test_code": test_code,
-                "kind": kind,
-                "call_check": call_check,
-                "typed": typed,
-                "entry": problem.get("entry_point"),
-            },
-            timeout,
-        )
-        if resp["status"] != "OK":
-            return RunResult(
-                resp["status"],
-                0,
-                total,
-                first_failure={"verdict": resp["status"], "stderr": resp.get("error")},
-                time_limit_s=limits.time_s,
-                error=resp.get("error") if resp["status"] == "SE" else None,
-            )
+        io_mb = _io_mb(limits.output_bytes, [t["input"] for t in test_list])
         wl = self._wire_limits(limits)
-        if kind == "assert":
-            return self._judge_assert(w, wl, assert_texts, timeout, limits)
+        checker = problem.get("checker")
+        runs: list[tuple[int, dict[str, str], dict[str, Any], str, str | None, str | None]] = []
+        with _session(w, io_mb):
+            resp = w.call(
+                "prog",
+                {
+                    "code": code,
+                    "test_code": test_code,
+                    "kind": kind,
+                    "call_check": call_check,
+                    "typed": typed,
+                    "entry": problem.get("entry_point"),
+                },
+                timeout,
+            )
+            if resp["status"] != "OK":
+                return RunResult(
+                    resp["status"],
+                    0,
+                    total,
+                    first_failure={"verdict": resp["status"], "stderr": resp.get("error")},
+                    time_limit_s=limits.time_s,
+                    error=resp.get("error") if resp["status"] == "SE" else None,
+                )
+            if kind == "assert":
+                return self._judge_assert(w, wl, assert_texts, timeout, limits)
+            for i, t in enumerate(test_list):
+                r = w.call("test", {"input": t["input"], "limits": wl}, timeout)
+                v, actual, reason = self._verdict(r, t, kind, typed, checker)
+                if v == "SE":
+                    return RunResult(
+                        "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
+                    )
+                runs.append((i, t, r, v, actual, reason))
+                if stop and v not in ("AC", "check"):
+                    break
+        if any(v == "check" for _, _, _, v, _, _ in runs):
+            runs = self._run_checks(w, checker, runs, wl, timeout, stop)
         results: list[TestResult] = []
         first: dict[str, Any] | None = None
         verdict = "AC"
-        checker = problem.get("checker")
-        for i, t in enumerate(test_list):
-            r = w.call("test", {"input": t["input"], "limits": wl}, timeout)
-            v = r["status"]
-            actual: str | None = None
-            reason = None
-            if v == "SE":
-                return RunResult(
-                    "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
-                )
-            if v == "OK":
-                if kind == "stdio":
-                    actual = r.get("stdout", b"").decode("utf-8", "replace")
-                else:
-                    res = r.get("res") or {}
-                    actual = res.get("result")
-                    if not isinstance(actual, str):  # the program can write any record there
-                        actual = None
-                if actual is None:
-                    v, reason = (
-                        "RE",
-                        (r.get("res") or {}).get("unserializable") or "no return value",
-                    )
-                elif typed:  # an assertion converted to a call (assert_calls): judged here
-                    v, reason = judge_call(t, actual)
-                elif checker:
-                    v, reason = self._check(w, checker, t, actual, wl, timeout)
-                elif kind == "stdio":
-                    reason = explain_stdio(t["output"], actual, self.tolerance)
-                    v = "AC" if reason is None else "WA"
-                else:
-                    v = "AC" if compare_call(t["output"], actual, self.tolerance) else "WA"
+        for i, t, r, v, actual, reason in runs:
             results.append(TestResult(i, v, r["cpu_ms"], r["wall_ms"], r["peak_mem_kb"]))
             if v != "AC" and first is None:
                 verdict = v
@@ -355,6 +367,44 @@ class Sandbox:
                 if stop:
                     break
         return self._summary(verdict, results, total, first, limits)
+
+    def _verdict(
+        self, r: dict[str, Any], t: dict[str, str], kind: str, typed: bool, checker: str | None
+    ) -> tuple[str, str | None, str | None]:
+        """(verdict, actual output, reason) of one test's run; "check" when a checker decides."""
+        v = r["status"]
+        if v != "OK":
+            return v, None, None
+        if kind == "stdio":
+            actual = r.get("stdout", b"").decode("utf-8", "replace")
+        else:
+            actual = (r.get("res") or {}).get("result")
+            if not isinstance(actual, str):  # the program can write any record there
+                actual = None
+        if actual is None:
+            return "RE", None, (r.get("res") or {}).get("unserializable") or "no return value"
+        if typed:  # an assertion converted to a call (assert_calls): judged here
+            v, reason = judge_call(t, actual)
+            return v, actual, reason
+        if checker:
+            return "check", actual, None
+        if kind == "stdio":
+            reason = explain_stdio(t["output"], actual, self.tolerance)
+            return ("AC" if reason is None else "WA"), actual, reason
+        return ("AC" if compare_call(t["output"], actual, self.tolerance) else "WA"), actual, None
+
+    def _run_checks(self, w: WorkerProcess, checker: str, runs: list, wl, timeout, stop) -> list:
+        """The checker's verdicts, in a session of their own: the expected answers never enter a
+        process that the program's children are forked from."""
+        out = []
+        with _session(w, _io_mb(wl["output_bytes"], [])):
+            for i, t, r, v, actual, reason in runs:
+                if v == "check":
+                    v, reason = self._check(w, checker, t, actual, wl, timeout)
+                out.append((i, t, r, v, actual, reason))
+                if stop and v != "AC":
+                    break
+        return out
 
     def _check(
         self,

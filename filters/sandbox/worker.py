@@ -3,10 +3,14 @@
 Run as a script (`python -s -B worker.py UID`), stdlib only, so that it stays small and forks in
 about a millisecond. It reads length-prefixed pickled requests on fd 0 and answers on fd 1:
 
+- ("session", {"io_mb"}): fork a session (below), which answers what follows until ("end", None)
+  and exits. Neither gets an answer, so a session costs no round trip.
+- ("iso", None): the isolation actually in force.
+
+In a session:
 - ("prog", {"code", "test_code", "kind", "entry"}): compile the program once -> {"ok"} or {"ce"}.
 - ("test", {"input", "limits"}): fork a child that runs the compiled program on one test.
 - ("check", {"checker", "input", "expected", "actual", "limits"}): run a checker, confined too.
-- ("iso", None): the isolation actually in force.
 
 When started as root the worker enters its own network and mount namespaces (private /tmp,
 /var/tmp, /dev/shm, /run/lock), becomes a child subreaper, and runs each child as a dedicated
@@ -257,11 +261,10 @@ class Worker:
                 self.tops_seen.discard(top[1:])  # tried again next time; this run does not start
                 raise OSError(ctypes.get_errno(), f"cannot cover {top} from the program")
 
-    def _size_io(self, output_bytes: int, input_chars: int) -> None:
-        """The I/O directory is its own tmpfs, out of the program's reach: room for this run's
-        input and its captured stdout and stderr (each up to the output limit), whatever the
-        program wrote to /tmp. Mounted on the first run, resized only when that room changes."""
-        mb = (2 * output_bytes + 4 * input_chars) // (1 << 20) + 2
+    def _size_io(self, mb: int) -> None:
+        """The I/O directory is its own tmpfs, out of the program's reach: room for a run's input
+        and its captured stdout and stderr (each up to the output limit; the sandbox says how many
+        MB), whatever the program wrote to /tmp. Mounted once, resized when that room changes."""
         if mb == getattr(self, "io_mb", None):
             return
         flags = MS_NOSUID | MS_NODEV | (MS_REMOUNT if hasattr(self, "io_mb") else 0)
@@ -291,6 +294,13 @@ class Worker:
             view = view[k:]
 
     def serve(self) -> None:
+        """The server: it only starts sessions, so it never holds a program, an input or an output.
+
+        Each program is judged in a session, a process forked from this pristine server that
+        compiles the program and forks one child per test, then exits. Whatever a session saw
+        (the code, the inputs, the outputs, a checker's expected answers) dies with it, so no
+        later program can find it in the memory it inherits.
+        """
         gc.freeze()
         self.send(("hello", self.iso))
         while True:
@@ -300,6 +310,52 @@ class Worker:
                 break
             if op == "quit":
                 break
+            if op == "session":
+                # No answer (the sandbox sends "prog" right behind it): a failure to prepare
+                # stops the worker, and the sandbox, reading end-of-file, starts another one.
+                self._prepare(arg)
+                if not self.session():
+                    break
+            elif op == "iso":
+                self.send(dict(self.iso))
+            else:
+                self.send({"status": "SE", "error": f"{op!r} outside a session"})
+        self.cleanup()
+        if not self.iso["private_tmp"]:
+            shutil.rmtree(self.base, ignore_errors=True)
+
+    def _prepare(self, arg: dict) -> None:
+        """Before a session: hide directories new at / and size the I/O tmpfs for its runs."""
+        if self.iso.get("host_hidden"):
+            self._cover_new_tops()
+        if self.iso["private_tmp"]:
+            self._size_io(int(arg.get("io_mb", 2)))
+
+    def session(self) -> bool:
+        """Serve one session in a child; False when the server must stop (quit, or a crash)."""
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                code = self.serve_session()
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        self.sweep(pid)  # anything the session left running was reparented to us
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+    def serve_session(self) -> int:
+        _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # not inherited across fork
+        self.ppid = os.getppid()  # the server
+        while True:
+            try:
+                op, arg = self.recv()
+            except EOFError:
+                return 3
+            if op == "end":  # no answer: the next session's first answer shows this one ended
+                return 0
+            if op == "quit":
+                return 3
             try:
                 if op == "prog":
                     resp = self.load(arg)
@@ -314,9 +370,6 @@ class Worker:
             except Exception as e:  # a harness fault, never the program's
                 resp = {"status": "SE", "error": f"{type(e).__name__}: {e}"}
             self.send(resp)
-        self.cleanup()
-        if not self.iso["private_tmp"]:
-            shutil.rmtree(self.base, ignore_errors=True)
 
     # ---- programs ---------------------------------------------------------------------------
     def load(self, arg: dict) -> dict:
@@ -343,10 +396,6 @@ class Worker:
 
     def run_child(self, what: str, arg: dict) -> dict:
         lim = arg["limits"]
-        if self.iso.get("host_hidden"):
-            self._cover_new_tops()
-        if self.iso["private_tmp"]:
-            self._size_io(lim["output_bytes"], len(arg.get("input") or ""))
         self.cleanup()
         os.mkdir(self.rundir, 0o700)
         if self.root:
@@ -385,11 +434,13 @@ class Worker:
             wpid, status, rusage = os.wait4(pid, os.WNOHANG)
             if wpid == pid:
                 break
-            if os.getppid() != self.ppid:  # the sandbox's process died: stop everything
+            if os.getppid() != self.ppid or select.select([self.rfd], [], [], 0)[0]:
+                # our server died, or the sandbox did (its end of the control pipe closed) or gave
+                # up on this run (it only writes between runs): stop everything
                 os.kill(pid, signal.SIGKILL)
                 os.wait4(pid, 0)
                 self.sweep(pid)
-                os._exit(0)
+                os._exit(3)
             now = time.monotonic()
             if now >= hard_deadline or now - t0 - _scheduled_s(pid) >= lim["wall_s"]:
                 killed = "wall"

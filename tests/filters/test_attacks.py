@@ -381,3 +381,51 @@ def test_filling_scratch_space_is_bounded_and_output_still_counts(sb):
         print("ok" if not left else left)
     """)
     assert left.verdict == "AC", left.first_failure  # the next run starts empty
+
+
+#: Reads every writable mapping of its own memory (inherited from the process it was forked from)
+#: and prints what looks like an answer of the problems below.
+MEMORY_SCAN = r"""
+import ctypes, re
+input()
+found = set()
+with open("/proc/self/maps") as maps:
+    for line in maps:
+        span, perm = line.split()[:2]
+        lo, hi = (int(x, 16) for x in span.split("-"))
+        if "rw" in perm and hi - lo < 1 << 28:
+            try:
+                found.update(re.findall(rb"ANSWER-\d-[0-9a-f]{8}", ctypes.string_at(lo, hi - lo)))
+            except Exception:
+                pass
+print(sorted(found))
+"""
+
+
+def _answer_tests(size: int) -> list[dict[str, str]]:
+    tag = uuid.uuid4().hex[:8]
+    return [{"input": f"{i}\n", "output": f"ANSWER-{i}-{tag}" + "." * size + "\n"} for i in range(3)]
+
+
+@pytest.mark.parametrize("size", [600, 100_000])
+def test_a_program_cannot_read_an_earlier_programs_output_from_memory(size):
+    """GRPO grades many completions of one prompt on the same workers. Bug: the fork server kept
+    what it had read (a correct completion's output) in freed memory that the next program's
+    children inherited, so a completion could scan its own memory and print the answer."""
+    problem = {"test_type": "stdio", "tests": _answer_tests(size)}
+    correct = f"i = input().strip()\nprint({problem['tests'][0]['output'][:-1]!r}.replace('-0-', f'-{{i}}-'))"
+    with Sandbox(workers=1) as box:
+        assert box.run(problem, correct).verdict == "AC"
+        r = box.run(problem, MEMORY_SCAN)
+    assert r.first_failure["actual"] == "[]\n", r.first_failure
+
+
+def test_a_program_cannot_read_a_checkers_expected_answers_from_memory():
+    """A checker is sent the expected output; it runs in a session of its own, after the tests,
+    so neither a later program nor a later test of the same program can find it."""
+    checker = "def check(inp, expected, actual):\n    return expected.split() == actual.split()\n"
+    problem = {"test_type": "stdio", "tests": _answer_tests(0), "checker": checker}
+    with Sandbox(workers=1) as box:
+        assert box.run(problem, "print('no')").verdict == "WA"  # the checker saw every answer
+        r = box.run(problem, MEMORY_SCAN)
+    assert r.first_failure["actual"] == "[]\n", r.first_failure
