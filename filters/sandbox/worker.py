@@ -405,6 +405,7 @@ class Worker:
         with open(paths["in"], "wb") as f:
             f.write(data.encode("utf-8", "surrogateescape"))
         t0 = time.monotonic()
+        self.tree0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         pid = os.fork()
         if pid == 0:
             code = 70
@@ -462,7 +463,14 @@ class Worker:
         if pfd is not None:
             os.close(pfd)
         self.sweep(pid)
-        cpu = rusage.ru_utime + rusage.ru_stime
+        # CPU of the whole tree: the child, what it reaped, and every process it left behind
+        # (reaped by the sweep: we are their subreaper). A program that hands its work to a
+        # process it never waits for still pays for it.
+        tree = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = max(
+            rusage.ru_utime + rusage.ru_stime,
+            tree.ru_utime + tree.ru_stime - self.tree0.ru_utime - self.tree0.ru_stime,
+        )
         mem_kb = rusage.ru_maxrss
         out_size, err_size, res_size = (_size(paths[n]) for n in ("out", "err", "res"))
         err_tail = ""

@@ -429,3 +429,24 @@ def test_a_program_cannot_read_a_checkers_expected_answers_from_memory():
         assert box.run(problem, "print('no')").verdict == "WA"  # the checker saw every answer
         r = box.run(problem, MEMORY_SCAN)
     assert r.first_failure["actual"] == "[]\n", r.first_failure
+
+
+def test_work_handed_to_a_process_never_waited_for_still_counts(sb):
+    """Bug: only the program's own process (and what it waited for) was timed, so a program
+    could fork a helper, read its answer from a pipe and exit: a TLE solution passed, and the
+    speed reward, which compares CPU time, saw it as a 2 ms program."""
+    n = 12_000_000  # about 0.8 s of CPU here, over the 0.5 s limit
+    r = run(sb, f"""
+        import os
+        r, w = os.pipe()
+        if os.fork() == 0:
+            s = 0
+            for i in range({n}):
+                s += i
+            os.write(w, b"ok")
+            os._exit(0)
+        os.close(w)
+        print(os.read(r, 2).decode(), flush=True)
+        os._exit(0)
+    """)
+    assert r.verdict == "TLE" and r.cpu_ms >= 500, (r.verdict, r.cpu_ms)
