@@ -99,6 +99,60 @@ def _scheduled_s(pid: int) -> float:
         return 0.0
 
 
+def _tree_usage(pid: int) -> tuple[int, int]:
+    """(CPU clock ticks, resident pages) of the run now: the child, every descendant alive, and
+    what each has reaped; orphans (reparented to us, the subreaper) are found among our children.
+    Memory is the child's resident size plus what each other process holds privately.
+
+    RLIMIT_AS and RLIMIT_CPU bind each process alone: without the sum, helpers a program forks
+    could hold many times the memory limit, or compute past the time limit, between two checks.
+    """
+    me = os.getpid()
+    stack, seen = [pid, *(c for c in _children(me) if c != pid)], set()
+    cpu = rss = 0
+    while stack:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            cpu += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+            rss += int(fields[21]) if p == pid else _private_pages(p, int(fields[21]))
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        stack.extend(_children(p))
+    return cpu, rss
+
+
+def _private_pages(pid: int, rss: int) -> int:
+    """Pages only this process holds: a forked helper shares the rest with its parent, so its
+    resident size would count the interpreter twice (falls back to that where the kernel cannot
+    tell)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            kb = sum(int(line.split()[1]) for line in f if line.startswith(b"Private_"))
+        return kb * 1024 // PAGE
+    except (OSError, IndexError, ValueError):
+        return rss
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            pass
+    return out
+
+
 def _size(path: str) -> int:
     try:
         return os.stat(path).st_size
@@ -446,15 +500,11 @@ class Worker:
             if now >= hard_deadline or now - t0 - _scheduled_s(pid) >= lim["wall_s"]:
                 killed = "wall"
             else:
-                try:
-                    with open(f"/proc/{pid}/stat", "rb") as f:
-                        fields = f.read().rsplit(b")", 1)[1].split()
-                    if (int(fields[11]) + int(fields[12])) / tick > lim["time_s"]:
-                        killed = "cpu"
-                    elif int(fields[21]) * PAGE > lim["memory_mb"] * 1048576:
-                        killed = "mem"  # resident memory past the limit (RLIMIT_AS has headroom)
-                except (OSError, IndexError, ValueError):
-                    pass
+                cpu_ticks, rss_pages = _tree_usage(pid)
+                if cpu_ticks / tick > lim["time_s"]:
+                    killed = "cpu"
+                elif rss_pages * PAGE > lim["memory_mb"] * 1048576:
+                    killed = "mem"  # resident memory past the limit (RLIMIT_AS has headroom)
             if killed:
                 os.kill(pid, signal.SIGKILL)
                 _, status, rusage = os.wait4(pid, 0)

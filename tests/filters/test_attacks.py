@@ -450,3 +450,24 @@ def test_work_handed_to_a_process_never_waited_for_still_counts(sb):
         os._exit(0)
     """)
     assert r.verdict == "TLE" and r.cpu_ms >= 500, (r.verdict, r.cpu_ms)
+
+
+def test_memory_spread_over_forked_helpers_counts_as_one(sb):
+    """Bug: the memory limit (RLIMIT_AS, and the resident check) bound each process alone, so four
+    helpers of 150 MB each held 600 MB under a 256 MB limit (128 processes could hold 160 GB)."""
+    r = run(sb, """
+        import os, time
+        kids = []
+        for k in range(4):
+            pid = os.fork()
+            if pid == 0:
+                b = bytearray(150 << 20)
+                for i in range(0, len(b), 4096):
+                    b[i] = 1
+                time.sleep(2)
+                os._exit(0)
+            kids.append(pid)
+        time.sleep(1.5)
+        print("ok", flush=True)
+    """, time_limit_s=2)
+    assert r.verdict == "MLE", (r.verdict, r.peak_mem_kb)
