@@ -168,6 +168,7 @@ class Sandbox:
             if iso.get("netns")
             else "host network (not isolated)",
             "mount_namespace": bool(iso.get("mountns")),
+            "ipc_namespace": bool(iso.get("ipcns")),  # SysV IPC objects removed after each test
             "private_tmp": bool(iso.get("private_tmp")),
             "scratch_mb": iso.get("scratch_mb"),  # what a run may write to each private tmpfs
             "private_home": bool(iso.get("runtime_visible")),

@@ -56,6 +56,8 @@ import typing  # noqa: F401
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
+IPC_RMID = 0
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
     1,
     2,
@@ -174,6 +176,7 @@ class Worker:
             "root": self.root,
             "user": False,
             "netns": False,
+            "ipcns": False,
             "mountns": False,
             "private_tmp": False,
             "host_hidden": False,
@@ -190,6 +193,10 @@ class Worker:
             self.iso["user"] = True
             self.iso["kill"] = "every process of the run's uid, then every descendant (subreaper)"
             self.iso["netns"] = _libc.unshare(CLONE_NEWNET) == 0
+            # SysV shared memory, semaphores and message queues outlive their process: in our own
+            # IPC namespace, emptied after every test, they neither leak into the host's memory
+            # nor carry one program's data to the next
+            self.iso["ipcns"] = _libc.unshare(CLONE_NEWIPC) == 0
             if (
                 _libc.unshare(CLONE_NEWNS) == 0
                 and _libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0
@@ -513,6 +520,8 @@ class Worker:
         if pfd is not None:
             os.close(pfd)
         self.sweep(pid)
+        if self.iso.get("ipcns"):
+            self.remove_ipc()
         # CPU of the whole tree: the child, what it reaped, and every process it left behind
         # (reaped by the sweep: we are their subreaper). A program that hands its work to a
         # process it never waits for still pays for it.
@@ -620,6 +629,22 @@ class Worker:
             else:
                 self._kill_children()
             time.sleep(0.0002)
+
+    def remove_ipc(self) -> None:
+        """Remove every SysV IPC object of our namespace (what the last test created)."""
+        for kind in ("shm", "msg", "sem"):
+            try:
+                with open(f"/proc/sysvipc/{kind}", "rb") as f:
+                    ids = [int(line.split()[1]) for line in f.readlines()[1:] if line.strip()]
+            except (OSError, IndexError, ValueError):
+                continue
+            for i in ids:
+                if kind == "shm":
+                    _libc.shmctl(i, IPC_RMID, None)
+                elif kind == "msg":
+                    _libc.msgctl(i, IPC_RMID, None)
+                else:
+                    _libc.semctl(i, 0, IPC_RMID)
 
     def cleanup(self) -> None:
         """Remove the run directory and, with a private /tmp, everything a run left there."""

@@ -471,3 +471,26 @@ def test_memory_spread_over_forked_helpers_counts_as_one(sb):
         print("ok", flush=True)
     """, time_limit_s=2)
     assert r.verdict == "MLE", (r.verdict, r.peak_mem_kb)
+
+
+SHM_KEY = 0x5EC4E7
+SHM = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = ctypes.c_void_p\n"
+
+
+@needs_root
+def test_sysv_shared_memory_neither_leaks_to_the_host_nor_reaches_the_next_program(sb):
+    """Bug: SysV segments live until removed, in the host's IPC namespace: a program could leave
+    64 MB behind for good (any number of times), and the next program could read it."""
+    r = run(sb, SHM + textwrap.dedent(f"""
+        shmid = libc.shmget({SHM_KEY}, 64 << 20, 0o1666)  # IPC_CREAT | 0o666
+        addr = libc.shmat(shmid, None, 0)
+        ctypes.memmove(addr, b"ANSWER", 6)
+        print("ok" if shmid >= 0 else "shmget failed")
+    """))
+    assert r.verdict == "AC", r.first_failure
+    host = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    assert not any(line.split() and int(line.split()[0]) == SHM_KEY for line in host)
+    for _ in range(2):  # both workers
+        found = f"print('ok' if libc.shmget({SHM_KEY}, 0, 0) < 0 else 'found the last segment')"
+        r = run(sb, SHM + found)
+        assert r.verdict == "AC", r.first_failure
