@@ -169,6 +169,9 @@ class Sandbox:
             else "host network (not isolated)",
             "mount_namespace": bool(iso.get("mountns")),
             "ipc_namespace": bool(iso.get("ipcns")),  # SysV IPC objects removed after each test
+            "keyrings": "fresh session keyring per test; the run user's keyrings cleared"
+            if iso.get("keyrings")
+            else "inherited (not isolated)",
             "private_tmp": bool(iso.get("private_tmp")),
             "scratch_mb": iso.get("scratch_mb"),  # what a run may write to each private tmpfs
             "private_home": bool(iso.get("runtime_visible")),

@@ -72,6 +72,16 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 #: Private, empty tmpfs per worker, and the most a program may write there (MB). tmpfs is memory
 #: that RLIMIT_AS does not count, so these bound what a run can hold beyond its memory limit.
 #: The captured stdout and stderr live apart, on a tmpfs sized by the run's output limit.
+#: keyctl(2) has no libc wrapper: its syscall number, where known
+_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+
+
+def _keyctl(op: int, arg) -> int:
+    return _libc.syscall(_KEYCTL, op, arg) if _KEYCTL else -1
+
+
 PRIVATE_DIRS = {"/tmp": 256, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}
 #: Top-level directories a program may see (the private ones above are emptied); all others are
 #: covered, and only the interpreter's library is bound back into them, read-only.
@@ -177,6 +187,7 @@ class Worker:
             "user": False,
             "netns": False,
             "ipcns": False,
+            "keyrings": False,
             "mountns": False,
             "private_tmp": False,
             "host_hidden": False,
@@ -197,6 +208,10 @@ class Worker:
             # IPC namespace, emptied after every test, they neither leak into the host's memory
             # nor carry one program's data to the next
             self.iso["ipcns"] = _libc.unshare(CLONE_NEWIPC) == 0
+            # The kernel keyrings: a fresh, empty session keyring here (the one we inherited may
+            # hold the trainer's keys), another in every child, and the run user's own keyrings
+            # cleared after every test (they outlive its processes)
+            self.iso["keyrings"] = _keyctl(KEYCTL_JOIN_SESSION_KEYRING, None) >= 0
             if (
                 _libc.unshare(CLONE_NEWNS) == 0
                 and _libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0
@@ -522,6 +537,8 @@ class Worker:
         self.sweep(pid)
         if self.iso.get("ipcns"):
             self.remove_ipc()
+        if self.iso.get("keyrings"):
+            self._clear_keys()
         # CPU of the whole tree: the child, what it reaped, and every process it left behind
         # (reaped by the sweep: we are their subreaper). A program that hands its work to a
         # process it never waits for still pays for it.
@@ -583,6 +600,15 @@ class Worker:
             except FileNotFoundError:
                 pass
         return resp
+
+    def _clear_keys(self) -> None:
+        """Empty the run user's keyrings: keys added there would reach its next program."""
+        try:
+            os.setresuid(self.uid, self.uid, 0)
+            _keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING)
+            _keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING)
+        finally:
+            os.setresuid(0, 0, 0)
 
     def _kill_uid(self) -> None:
         """SIGKILL every process of the run's uid (its whole tree, daemons included)."""
@@ -690,6 +716,8 @@ class Worker:
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)
             os.setresuid(self.uid, self.uid, self.uid)
+            if self.iso["keyrings"]:
+                _keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # not the worker's: a fresh, empty one
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # cleared by setresuid, so set after
         os.environ["HOME"] = self.rundir
         os.environ["TMPDIR"] = self.rundir

@@ -494,3 +494,40 @@ def test_sysv_shared_memory_neither_leaks_to_the_host_nor_reaches_the_next_progr
         found = f"print('ok' if libc.shmget({SHM_KEY}, 0, 0) < 0 else 'found the last segment')"
         r = run(sb, SHM + found)
         assert r.verdict == "AC", r.first_failure
+
+
+KEYS = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+ADD_KEY = {"x86_64": 248, "aarch64": 217}[os.uname().machine]
+def read(keyring, name):
+    kid = libc.syscall(KEYCTL, 10, keyring, b"user", name, 0)  # KEYCTL_SEARCH
+    buf = ctypes.create_string_buffer(64)
+    n = libc.syscall(KEYCTL, 11, kid, buf, 64) if kid > 0 else -1  # KEYCTL_READ
+    return buf.raw[:n] if n > 0 else None
+"""
+
+
+@needs_root
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="keyctl number unknown")
+def test_kernel_keyrings_hold_nothing_of_the_trainer_nor_of_the_last_program(sb):
+    """Bug: the program possessed the session keyring it inherited from the trainer (and could read
+    a token kept there), and a key it added to its user's keyring reached the next program."""
+    import ctypes
+
+    machine = os.uname().machine
+    libc = ctypes.CDLL(None, use_errno=True)
+    add_key = {"x86_64": 248, "aarch64": 217}[machine]
+    mine = libc.syscall(add_key, b"user", b"cm-trainer-token", SECRET.encode(), len(SECRET), -3)
+    assert mine > 0, ctypes.get_errno()
+    try:
+        r = run(sb, KEYS + "print('ok' if read(-3, b'cm-trainer-token') is None else 'read it')")
+        assert r.verdict == "AC", r.first_failure
+        planted = KEYS + "print('ok' if libc.syscall(ADD_KEY, b'user', b'cm-answer', b'42', 2, -4) > 0 else 'no')"
+        assert run(sb, planted).verdict == "AC"
+        for _ in range(2):  # both workers
+            r = run(sb, KEYS + "print('ok' if read(-4, b'cm-answer') is None else 'read it')")
+            assert r.verdict == "AC", r.first_failure
+    finally:
+        libc.syscall({"x86_64": 250, "aarch64": 219}[machine], 21, mine)  # KEYCTL_INVALIDATE
