@@ -12,9 +12,11 @@ In a session:
 - ("test", {"input", "limits"}): fork a child that runs the compiled program on one test.
 - ("check", {"checker", "input", "expected", "actual", "limits"}): run a checker, confined too.
 
-When started as root the worker enters its own network and mount namespaces (private /tmp,
-/var/tmp, /dev/shm, /run/lock), becomes a child subreaper, and runs each child as a dedicated
-unprivileged uid; after every test it kills every process of that uid, so nothing outlives a test.
+When started as root the worker enters its own network, IPC and mount namespaces (private /tmp,
+/var/tmp, /dev/shm, /run/lock) and a fresh session keyring, becomes a child subreaper, and runs
+each child as a dedicated unprivileged uid; after every test it kills every process of that uid,
+removes its SysV IPC objects and clears its keyrings, so nothing outlives a test. The time and
+memory limits bind the whole process tree of a test, not each process alone.
 In its mount namespace only the system directories (`SYSTEM_DIRS`) and the interpreter's own
 library stay visible: every other top-level directory (/home, /opt, /srv, /run, a project or data
 directory) is covered by an empty tmpfs, so a program cannot read the dataset it is graded on nor
@@ -72,16 +74,6 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 #: Private, empty tmpfs per worker, and the most a program may write there (MB). tmpfs is memory
 #: that RLIMIT_AS does not count, so these bound what a run can hold beyond its memory limit.
 #: The captured stdout and stderr live apart, on a tmpfs sized by the run's output limit.
-#: keyctl(2) has no libc wrapper: its syscall number, where known
-_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
-KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
-KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
-
-
-def _keyctl(op: int, arg) -> int:
-    return _libc.syscall(_KEYCTL, op, arg) if _KEYCTL else -1
-
-
 PRIVATE_DIRS = {"/tmp": 256, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}
 #: Top-level directories a program may see (the private ones above are emptied); all others are
 #: covered, and only the interpreter's library is bound back into them, read-only.
@@ -92,6 +84,16 @@ TAIL = 2000
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 _libc = ctypes.CDLL(None, use_errno=True)
+
+#: keyctl(2) has no libc wrapper: its syscall number, where known
+_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+
+
+def _keyctl(op: int, arg) -> int:
+    return _libc.syscall(_KEYCTL, op, arg) if _KEYCTL else -1
+
 
 # Typed plain data for `typed_calls` problems (valuecodec.py, stdlib only): loaded from its file so
 # that the worker stays a self-contained script, with its own copy of the builtins so that a
