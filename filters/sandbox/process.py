@@ -7,6 +7,7 @@ import pickle
 import random
 import resource
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -118,6 +119,10 @@ class WorkerProcess:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        try:  # its session, if one is still running (the worker leads its own process group)
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 f.close()  # type: ignore[union-attr]

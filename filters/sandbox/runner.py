@@ -178,7 +178,7 @@ class Sandbox:
             "host_files": "hidden: only system directories and the interpreter's library are visible"
             if iso.get("host_hidden")
             else "visible: the program can read any file the run's user can",
-            "pid_namespace": False,
+            "pid_namespace": bool(iso.get("pidns")),  # a program sees only its own processes
             # each program is judged in its own session process, forked from a server that never
             # holds a program or its data: nothing of one program is in the next one's memory
             "memory_between_programs": "fresh session per program",

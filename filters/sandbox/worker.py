@@ -59,6 +59,8 @@ import typing  # noqa: F401
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+MS_NOEXEC = 8
 IPC_RMID = 0
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
     1,
@@ -193,6 +195,7 @@ class Worker:
             "mountns": False,
             "private_tmp": False,
             "host_hidden": False,
+            "pidns": False,
             "subreaper": False,
             "no_new_privs": True,
             "kill": "every descendant (subreaper)",
@@ -224,6 +227,7 @@ class Worker:
                 self.iso["scratch_mb"] = dict(PRIVATE_DIRS) if self.iso["private_tmp"] else None
                 self.iso["runtime_visible"] = self.iso["host_hidden"] = self._expose_runtime(runtime)
         self.iso["subreaper"] = _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        self.iso["pidns"] = self.iso["mountns"] and self._pid_ns_works()
         if self.iso["private_tmp"]:
             self.base = "/tmp"
         else:
@@ -410,16 +414,49 @@ class Worker:
             self._size_io(int(arg.get("io_mb", 2)))
 
     def session(self) -> bool:
-        """Serve one session in a child; False when the server must stop (quit, or a crash)."""
+        """Serve one session in a child; False when the server must stop (quit, or a crash).
+
+        With a pid namespace the session is its init (pid 1, with its own /proc): its programs
+        see no process but their own tree (no other command line), and when it exits the
+        kernel kills whatever is left in it. An intermediate process enters the namespace, since
+        a process can only put its children there.
+        """
         pid = os.fork()
         if pid == 0:
             code = 70
             try:
-                code = self.serve_session()
+                if self.iso["pidns"]:
+                    code = self._in_own_pid_ns(self.serve_session)
+                else:
+                    code = self.serve_session()
             finally:
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
         self.sweep(pid)  # anything the session left running was reparented to us
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+    @staticmethod
+    def _in_own_pid_ns(serve) -> int:
+        """In a fresh process: enter new pid and mount namespaces; a child, their init, mounts a
+        /proc of its own and runs `serve`; its exit code is returned."""
+        if _libc.unshare(CLONE_NEWPID | CLONE_NEWNS):
+            return 71
+        pid = os.fork()
+        if pid == 0:
+            code = 72
+            try:
+                if _libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0:
+                    code = serve()
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 73
+
+    def _pid_ns_works(self) -> bool:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(self._in_own_pid_ns(lambda: 0 if os.getpid() == 1 else 74))
+        _, status = os.waitpid(pid, 0)
         return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
     def serve_session(self) -> int:

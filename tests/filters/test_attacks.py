@@ -531,3 +531,29 @@ def test_kernel_keyrings_hold_nothing_of_the_trainer_nor_of_the_last_program(sb)
             assert r.verdict == "AC", r.first_failure
     finally:
         libc.syscall({"x86_64": 250, "aarch64": 219}[machine], 21, mine)  # KEYCTL_INVALIDATE
+
+
+@needs_root
+def test_other_processes_and_their_command_lines_are_invisible(sb):
+    """Bug: without a pid namespace a program could list every process on the machine and read
+    its command line (a trainer started with a token in its arguments)."""
+    import subprocess
+    import sys
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", SECRET])
+    try:
+        r = run(sb, f"""
+            import os
+            seen = []
+            for p in os.listdir("/proc"):
+                if p.isdigit():
+                    try:
+                        seen.append(open(f"/proc/{{p}}/cmdline", "rb").read())
+                    except OSError:
+                        pass
+            print("ok" if not any({SECRET.encode()!r} in c for c in seen) and len(seen) <= 3 else f"saw {{len(seen)}}")
+        """)
+        assert r.verdict == "AC", r.first_failure
+    finally:
+        other.kill()
+        other.wait()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 
 import pytest
 
@@ -146,14 +148,15 @@ def test_harness_fault_is_se_and_retried():
     p = {"test_type": "stdio", "tests": [{"input": "", "output": "ok"}]}
     with Sandbox(workers=1, time_limit_s=2, retries=1) as box:
         victim = box._all[0]
-        threading.Timer(0.3, victim.proc.kill).start()
+        # the worker, its session and everything in its process group die mid-run
+        threading.Timer(0.3, os.killpg, (victim.proc.pid, signal.SIGKILL)).start()
         t = time.monotonic()
         r = box.run(p, "import time\ntime.sleep(0.8)\nprint('ok')")
         assert r.verdict == "AC" and r.attempts == 2  # the worker died: retried on a fresh one
         assert time.monotonic() - t < 10
         assert box._all[0] is not victim and box._all[0].alive()
     with Sandbox(workers=1, time_limit_s=2, retries=0) as box:
-        threading.Timer(0.3, box._all[0].proc.kill).start()
+        threading.Timer(0.3, os.killpg, (box._all[0].proc.pid, signal.SIGKILL)).start()
         r = box.run(p, "import time\ntime.sleep(0.8)\nprint('ok')")
         assert r.verdict == "SE" and r.error  # reported apart, never WA
 
