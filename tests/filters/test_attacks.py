@@ -557,3 +557,19 @@ def test_other_processes_and_their_command_lines_are_invisible(sb):
     finally:
         other.kill()
         other.wait()
+
+
+@needs_root
+def test_a_user_namespace_cannot_uncover_host_directories(sb):
+    """A program may create its own user and mount namespaces (where it is "root"), but the covers
+    it inherited are locked: unmounting one fails, and the host's files stay hidden."""
+    repo = str(Path(__file__).resolve().parents[2])
+    r = run(sb, f"""
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.unshare(0x10000000 | 0x00020000)  # CLONE_NEWUSER | CLONE_NEWNS (may be refused: fine)
+        for top in ["/" + n for n in os.listdir("/")]:
+            libc.umount2(top.encode(), 2)  # MNT_DETACH
+        print("ok" if not os.path.exists({repo + "/README.md"!r}) else "uncovered")
+    """)
+    assert r.verdict == "AC", r.first_failure
