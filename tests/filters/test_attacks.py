@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import textwrap
@@ -271,20 +272,29 @@ def test_private_home_hides_the_parents_files(sb):
     assert r.verdict == "AC", r.first_failure
 
 
-def _plant_host_files(tag: str) -> tuple[Path, Path, socket.socket]:
+@contextlib.contextmanager
+def planted_host_files():
     """A world-readable data directory at /, a stray file at /, and a unix socket listening inside."""
+    tag = uuid.uuid4().hex[:8]
     data = Path(f"/cm-data-{tag}")
     data.mkdir(mode=0o755)
-    (data / "train.jsonl").write_text(SECRET)
-    (data / "train.jsonl").chmod(0o644)
     stray = Path(f"/cm-stray-{tag}")
-    stray.write_text(SECRET)
-    stray.chmod(0o644)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(str(data / "sock"))
-    os.chmod(data / "sock", 0o777)
-    srv.listen(1)
-    return data, stray, srv
+    try:
+        (data / "train.jsonl").write_text(SECRET)
+        (data / "train.jsonl").chmod(0o644)
+        stray.write_text(SECRET)
+        stray.chmod(0o644)
+        srv.bind(str(data / "sock"))
+        os.chmod(data / "sock", 0o777)
+        srv.listen(1)
+        yield data, stray
+    finally:
+        srv.close()
+        stray.unlink(missing_ok=True)
+        for p in data.iterdir():
+            p.unlink()
+        data.rmdir()
 
 
 READ_HOST = """
@@ -312,25 +322,16 @@ def test_host_files_outside_system_dirs_are_hidden():
     Bug: only directories the run's user could not enter were hidden, so a program could open a
     world-readable training file (e.g. ../shared/data/*.jsonl.gz) and print the expected output.
     """
-    tag = uuid.uuid4().hex[:8]
-    data, stray, srv = _plant_host_files(tag)
     repo = Path(__file__).resolve().parents[2]
-    paths = [str(data / "train.jsonl"), str(stray), str(repo / "README.md"), __file__]
-    try:
-        with Sandbox(workers=1) as box:
-            assert box.isolation_report()["host_files"].startswith("hidden")
-            code = READ_HOST.format(paths=paths, sock=str(data / "sock"), secret=SECRET)
-            r = run(box, code)
-            assert r.verdict == "AC", r.first_failure
-            # the interpreter's library stays readable: numpy imports from the bound-back venv
-            lib = run(box, "import json, numpy\nprint('ok')")
-            assert lib.verdict == "AC", lib.first_failure
-    finally:
-        srv.close()
-        stray.unlink()
-        for p in data.iterdir():
-            p.unlink()
-        data.rmdir()
+    with planted_host_files() as (data, stray), Sandbox(workers=1) as box:
+        paths = [str(data / "train.jsonl"), str(stray), str(repo / "README.md"), __file__]
+        assert box.isolation_report()["host_files"].startswith("hidden")
+        code = READ_HOST.format(paths=paths, sock=str(data / "sock"), secret=SECRET)
+        r = run(box, code)
+        assert r.verdict == "AC", r.first_failure
+        # the interpreter's library stays readable: numpy imports from the bound-back venv
+        lib = run(box, "import json, numpy\nprint('ok')")
+        assert lib.verdict == "AC", lib.first_failure
 
 
 @needs_root
@@ -338,21 +339,13 @@ def test_a_data_directory_made_after_start_is_hidden_too(sb):
     """The sandbox is usually started before a trainer writes its data; a new directory at / must
     be covered before the next test runs, not only those present when the worker started."""
     run(sb, "print('ok')")  # the workers are up
-    tag = uuid.uuid4().hex[:8]
-    data, stray, srv = _plant_host_files(tag)
-    try:
+    with planted_host_files() as (data, stray):
         code = READ_HOST.format(
             paths=[str(data / "train.jsonl"), str(stray)], sock=str(data / "sock"), secret=SECRET
         )
         for _ in range(2):  # both workers
             r = run(sb, code)
             assert r.verdict == "AC", r.first_failure
-    finally:
-        srv.close()
-        stray.unlink()
-        for p in data.iterdir():
-            p.unlink()
-        data.rmdir()
 
 
 @needs_root
