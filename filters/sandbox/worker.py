@@ -437,9 +437,11 @@ class Worker:
 
     @staticmethod
     def _in_own_pid_ns(serve) -> int:
-        """In a fresh process: enter new pid and mount namespaces; a child, their init, mounts a
-        /proc of its own and runs `serve`; its exit code is returned."""
-        if _libc.unshare(CLONE_NEWPID | CLONE_NEWNS):
+        """In a fresh process: enter new pid, mount and IPC namespaces; a child, their init, mounts
+        a /proc of its own and runs `serve`; its exit code is returned. The IPC namespace takes
+        POSIX message queues (which outlive their process, and which `remove_ipc` cannot list)
+        away with the session."""
+        if _libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC):
             return 71
         pid = os.fork()
         if pid == 0:

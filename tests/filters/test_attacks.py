@@ -566,3 +566,16 @@ def test_a_user_namespace_cannot_uncover_host_directories(sb):
         print("ok" if not os.path.exists({repo + "/README.md"!r}) else "uncovered")
     """)
     assert r.verdict == "AC", r.first_failure
+
+
+@needs_root
+def test_posix_message_queues_do_not_reach_the_next_program(sb):
+    """Bug: a POSIX message queue outlives its process, in the worker's IPC namespace: the next
+    program on that worker could receive what the last one sent."""
+    mq = "import ctypes, os\nrt = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+    sent = run(sb, mq + "q = rt.mq_open(b'/cm-answer', os.O_CREAT | os.O_RDWR, 0o666, None)\n"
+               "print('ok' if q >= 0 and rt.mq_send(q, b'42', 2, 0) == 0 else 'no queue')")
+    assert sent.verdict == "AC", sent.first_failure
+    for _ in range(2):  # both workers
+        r = run(sb, mq + "print('ok' if rt.mq_open(b'/cm-answer', os.O_RDWR) < 0 else 'found it')")
+        assert r.verdict == "AC", r.first_failure
