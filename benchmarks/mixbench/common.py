@@ -107,11 +107,14 @@ def _init_worker() -> None:
 
 
 def _key(job: dict) -> str:
-    blob = json.dumps(
-        {"spec": job["spec"].to_json(), "seed": job["seed"], "cfg": dict(job["cfg"])},
-        sort_keys=True,
-    )
-    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+    """The cache key of a run: arm, seed and config, and whether ../shared/data was there (B1
+    drops its `problems` domain without it, so the two must never share a cached run)."""
+    from mixbench.domains import SHARED_DATA
+
+    key = {"spec": job["spec"].to_json(), "seed": job["seed"], "cfg": dict(job["cfg"])}
+    if not SHARED_DATA.is_dir():
+        key["data"] = "without ../shared/data"  # absent from older keys, which all had it
+    return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def count_cached(jobs: list[dict], cache: Path | None) -> int:
