@@ -187,7 +187,9 @@ class Sandbox:
             "no_new_privs": bool(iso.get("no_new_privs")),
             "environment": "scrubbed",
             "hash_seed": self.hash_seed,
-            "time_limit": "CPU time (measured and RLIMIT_CPU); ceiling of 3x + 1 s on blocked time (hard cap 10x)",
+            "time_limit": "CPU time of the whole process tree (measured, and RLIMIT_CPU per process); "
+            "ceiling of 3x + 1 s on blocked time (hard cap 10x)",
+            "memory_limit": "resident memory of the whole process tree (measured, and RLIMIT_AS per process)",
             "rlimits": ["CPU", "AS", "FSIZE", "NOFILE", "NPROC", "CORE"],
         }
 
