@@ -30,6 +30,10 @@ __all__ = ["Sandbox", "default_workers"]
 Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
 
 
+#: One test's run: (index, test, worker's answer, verdict or "check", actual output, reason)
+_Run = tuple[int, dict[str, str], dict[str, Any], str, str | None, str | None]
+
+
 def _io_mb(output_bytes: int, inputs: Sequence[str]) -> int:
     """MB of I/O space a session needs: the longest input, and stdout and stderr at the limit."""
     return (2 * output_bytes + 4 * max(map(len, inputs), default=0)) // (1 << 20) + 2
@@ -316,7 +320,7 @@ class Sandbox:
         io_mb = _io_mb(limits.output_bytes, [t["input"] for t in test_list])
         wl = self._wire_limits(limits)
         checker = problem.get("checker")
-        runs: list[tuple[int, dict[str, str], dict[str, Any], str, str | None, str | None]] = []
+        runs: list[_Run] = []
         with _session(w, io_mb):
             resp = w.call(
                 "prog",
@@ -399,9 +403,18 @@ class Sandbox:
             return ("AC" if reason is None else "WA"), actual, reason
         return ("AC" if compare_call(t["output"], actual, self.tolerance) else "WA"), actual, None
 
-    def _run_checks(self, w: WorkerProcess, checker: str, runs: list, wl, timeout, stop) -> list:
+    def _run_checks(
+        self,
+        w: WorkerProcess,
+        checker: str,
+        runs: list[_Run],
+        wl: dict[str, Any],
+        timeout: float,
+        stop: bool,
+    ) -> list[_Run]:
         """The checker's verdicts, in a session of their own: the expected answers never enter a
-        process that the program's children are forked from."""
+        process that the program's children are forked from. So with a checker every test runs
+        before the first is checked (`stop` then only saves checks)."""
         out = []
         with _session(w, _io_mb(wl["output_bytes"], [])):
             for i, t, r, v, actual, reason in runs:

@@ -123,6 +123,20 @@ def test_checker_overrides_comparison(sb):
     assert sb.run(p, "print('garbage')").verdict == "WA"
 
 
+def test_checked_tests_keep_their_order_and_the_first_failure(sb):
+    """Checks run after the tests (in a session of their own); verdicts still come out in test
+    order, and the first failure is the earliest test that failed, checked or not."""
+    checker = "def check(input, expected, actual):\n    return expected.split() == actual.split()\n"
+    p = {"test_type": "stdio", "checker": checker,
+         "tests": [{"input": f"{n}\n", "output": f"{n}\n"} for n in (1, 2, 3)]}
+    prog = "n = int(input())\nassert n != 3\nprint(0 if n == 2 else n)"
+    r = sb.run(p, prog)
+    assert [t.verdict for t in r.tests] == ["AC", "WA", "RE"] and r.verdict == "WA"
+    assert r.first_failure["test"] == 1 and r.first_failure["reason"] == "checker rejected the output"
+    stopped = sb.run(p, prog, stop_on_failure=True)
+    assert [t.verdict for t in stopped.tests] == ["AC", "WA"] and stopped.verdict == "WA"
+
+
 def test_time_limit_from_problem_and_argument(sb):
     p = dict(ADD, time_limit_s=0.2)
     spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass\nprint(3)"
