@@ -178,7 +178,7 @@ class Sandbox:
             else "inherited (not isolated)",
             "private_tmp": bool(iso.get("private_tmp")),
             "scratch_mb": iso.get("scratch_mb"),  # what a run may write to each private tmpfs
-            "private_home": bool(iso.get("runtime_visible")),
+            "private_home": bool(iso.get("host_hidden")),
             "host_files": "hidden: only system directories and the interpreter's library are visible"
             if iso.get("host_hidden")
             else "visible: the program can read any file the run's user can",

@@ -105,6 +105,11 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "valuecodec.p
     exec(compile(_f.read(), "valuecodec.py", "exec"), _CODEC)
 
 
+def _cover(path: str) -> bool:
+    """An empty, root-owned tmpfs over `path` in our mount namespace: the child sees nothing there."""
+    return _libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755,size=1m") == 0
+
+
 def _scheduled_s(pid: int) -> float:
     """Seconds the process has been running or runnable (on a CPU or in a run queue)."""
     try:
@@ -225,7 +230,7 @@ class Worker:
                 runtime = self._runtime_paths()
                 self.iso["private_tmp"] = self._private_dirs(runtime)
                 self.iso["scratch_mb"] = dict(PRIVATE_DIRS) if self.iso["private_tmp"] else None
-                self.iso["runtime_visible"] = self.iso["host_hidden"] = self._expose_runtime(runtime)
+                self.iso["host_hidden"] = self._expose_runtime(runtime)
         self.iso["subreaper"] = _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
         self.iso["pidns"] = self.iso["mountns"] and self._pid_ns_works()
         if self.iso["private_tmp"]:
@@ -304,12 +309,7 @@ class Worker:
                 os.mkdir(stage, 0o700)
                 ok &= _libc.mount(p.encode(), stage.encode(), None, MS_BIND | MS_REC, None) == 0
                 stages.append((stage, p))
-            ok &= (
-                _libc.mount(
-                    b"tmpfs", anc.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755,size=1m"
-                )
-                == 0
-            )
+            ok &= _cover(anc)
             for stage, p in stages:
                 os.makedirs(p, 0o755, exist_ok=True)
                 ok &= _libc.mount(stage.encode(), p.encode(), None, MS_BIND | MS_REC, None) == 0
@@ -339,8 +339,7 @@ class Worker:
         new = now - self.tops_seen
         self.tops_seen = now
         for top in self._host_tops(new, []):
-            if _libc.mount(b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755,size=1m"):
-                self.tops_seen.discard(top[1:])  # tried again next time; this run does not start
+            if not _cover(top):
                 raise OSError(ctypes.get_errno(), f"cannot cover {top} from the program")
 
     def _size_io(self, mb: int) -> None:
@@ -395,7 +394,10 @@ class Worker:
             if op == "session":
                 # No answer (the sandbox sends "prog" right behind it): a failure to prepare
                 # stops the worker, and the sandbox, reading end-of-file, starts another one.
-                self._prepare(arg)
+                try:
+                    self._prepare(arg)
+                except OSError:
+                    break
                 if not self.session():
                     break
             elif op == "iso":
@@ -480,8 +482,6 @@ class Worker:
                     resp = self.run_child("test", arg)
                 elif op == "check":
                     resp = self.run_child("check", arg)
-                elif op == "iso":
-                    resp = dict(self.iso)
                 else:
                     resp = {"status": "SE", "error": f"unknown op {op!r}"}
             except Exception as e:  # a harness fault, never the program's
@@ -522,7 +522,7 @@ class Worker:
         with open(paths["in"], "wb") as f:
             f.write(data.encode("utf-8", "surrogateescape"))
         t0 = time.monotonic()
-        self.tree0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        tree0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         pid = os.fork()
         if pid == 0:
             code = 70
@@ -530,9 +530,11 @@ class Worker:
                 code = self.child(what, arg, lim, paths)
             finally:
                 os._exit(code)
-        return self.wait_child(pid, t0, lim, paths, what)
+        return self.wait_child(pid, t0, tree0, lim, paths, what)
 
-    def wait_child(self, pid: int, t0: float, lim: dict, paths: dict, what: str) -> dict:
+    def wait_child(
+        self, pid: int, t0: float, tree0: resource.struct_rusage, lim: dict, paths: dict, what: str
+    ) -> dict:
         killed = None
         try:
             pfd = os.pidfd_open(pid)
@@ -584,10 +586,7 @@ class Worker:
         # (reaped by the sweep: we are their subreaper). A program that hands its work to a
         # process it never waits for still pays for it.
         tree = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = max(
-            rusage.ru_utime + rusage.ru_stime,
-            tree.ru_utime + tree.ru_stime - self.tree0.ru_utime - self.tree0.ru_stime,
-        )
+        cpu = tree.ru_utime + tree.ru_stime - tree0.ru_utime - tree0.ru_stime
         mem_kb = rusage.ru_maxrss
         out_size, err_size, res_size = (_size(paths[n]) for n in ("out", "err", "res"))
         err_tail = ""
