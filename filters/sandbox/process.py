@@ -117,12 +117,13 @@ class WorkerProcess:
             except (WorkerDied, subprocess.TimeoutExpired):
                 pass
         if self.proc.poll() is None:
-            self.proc.kill()
+            # the worker and its session: it leads its own process group, whose id cannot be
+            # reused before the worker is reaped below
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                self.proc.kill()
             self.proc.wait()
-        try:  # its session, if one is still running (the worker leads its own process group)
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 f.close()  # type: ignore[union-attr]
