@@ -339,7 +339,7 @@ class Worker:
         new = now - self.tops_seen
         self.tops_seen = now
         for top in self._host_tops(new, []):
-            if not _cover(top):
+            if not _cover(top) and os.path.isdir(top):  # gone meanwhile: nothing to hide
                 raise OSError(ctypes.get_errno(), f"cannot cover {top} from the program")
 
     def _size_io(self, mb: int) -> None:

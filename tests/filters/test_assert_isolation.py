@@ -279,7 +279,7 @@ def test_mbpp_converts_and_canonical_solutions_keep_their_reward(sb, shared_data
     # MBPP 123 (amicable numbers below 9999) needs about 2 s of CPU time on a slow machine.
     grades = grade_many([(r, r["solutions"][0]) for r in ok], sandbox=sb, time_limit_s=10.0)
     failed = [r["id"] for r, g in zip(ok, grades) if g.score != 1.0]
-    assert failed == []
+    assert failed == [], [g for g in grades if g.score != 1.0]  # once, in CI: ['662'] (unexplained)
 
 
 # ---- attacks -----------------------------------------------------------------------------------------
