@@ -40,7 +40,9 @@ class Feedback:
     held-out loss such as the NLL of verified reference solutions, or a policy-gradient loss on
     held-out prompts). `dev_loss` is, per source, the loss on a fixed held-out slice of that source
     measured after the step (the same examples every time, so its changes are the model's, not
-    sampling noise); `eval_loss` is an optional held-out loss value.
+    sampling noise); `eval_loss` is an optional held-out loss value. `weights_id` names the
+    weights that drew the step's batch (`Mixer.issue()`), so a loader that prefetches batches still
+    credits the right action; None means "the mixer's current weights".
     """
 
     counts: np.ndarray
@@ -53,6 +55,7 @@ class Feedback:
     target_sketch: np.ndarray | None = None
     eval_loss: float | None = None
     extra: dict = field(default_factory=dict)
+    weights_id: int | None = None
 
     def __post_init__(self) -> None:
         counts = np.asarray(self.counts, dtype=np.float64).reshape(-1)
@@ -78,6 +81,8 @@ class Feedback:
             self.target_sketch = t.copy() if np.isfinite(t).all() else None
         if self.eval_loss is not None and not np.isfinite(self.eval_loss):
             self.eval_loss = None
+        if self.weights_id is not None:
+            self.weights_id = int(self.weights_id)
 
     @property
     def n_sources(self) -> int:
@@ -100,6 +105,9 @@ class Feedback:
                 out[f.name] = [None if x != x else x for x in v.tolist()]
             elif f.name == "extra":
                 if v:
+                    out[f.name] = v
+            elif f.name == "weights_id":
+                if v is not None:
                     out[f.name] = v
             else:
                 out[f.name] = v

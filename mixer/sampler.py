@@ -107,6 +107,7 @@ class MixedSampler:
         self.steps = 0
         self.last_counts = np.zeros(len(self.names), dtype=np.int64)
         self.last_sources = np.zeros(0, dtype=np.int64)
+        self.last_weights_id: int | None = None
         self._perm_cache: dict[int, tuple[int, np.ndarray]] = {}
         self.dataset: Any = None
 
@@ -186,11 +187,12 @@ class MixedSampler:
         return self.exhaust == "stop" and int(self.pos[s]) >= len(self.groups[s])
 
     def next_batch(self) -> list[int]:
-        """The global indices of the next step's batch (also sets `last_counts`, `last_sources`)."""
+        """The global indices of the next step's batch (also sets `last_counts`, `last_sources` and
+        `last_weights_id`, the id of the weights that drew it, for `Feedback.weights_id`)."""
         for s in range(len(self.names)):
             if self._runs_out(s) and self.mixer.active[s]:
                 self.mixer.set_exhausted(s)
-        w = self.mixer.weights()
+        self.last_weights_id, w = self.mixer.issue()
         counts = stochastic_round(w, self.batch_size, self.rng)
         if self.exhaust == "stop":
             counts = counts.astype(np.int64)
