@@ -206,7 +206,9 @@ class Mixer(ABC):
         self.history = [dict(h) for h in st["history"]]
         self._policy = np.asarray(st["_policy"], dtype=np.float64).copy()
         # states saved before weights ids existed have none pending
-        self.used_weights = np.asarray(st.get("used_weights", self._policy), dtype=np.float64).copy()
+        self.used_weights = np.asarray(
+            st.get("used_weights", self._policy), dtype=np.float64
+        ).copy()
         self._issued = {int(k): np.asarray(v, dtype=np.float64) for k, v in st.get("issued", [])}
         self._issue_seq = int(st.get("issue_seq", 0))
         self._load_state(st["policy_state"])
