@@ -137,6 +137,28 @@ def test_sources_command_prints_the_table():
         assert name in res.output
 
 
+def test_sources_command_says_how_each_hub_source_is_read():
+    """Every hub source is read through data files (never a loading script), and says which."""
+    res = CliRunner().invoke(app, ["sources"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    hub_lines = [ln for ln in lines if ln.startswith("  hub ")]
+    assert len(hub_lines) == len(HUB) and all("(no script)" in ln for ln in hub_lines)
+    text = " ".join(lines)
+    assert (
+        "BAAI/TACO, data files (no script): Parquet files ALL/train-*.parquet, ALL/test-*.parquet"
+        in text
+    )
+    assert (
+        "codeparrot/apps, data files (no script): JSON Lines files train.jsonl, test.jsonl" in text
+    )
+    assert (
+        "likaixin/TACO-verified, data files (no script): one JSON array file taco_verified.json, streamed"
+        in text
+    )
+    assert "codeforces: test" in text  # DeepCoder's codeforces config has only a test split
+
+
 def test_offline_set_after_datasets_was_imported_is_still_honoured(monkeypatch):
     """Bug: huggingface_hub reads HF_HUB_OFFLINE at import, so setting it later went to the network."""
     import datasets  # noqa: F401  (imported before the variable is set, as in a long-lived process)
