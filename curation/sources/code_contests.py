@@ -5,7 +5,7 @@ Language codes: 1 = Python 2, 2 = C++, 3 = Python 3, 4 = Java; only Python 3 is 
 `memory_limit_bytes` (decimal: 256000000 is 256 MB) megabytes, and the `difficulty` enum its
 name from google-deepmind/code_contests `contest_problem.proto` (7 = "A" ... 17 = "K", then
 19 = "L" ... 29 = "V": 18 is not used). Problems that read from a named file (`input_file`) are
-rejected: we run stdin/stdout only.
+rejected as `unsupported_format:file_io`: we run stdin/stdout only.
 """
 
 from __future__ import annotations
@@ -82,7 +82,10 @@ def convert_code_contests(
     for f in ("input_file", "output_file"):
         if text_or_none(row.get(f)):
             raise RecordError(
-                f, f"reads/writes the file {row[f]!r}; only stdin/stdout is supported", partial
+                f,
+                f"reads/writes the file {row[f]!r}; only stdin/stdout is supported",
+                partial,
+                reason="unsupported_format:file_io",
             )
     groups = ["public_tests", "private_tests"] + (["generated_tests"] if include_generated else [])
     try:

@@ -1,7 +1,8 @@
 """open-r1/codeforces: statement sections, official tests, generated checkers, ratings.
 
 The statement joins description, input/output format, examples and note. Interactive problems
-(`interaction_format`) and `input_mode` "file" are rejected: we judge stdin/stdout only.
+(`interaction_format`) and `input_mode` "file" are rejected as `unsupported_format:interactive`
+and `unsupported_format:file_io`: we judge stdin/stdout only.
 `rating` (800 to 3500) becomes `difficulty_label`; `time_limit` is seconds and `memory_limit`
 megabytes (floats on the hub). `official_tests_complete` false (the dataset left out some
 official tests, usually the largest) becomes `tests_complete` false, which verify drops as
@@ -121,10 +122,14 @@ def convert_codeforces(row: dict[str, Any], index: int = 0) -> dict[str, Any]:
             "interaction_format",
             "interactive problem; only stdin/stdout problems are supported",
             partial,
+            reason="unsupported_format:interactive",
         )
     if str(row.get("input_mode") or "stdio") != "stdio":
         raise RecordError(
-            "input_mode", f"input_mode={row.get('input_mode')!r}; only stdio is supported", partial
+            "input_mode",
+            f"input_mode={row.get('input_mode')!r}; only stdio is supported",
+            partial,
+            reason="unsupported_format:file_io",
         )
     statement = _statement(row)
     if statement is None:

@@ -106,6 +106,7 @@ def test_code_contests_python3_only_limits_and_file_io_rejected():
     assert r["time_limit_s"] == 2.5 and r["difficulty_label"] == "A"
     assert r["tags"] == ["math", "implementation"]
     assert errs["9001_B. File Toy"].field == "input_file"
+    assert errs["9001_B. File Toy"].reject_reason == "unsupported_format:file_io"
     recs2, _ = _load("code-contests", "code_contests", include_generated=False)
     assert len(recs2["9001_A. Toy Sum"]["tests"]) == 2
 
@@ -192,6 +193,8 @@ def test_codeforces_checker_rating_and_unsupported_modes():
     exec(r["checker"], ns)
     assert ns["check"]("3 4\n", "3 4\n", "4 3\n") and not ns["check"]("3 4\n", "3 4\n", "3 3\n")
     assert errs["9001/B"].field == "interaction_format" and errs["9001/C"].field == "input_mode"
+    assert errs["9001/B"].reject_reason == "unsupported_format:interactive"
+    assert errs["9001/C"].reject_reason == "unsupported_format:file_io"
 
 
 def test_codeforces_incomplete_official_tests_are_marked():
