@@ -168,3 +168,21 @@ def test_offline_set_after_datasets_was_imported_is_still_honoured(monkeypatch):
     with pytest.raises(UserError, match="BAAI/TACO"):
         iter_source("taco")
     assert time.monotonic() - t0 < 5
+
+
+def test_the_sources_page_example_runs(monkeypatch):
+    """docs/sources.md's Python example prints what the page says."""
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    page = (repo / "docs" / "sources.md").read_text()
+    (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    monkeypatch.chdir(repo)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "docs/sources.md", "exec"), {})
+    printed = out.getvalue().strip()
+    assert f"prints `{printed}`" in " ".join(page.split())
