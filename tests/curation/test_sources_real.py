@@ -207,6 +207,10 @@ def test_codemix_build_reads_every_real_sample_file(samples, tmp_path):
         ("taco/1", "unsupported_format:geeksforgeeks")
     ]
     assert sum(counts["output"].values()) == 12
-    for file, n in (("deepcoder.jsonl", 7), ("rllm_test_codeforces.json.gz", 408)):
+    for file, n in (
+        ("deepcoder.jsonl", 7),
+        ("rllm_test_codeforces.json.gz", 408),
+        ("rllm_test_code_contests.json.gz", 165),
+    ):
         got = _build(tmp_path, file, f"deepcoder:{local / file}")
         assert got["output"] == {"deepcoder": n}
