@@ -100,18 +100,23 @@ class Source:
         return self.configs[config]
 
 
-def _lcb_files(version_tag: str = "release_v6") -> list[str]:
-    """The JSONL files of a LiveCodeBench release (*unverified*: test.jsonl, test2.jsonl, ...)."""
+def _lcb_names(version_tag: str = "release_v6") -> list[str]:
+    """The JSONL files of a LiveCodeBench release: test.jsonl, test2.jsonl ... test<n>.jsonl."""
     try:
         n = int(str(version_tag).rsplit("v", 1)[1])
     except (IndexError, ValueError):
         raise UserError(
             f"lcb: unknown version_tag {version_tag!r}; use release_v1 ... release_v6"
         ) from None
+    return ["test.jsonl" if i == 1 else f"test{i}.jsonl" for i in range(1, n + 1)]
+
+
+def _lcb_files(version_tag: str = "release_v6") -> list[str]:
+    """The hub URLs of a LiveCodeBench release's files."""
     from curation.sources import hub
 
     base = f"{hub.HUB_URL}/livecodebench/code_generation_lite/"
-    return [base + ("test.jsonl" if i == 1 else f"test{i}.jsonl") for i in range(1, n + 1)]
+    return [base + name for name in _lcb_names(version_tag)]
 
 
 def _demo_rows(**_: Any) -> Iterator[Any]:
@@ -242,6 +247,8 @@ def how_read_locally(source: Source) -> str:
         first = next(iter(source.files.splits))
         layouts = " else ".join(source.files.patterns(first))
         return f"one file, or a folder holding the hub's files ({layouts} for {first})"
+    if source.name == "lcb":
+        return "one file, or a folder holding the release's test*.jsonl (up to version_tag)"
     sub = " (the config's subfolder if present)" if source.configs or source.config else ""
     return f"one file, or a folder of data files{sub}, those named after the split"
 
@@ -318,6 +325,9 @@ def _raw_rows(
             split = source.splits_of(config)[0]
         patterns = source.files.patterns(split) if source.files is not None else ()
         files = find_data_files(path, split, config, patterns)
+        if source.name == "lcb" and Path(path).is_dir():  # a snapshot: the release's files only
+            release = [Path(path) / n for n in _lcb_names(loader.get("version_tag", "release_v6"))]
+            files = [f for f in release if f.is_file()] or files
         names = ", ".join(f.name for f in files[:5]) + (" ..." if len(files) > 5 else "")
         return read_rows(files, check), f"{path}: no rows in its data files ({names})"
     if source.kind == "local":

@@ -237,3 +237,10 @@ def test_verify_drops_problems_whose_source_left_out_tests():
             sandbox=box, min_tests=1, repeats=1, mutants=0, keep_incomplete_tests=True
         )
         assert keep.process(records_to_table(rows)).kept.num_rows == 2
+
+
+def test_a_local_lcb_snapshot_reads_the_release_asked_for(tmp_path):
+    for name in ("test.jsonl", "test2.jsonl"):
+        shutil.copy(HUB / "lcb" / "test.jsonl", tmp_path / name)
+    assert len(list(iter_source("lcb", tmp_path, version_tag="release_v1"))) == 3
+    assert len(list(iter_source("lcb", tmp_path, version_tag="release_v2"))) == 6
