@@ -11,7 +11,7 @@ transformers = pytest.importorskip("transformers")
 from datasets import Dataset  # noqa: E402
 from trl.trainer.utils import RepeatSampler  # noqa: E402
 
-from mixer import MixedSampler, Static  # noqa: E402
+from mixer import MixedSampler, Static, make_mixer  # noqa: E402
 from mixer.adapters.trl import MixerGRPOTrainer, MixerRepeatSampler  # noqa: E402
 
 
@@ -46,24 +46,23 @@ def _reward(completions, source, **kw):
     return [float(s == "mid") * (i % 2) for i, s in enumerate(source)]
 
 
-def _trainer(out, max_steps=4, mixer="advantage-bandit"):
+def _trainer(out, max_steps=4, mixer="advantage-bandit", batch=4, **args_kw):
     model, tok = _tiny_model_and_tokenizer()
     ds = Dataset.from_dict(
         {"prompt": [f"p{i} " for i in range(24)], "source": ["easy", "hard", "mid"] * 8}
     )
     args = trl.GRPOConfig(
         output_dir=str(out),
-        per_device_train_batch_size=4,
+        per_device_train_batch_size=batch,
         num_generations=2,
         max_completion_length=3,
         max_steps=max_steps,
         report_to=[],
         logging_steps=1,
         use_cpu=True,
-        save_strategy="steps",
-        save_steps=2,
         seed=0,
         disable_tqdm=True,
+        **{"save_strategy": "steps", "save_steps": 2, **args_kw},
     )
     return MixerGRPOTrainer(
         model=model,
@@ -111,3 +110,42 @@ def test_grpo_trainer_feeds_the_mixer_and_checkpoints_it(tmp_path) -> None:
     assert tr2.mixer.history == hist
     assert tr2.mixed_sampler.state_dict() == tr.mixed_sampler.state_dict()
     assert tr2.repeat_sampler.pending == []
+
+
+def test_each_generation_batch_is_credited_to_the_weights_that_drew_it(tmp_path) -> None:
+    """TRL's loader draws the next generation batch before the mixer learns from the current one:
+    the history must record the weights that drew each batch, and each batch's prompts per source
+    must follow those weights (stochastic rounding: floor or ceil of weight x prompts)."""
+    names = ["easy", "hard", "mid"]
+    mixer = make_mixer("advantage-bandit", 3, names=names, seed=0)
+    drew: dict[int, np.ndarray] = {}
+    issue = mixer.issue
+
+    def recorded():
+        wid, w = issue()
+        drew[wid] = w.copy()
+        return wid, w
+
+    mixer.issue = recorded
+    current: list[np.ndarray] = []  # the mixer's weights when each feedback arrives
+    update = mixer.update
+
+    def recorded_update(fb):
+        current.append(mixer.weights().copy())
+        update(fb)
+
+    mixer.update = recorded_update
+    tr = _trainer(tmp_path / "run", max_steps=8, mixer=mixer, batch=6, save_strategy="no")
+    tr.train()
+    hist = mixer.history
+    assert len(hist) == 8
+    lagged = 0
+    for rec, now in zip(hist, current, strict=True):
+        w = drew[rec["weights_id"]]
+        np.testing.assert_array_equal(rec["weights"], w)
+        n = np.asarray(rec["counts"])
+        assert n.sum() == 3 and (n >= np.floor(w * 3)).all() and (n <= np.ceil(w * 3)).all()
+        lagged += not np.array_equal(w, now)
+    # some batches were drawn before the previous update: crediting the current weights was wrong
+    assert lagged > 0
+    assert mixer.weights()[names.index("mid")] > 0.5
