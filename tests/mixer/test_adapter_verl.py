@@ -206,7 +206,7 @@ def test_real_verl_09_train_sampler_path() -> None:
     tr.config = cfg
     RayPPOTrainer._create_dataloader(tr, ds, _Prompts(6), None, sampler)
     assert tr.train_dataloader.sampler is sampler
-    for b in list(tr.train_dataloader)[:4]:
+    for _, b in zip(range(4), tr.train_dataloader, strict=False):  # lockstep: no workers
         idx = [int(i) for i in b["index"]]
         tensors, nt = _rollout(idx, list(b["data_source"]))
         sampler.update(DataProto.from_dict(tensors=tensors, non_tensors=nt))
