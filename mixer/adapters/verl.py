@@ -1,8 +1,9 @@
 """verl: a train sampler driven by a mixer, rows that carry the weights that drew them, and the feedback.
 
 verl 0.7.x: `data.sampler.class_path=pkg://mixer.adapters.verl`, `data.sampler.class_name=
-MixerCurriculumSampler`; verl's trainer builds it with `(data_source, data_config)` and calls
-`update(batch)` after every step. verl 0.8+ has no sampler hook in its config: run
+MixerCurriculumSampler`, `data.dataloader_num_workers=0` (verl 0.7 asserts it for a curriculum
+sampler); verl's trainer builds it with `(data_source, data_config)` and calls `update(batch)`
+after every step. verl 0.8+ has no sampler hook in its config: run
 `python -m mixer.adapters.verl_main` (same overrides as `verl.trainer.main_ppo`), which passes this
 sampler as `train_sampler` to the legacy trainer or swaps it into the v1 trainer's dataloader.
 
