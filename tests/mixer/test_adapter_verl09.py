@@ -6,8 +6,9 @@ verl's composed hydra config, `RLHFDataset` (as our `MixerRLHFDataset`) over a `
 --format verl` of the demo build, `RayPPOTrainer._create_dataloader` with the mixer's sampler and
 two loader workers, `DataProto` batches repeated per rollout as `fit` does, rewards from verl's
 `NaiveRewardManager` calling our `compute_score` (loaded by `get_custom_reward_fn`) in the
-sandbox, GRPO advantages from verl's `compute_advantage`, the v1 trainer's `_init_dataloader`, and
-the entry point's refusals. Not run: generation, the actor update, Ray, the transfer queue.
+sandbox, GRPO advantages from verl's `compute_advantage`, the v1 trainer's `_init_dataloader` and
+`_compute_advantage` on a real TransferQueue (local Ray), and the entry point's refusals. Not run:
+generation, the actor and critic updates (GPU worker groups), `fit()`.
 """
 
 from __future__ import annotations
@@ -271,3 +272,70 @@ def test_v1_trainer_draws_with_the_mixer_and_reads_feedback_from_its_rows(verl_e
     assert fb.weights_id == wid and fb.counts.sum() == 6
     tr.mixer_sampler.mixer.update(fb)
     np.testing.assert_array_equal(tr.mixer_sampler.mixer.history[0]["weights"], drew[wid])
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("transfer_queue") is None,
+    reason="verl's v1 trainer needs TransferQueue",
+)
+def test_v1_compute_advantage_feeds_the_mixer_through_the_transfer_queue(verl_export) -> None:
+    """verl's own `_compute_advantage` on trajectories in a real (local Ray) transfer queue, as
+    the agent loop leaves them; ours then reads scores and rows back and updates the mixer."""
+    import ray
+    import torch
+    import transfer_queue as tq
+    from verl.utils.tensordict_utils import list_of_dict_to_tensordict
+
+    from mixer.adapters.verl_main import mixer_v1_trainer_class
+
+    tr = object.__new__(mixer_v1_trainer_class())
+    tr.config = _config(
+        verl_export, f"actor_rollout_ref.rollout.n={ROLLOUT_N}", "algorithm.adv_estimator=grpo"
+    )
+    tr.tokenizer, tr.processor, tr.trainer_mode, tr.parameter_sync_step = (
+        _tokenizer(),
+        None,
+        "sync",
+        1,
+    )
+    tr._init_dataloader()
+    drew = _recording(tr.mixer_sampler.mixer)
+    infos = list(next(iter(tr.train_dataloader))["extra_info"])
+    wid = infos[0]["mixer_weights_id"]
+    rows, keys = [], []
+    for i, info in enumerate(infos):
+        for k in range(ROLLOUT_N):
+            n_tok = 3 + i % 2
+            score = torch.zeros(n_tok)
+            score[-1] = float(k == 0 and info["difficulty_bucket"] != 4)
+            rows.append(
+                {
+                    "uid": f"u{i}",
+                    "rm_scores": score,
+                    "response_mask": torch.ones(n_tok, dtype=torch.int64),
+                    "old_log_probs": torch.zeros(n_tok),
+                    "extra_info": info,
+                }
+            )
+            keys.append(f"u{i}_{k}_0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        tq.init({"backend": {"SimpleStorage": {"num_data_storage_units": 1}}})
+        meta = tq.kv_batch_put(
+            keys=keys, partition_id="train", fields=list_of_dict_to_tensordict(rows)
+        )
+        metrics: dict = {}
+        tr._compute_advantage(meta, metrics)  # verl's, then the mixer's update
+        adv = tq.kv_batch_get(keys=meta.keys, partition_id="train", select_fields=["advantages"])
+        assert adv["advantages"] is not None  # verl wrote its GRPO advantages back
+        tq.close()
+    finally:
+        ray.shutdown()
+    hist = tr.mixer_sampler.mixer.history
+    assert len(hist) == 1 and hist[0]["weights_id"] == wid and sum(hist[0]["counts"]) == 6
+    np.testing.assert_array_equal(hist[0]["weights"], drew[wid])
+    assert set(metrics) >= {f"mixer/weight/{b}" for b in tr.mixer_sampler.mixed.names}
+    buckets = [str(x["difficulty_bucket"]) for x in infos]
+    for b, r in zip(tr.mixer_sampler.mixed.names, hist[0]["reward"], strict=True):
+        assert (r is None) == (b not in buckets)
+        assert r in (None, 0.0 if b == "4" else 0.5)
