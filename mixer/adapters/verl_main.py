@@ -78,12 +78,25 @@ def check_config(config: DictConfig) -> None:
 def _with_mixer_dataset(config: DictConfig) -> None:
     with open_dict(config):
         if not OmegaConf.select(config, "data.custom_cls.path"):
-            config.data.custom_cls = {"path": "pkg://mixer.adapters.verl", "name": "MixerRLHFDataset"}
+            config.data.custom_cls = {
+                "path": "pkg://mixer.adapters.verl",
+                "name": "MixerRLHFDataset",
+            }
 
 
 def mixer_sampler(data_config: Any, dataset: Any) -> MixerCurriculumSampler:
     """`create_rl_sampler`'s signature: the mixer's sampler over `dataset`."""
     return MixerCurriculumSampler(dataset, data_config)
+
+
+def _uses(func: Any, *names: str) -> None:
+    """Raise unless `func`'s code refers to each global in `names` (what a patch must replace)."""
+    missing = [k for k in names if k not in func.__code__.co_names]
+    if missing:
+        raise RuntimeError(
+            f"{func.__qualname__} no longer uses {missing}: this verl is not supported by "
+            "mixer.adapters.verl_main (it would train without mixing)"
+        )
 
 
 @contextlib.contextmanager
@@ -106,6 +119,7 @@ class _MixerTaskRunner(main_ppo_v0.TaskRunner.__ray_actor_class__):  # type: ign
     """verl's legacy TaskRunner, its sampler and trainer class swapped for the mixer's."""
 
     def run(self, config: DictConfig) -> None:
+        _uses(super().run, "create_rl_sampler", "RayPPOTrainer")
         with _patched(
             main_ppo_v0,
             create_rl_sampler=mixer_sampler,
@@ -169,6 +183,7 @@ class _MixerTaskRunnerV1(main_ppo.TaskRunnerV1.__ray_actor_class__):  # type: ig
     """verl's v1 TaskRunner, run with the mixer's sync trainer (registered in this process)."""
 
     def run(self, config: DictConfig) -> None:
+        _uses(super().run, "get_trainer_cls")
         mixer_v1_trainer_class()  # registers the mode in this actor's process
         with open_dict(config):
             config.trainer.v1.trainer_mode = MIXER_V1_MODE

@@ -226,6 +226,25 @@ def test_entry_point_refuses_a_sampler_verl_would_ignore(verl_export) -> None:
     assert "data.sampler.class_path=pkg://my.sampler: verl 0.8+ ignores it" in r.stderr
 
 
+def test_task_runners_patch_what_verls_run_uses() -> None:
+    """The legacy TaskRunner's run must still build its sampler and trainer through the globals we
+    replace (else it would train without mixing), and the replacement is undone afterwards."""
+    from verl.trainer import main_ppo, main_ppo_v0
+
+    from mixer.adapters.verl_main import _MixerTaskRunner, _MixerTaskRunnerV1, _patched, _uses
+
+    _uses(main_ppo_v0.TaskRunner.__ray_actor_class__.run, "create_rl_sampler", "RayPPOTrainer")
+    _uses(main_ppo.TaskRunnerV1.__ray_actor_class__.run, "get_trainer_cls")
+    assert issubclass(_MixerTaskRunner, main_ppo_v0.TaskRunner.__ray_actor_class__)
+    assert issubclass(_MixerTaskRunnerV1, main_ppo.TaskRunnerV1.__ray_actor_class__)
+    before = main_ppo_v0.create_rl_sampler
+    with _patched(main_ppo_v0, create_rl_sampler=len):
+        assert main_ppo_v0.create_rl_sampler is len
+    assert main_ppo_v0.create_rl_sampler is before
+    with pytest.raises(RuntimeError, match="no longer uses"):
+        _uses(main_ppo_v0.TaskRunner.__ray_actor_class__.run, "create_sampler_v2")
+
+
 def test_entry_point_refuses_async_v1_modes(verl_export) -> None:
     from mixer.adapters.verl_main import ConfigError, check_config
 
