@@ -92,6 +92,17 @@ if _RLHFDataset is not None:
 
         carries_drawn_rows = True
 
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            config = kwargs.get("config", args[2] if len(args) > 2 else None)
+            path = str(_get(_get(config, "sampler"), "class_path", "") or "")
+            if not HAS_CURRICULUM_API and path.endswith("mixer.adapters.verl"):
+                raise ValueError(
+                    f"data.sampler.class_path={path}: verl 0.8+ ignores it and would draw at "
+                    "random; start training with `python -m mixer.adapters.verl_main` instead "
+                    "of verl.trainer.main_ppo"
+                )
+            super().__init__(*args, **kwargs)
+
         def __getitem__(self, item: Any) -> dict:
             return tag_row(super().__getitem__(item), item)
 
@@ -347,7 +358,9 @@ def mixer_trainer_class(base: type) -> type:
             if sampler is not None and self.global_steps > 0:
                 import torch
 
-                path = os.path.join(_checkpoint_dir(self.config, self.global_steps), MIXER_STATE_FILE)
+                path = os.path.join(
+                    _checkpoint_dir(self.config, self.global_steps), MIXER_STATE_FILE
+                )
                 if os.path.isfile(path):
                     sampler.mixer.load_state_dict(torch.load(path, weights_only=True))
             return out

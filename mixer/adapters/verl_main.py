@@ -76,7 +76,13 @@ def check_config(config: DictConfig) -> None:
 
 
 def _with_mixer_dataset(config: DictConfig) -> None:
+    """Rows through `MixerRLHFDataset` unless the user chose a class; `data.sampler.class_path`
+    (ours, or check_config refused it) is dropped: this entry point always uses our sampler."""
     with open_dict(config):
+        sampler = OmegaConf.select(config, "data.sampler")
+        if sampler is not None:
+            sampler.pop("class_path", None)
+            sampler.pop("class_name", None)
         if not OmegaConf.select(config, "data.custom_cls.path"):
             config.data.custom_cls = {
                 "path": "pkg://mixer.adapters.verl",

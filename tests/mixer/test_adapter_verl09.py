@@ -226,6 +226,25 @@ def test_entry_point_refuses_a_sampler_verl_would_ignore(verl_export) -> None:
     assert "data.sampler.class_path=pkg://my.sampler: verl 0.8+ ignores it" in r.stderr
 
 
+def test_verls_own_main_with_our_class_path_is_refused_by_our_dataset(verl_export) -> None:
+    """On 0.9, `verl.trainer.main_ppo +data.sampler.class_path=pkg://mixer.adapters.verl` with our
+    dataset would train at random: the dataset refuses it. Our entry point drops the setting."""
+    from verl.trainer.ppo.utils import create_rl_dataset
+
+    from mixer.adapters.verl_main import _with_mixer_dataset
+
+    config = _config(
+        verl_export,
+        "+data.sampler.class_path=pkg://mixer.adapters.verl",
+        "+data.sampler.class_name=MixerCurriculumSampler",
+    )
+    with pytest.raises(ValueError, match="python -m mixer.adapters.verl_main"):
+        create_rl_dataset(config.data.train_files, config.data, _tokenizer(), None)
+    _with_mixer_dataset(config)
+    assert "class_path" not in config.data.sampler and config.data.sampler.mixer
+    assert len(create_rl_dataset(config.data.train_files, config.data, _tokenizer(), None)) == 31
+
+
 def test_task_runners_patch_what_verls_run_uses() -> None:
     """The legacy TaskRunner's run must still build its sampler and trainer through the globals we
     replace (else it would train without mixing), and the replacement is undone afterwards."""
