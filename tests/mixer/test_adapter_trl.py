@@ -149,3 +149,90 @@ def test_each_generation_batch_is_credited_to_the_weights_that_drew_it(tmp_path)
     # some batches were drawn before the previous update: crediting the current weights was wrong
     assert lagged > 0
     assert mixer.weights()[names.index("mid")] > 0.5
+
+
+def test_codemix_rewards_and_mixer_in_grpo_on_a_trl_export(tmp_path) -> None:
+    """`codemix export --format trl` of the demo build, mixed by `difficulty_bucket`, with our
+    `trl_correctness_reward` graded in TRL's loop next to a signal only bucket 0 gets."""
+    import subprocess
+    import sys
+
+    from datasets import load_from_disk
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    from filters.reward import trl_correctness_reward
+
+    cli = [sys.executable, "-c", "from curation.cli import main; main()"]
+    subprocess.run(
+        [*cli, "build", "--out", str(tmp_path / "demo")], check=True, capture_output=True
+    )
+    subprocess.run(
+        [*cli, "export", str(tmp_path / "demo"), "--format", "trl", "--out", str(tmp_path / "trl")],
+        check=True,
+        capture_output=True,
+    )
+    train = load_from_disk(str(tmp_path / "trl"))["train"]
+    chars = [chr(i) for i in range(32, 127)] + ["\n"]
+    tk = Tokenizer(
+        models.WordLevel(
+            vocab={c: i for i, c in enumerate(["<pad>", "<eos>", *chars])}, unk_token="<pad>"
+        )
+    )
+    tk.pre_tokenizer = pre_tokenizers.Split("", "isolated")
+    tk.decoder = decoders.Fuse()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="<eos>")
+    tok.chat_template = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    import torch
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(
+        GPT2Config(
+            vocab_size=len(chars) + 2,
+            n_positions=1024,
+            n_embd=16,
+            n_layer=1,
+            n_head=2,
+            bos_token_id=1,
+            eos_token_id=1,
+            pad_token_id=0,
+        )  # fmt: skip
+    )
+    graded: list = []
+
+    def correctness(**kw):
+        out = trl_correctness_reward(**kw)
+        graded.extend(out)
+        return out
+
+    def bucket_signal(completions, difficulty_bucket, **kw):
+        return [float(b == 0) * (i % 2) for i, b in enumerate(difficulty_bucket)]
+
+    steps = 4
+    tr = MixerGRPOTrainer(
+        model=model,
+        reward_funcs=[correctness, bucket_signal],
+        args=trl.GRPOConfig(
+            output_dir=str(tmp_path / "run"),
+            per_device_train_batch_size=6,
+            num_generations=2,
+            max_completion_length=8,
+            max_steps=steps,
+            report_to=[],
+            use_cpu=True,
+            save_strategy="no",
+            seed=0,
+            disable_tqdm=True,
+            logging_steps=100,
+        ),  # fmt: skip
+        train_dataset=train,
+        processing_class=tok,
+        mixer="advantage-bandit",
+        source_column="difficulty_bucket",
+    )
+    assert tr.mixed_sampler.names == ["0", "1", "2", "3", "4"]
+    tr.train()
+    hist = tr.mixer.history
+    assert len(hist) == steps and all(sum(h["counts"]) == 3 for h in hist)
+    assert len(graded) == steps * 6 and all(g in (0.0, 1.0) for g in graded)  # no sandbox fault
+    assert int(np.argmax(tr.mixer.weights())) == 0
