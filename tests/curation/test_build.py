@@ -112,3 +112,90 @@ def test_info_query_on_a_build_and_on_a_non_build(tmp_path):
     assert r.exit_code == 2 and "query failed" in r.output
     r = runner.invoke(app, ["info", str(tmp_path)])
     assert r.exit_code == 2 and "unfinished" in r.output
+
+
+def _benchmark_copies(path: Path) -> Path:
+    """Three training rows that are evaluation problems (HumanEval/2, MBPP task 11, a CodeContests
+    test problem), as shipped in filters/data, plus two clean ones."""
+    import gzip
+
+    from filters.benchmarks import DATA_DIR
+
+    def first(name: str, pred) -> dict:
+        with gzip.open(DATA_DIR / name, "rt") as f:
+            return next(r for r in map(json.loads, f) if pred(r))
+
+    he = first("HumanEval.jsonl.gz", lambda r: r["task_id"] == "HumanEval/2")
+    mbpp = first("mbpp-test.jsonl.gz", lambda r: r["task_id"] == 11)
+    cc = first("codecontests-test.jsonl.gz", lambda r: True)
+    rows = [
+        {"id": "he", "statement": he["prompt"]},
+        {"id": "mbpp", "statement": mbpp["text"] + " Use a loop."},
+        {"id": "cc", "statement": "Solve this one.\n" + cc["statement"]},
+        {"id": "clean1", "statement": "Read two numbers and print their product."},
+        {"id": "clean2", "statement": "Read a word and print it reversed."},
+    ]
+    for r in rows:
+        r.update(source="toy", test_type="stdio", tests=[{"input": "", "output": "1\n"}], solutions=["print(1)"])
+    write_jsonl(rows, path)
+    return path
+
+
+def test_a_build_decontaminates_against_the_shipped_benchmarks_by_default(tmp_path):
+    src = _benchmark_copies(tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    r = build("--source", str(src), "--out", str(out), *LIGHT)
+    assert r.exit_code == 0, r.output
+    assert "decontaminated against: humaneval, mbpp-test, codecontests-test" in r.output
+    m = read_manifest(out)
+    assert m["counts"]["output"] == {"toy": 2}
+    rej = {row["problem_id"]: row["reject_reason"] for row in pq.read_table(out / "rejected").to_pylist()}
+    assert rej == {
+        "toy/he": "contaminated:humaneval:HumanEval/2",
+        "toy/mbpp": "contaminated:mbpp-test:11",
+        "toy/cc": "contaminated:codecontests-test:test-000",
+    }
+    against = {d["name"]: d for d in m["decontamination"]}
+    assert list(against) == ["humaneval", "mbpp-test", "codecontests-test"]
+    assert [against[n]["problems"] for n in against] == [164, 500, 165]
+    assert all(d["shipped"] and len(d["sha256"]) == 64 and d["licence"] for d in against.values())
+
+
+def test_no_decontaminate_keeps_them_and_the_stages_say_so(tmp_path):
+    src = _benchmark_copies(tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    r = build("--source", str(src), "--out", str(out), "--no-decontaminate", *LIGHT)
+    assert r.exit_code == 0, r.output
+    assert "decontaminated against: nothing (--no-decontaminate)" in r.output
+    m = read_manifest(out)
+    assert m["counts"]["output"] == {"toy": 5} and m["decontamination"] == []
+    assert m["config"]["stages"] == ["exact_id"]  # the configured stages are the ones in the funnel
+    assert [s["stage"] for s in m["counts"]["stages"]] == ["schema", *m["config"]["stages"]]
+    r = build("--source", str(src), "--out", str(tmp_path / "o2"), "--no-decontaminate",
+              "--decontaminate-against", "humaneval")  # fmt: skip
+    assert r.exit_code == 2 and "not both" in r.output
+
+
+def test_a_refused_rebuild_names_the_options_that_differ(tmp_path):
+    src = corpus(tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    assert build("--source", str(src), "--out", str(out), *LIGHT).exit_code == 0
+    r = build("--source", str(src), "--out", str(out), "--shard-rows", "3", "--ngram", "9", *LIGHT)
+    assert r.exit_code == 2
+    assert "--shard-rows: 10000 -> 3" in r.output and "--ngram: 13 -> 9" in r.output
+    assert "--min-tests" not in r.output
+
+
+def test_a_source_mostly_dropped_gets_a_note_naming_the_option(shared_data, tmp_path):
+    """Real data: the first 40 MBPP tasks are 30 of MBPP's test split (decontam) and 10 with three
+    asserts each (too_few_tests at --min-tests 5). The build says so, with the options."""
+    out = tmp_path / "out"
+    r = build("--source", f"mbpp:{shared_data / 'mbpp.jsonl.gz'}", "--limit", "40", "--out", str(out),
+              "--skip", "dedup", "--skip", "difficulty")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    note = next(line for line in r.output.splitlines() if line.startswith("note: mbpp:"))
+    assert note.startswith("note: mbpp: 0 of 40 kept. decontam dropped 30 as contaminated")
+    assert "mbpp-test 30" in note and "--no-decontaminate" in note
+    assert "verify dropped 10 as too_few_tests (all have 3 tests, --min-tests is 5: --min-tests 3 admits them" in note
+    (stored,) = read_manifest(out)["notes"]
+    assert stored["source"] == "mbpp" and [d["rows"] for d in stored["dropped"]] == [30, 10]
