@@ -57,7 +57,9 @@ def parse_split(spec: str | None) -> tuple[str, float] | None:
     except ValueError:
         raise UserError(f"--split must look like test=0.05, got {spec!r}") from None
     if not name or not 0 < f < 1 or name == "train":
-        raise UserError(f"--split must be NAME=FRACTION with 0 < FRACTION < 1 and NAME not 'train', got {spec!r}")
+        raise UserError(
+            f"--split must be NAME=FRACTION with 0 < FRACTION < 1 and NAME not 'train', got {spec!r}"
+        )
     return name, f
 
 
@@ -165,10 +167,14 @@ def split_name(value: Any) -> str:
     return re.sub(r"\W", "_", "none" if value is None else str(value), flags=re.ASCII) or "_"
 
 
-def _split_names(batch: pa.Table, split: tuple[str, float] | None, split_by: str | None) -> list[str]:
+def _split_names(
+    batch: pa.Table, split: tuple[str, float] | None, split_by: str | None
+) -> list[str]:
     if split_by:
         if split_by not in batch.column_names:
-            raise UserError(f"--split-by {split_by!r}: no such column; columns: {', '.join(batch.column_names)}")
+            raise UserError(
+                f"--split-by {split_by!r}: no such column; columns: {', '.join(batch.column_names)}"
+            )
         return [split_name(v) for v in batch.column(split_by).to_pylist()]
     return [split_of(pid, split) for pid in batch.column("problem_id").to_pylist()]
 
@@ -178,14 +184,18 @@ def _check_split_values(batch: pa.Table, split_by: str, seen: dict[str, str]) ->
     for v in set(map(str, batch.column(split_by).to_pylist())):
         name = split_name(v)
         if seen.setdefault(name, v) != v:
-            raise UserError(f"--split-by {split_by}: values {seen[name]!r} and {v!r} both become split {name!r}")
+            raise UserError(
+                f"--split-by {split_by}: values {seen[name]!r} and {v!r} both become split {name!r}"
+            )
 
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
-def _write_card(directory: Path, fmt: str, paths: dict[str, Path], schema: pa.Schema, counts: dict[str, int]) -> None:
+def _write_card(
+    directory: Path, fmt: str, paths: dict[str, Path], schema: pa.Schema, counts: dict[str, int]
+) -> None:
     """`README.md` with the splits and every column's type, read by `datasets.load_dataset(directory)`."""
     import datasets
     from huggingface_hub import DatasetCardData
@@ -195,7 +205,10 @@ def _write_card(directory: Path, fmt: str, paths: dict[str, Path], schema: pa.Sc
     datasets.info.DatasetInfosDict({"default": info}).to_dataset_card_data(card)
     data = card.to_dict()
     data["configs"] = [
-        {"config_name": "default", "data_files": [{"split": n, "path": p.name} for n, p in sorted(paths.items())]}
+        {
+            "config_name": "default",
+            "data_files": [{"split": n, "path": p.name} for n, p in sorted(paths.items())],
+        }
     ]
     yaml = DatasetCardData(**data).to_yaml()
     text = (
@@ -222,7 +235,13 @@ class _SplitFiles:
         start = self.count.get(name, 0)
         self.count[name] = start + part.num_rows
         if self.schema is None:
-            self.schema = VERL_SCHEMA if self.fmt == "verl" else TRL_SCHEMA if self.fmt == "trl" else part.schema
+            self.schema = (
+                VERL_SCHEMA
+                if self.fmt == "verl"
+                else TRL_SCHEMA
+                if self.fmt == "trl"
+                else part.schema
+            )
         if self.fmt in ("parquet", "hf"):  # the shard rows as they are (hf: read back by datasets)
             self._writer(name, part.schema).write_table(part)
             return
@@ -233,7 +252,9 @@ class _SplitFiles:
                 f.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
             return
         make, schema = (verl_row, VERL_SCHEMA) if self.fmt == "verl" else (trl_row, TRL_SCHEMA)
-        table = pa.Table.from_pylist([make(r, name, start + i) for i, r in enumerate(rows)], schema=schema)
+        table = pa.Table.from_pylist(
+            [make(r, name, start + i) for i, r in enumerate(rows)], schema=schema
+        )
         self._writer(name, schema).write_table(table)
 
     def _path(self, name: str, suffix: str) -> Path:
@@ -248,7 +269,9 @@ class _SplitFiles:
 
     def _writer(self, name: str, schema: pa.Schema) -> pq.ParquetWriter:
         if name not in self._open:
-            self._open[name] = pq.ParquetWriter(self._path(name, ".parquet"), schema, compression="zstd")
+            self._open[name] = pq.ParquetWriter(
+                self._path(name, ".parquet"), schema, compression="zstd"
+            )
         return self._open[name]
 
     def close(self) -> None:
@@ -258,7 +281,11 @@ class _SplitFiles:
 
 
 def export(
-    build_dir: str | Path, fmt: str, out: str | Path, split: str | None = None, split_by: str | None = None
+    build_dir: str | Path,
+    fmt: str,
+    out: str | Path,
+    split: str | None = None,
+    split_by: str | None = None,
 ) -> dict[str, int]:
     """Write the build's problems in `fmt` under `out`; returns rows per split.
 
@@ -298,7 +325,9 @@ def export(
             datasets.disable_progress_bars()
             dd = datasets.DatasetDict(
                 {
-                    _safe(n): datasets.Dataset.from_parquet(str(path), cache_dir=str(tmp / "_cache"))
+                    _safe(n): datasets.Dataset.from_parquet(
+                        str(path), cache_dir=str(tmp / "_cache")
+                    )
                     for n, path in files.paths.items()
                 }
             )

@@ -53,15 +53,27 @@ class UnitStats:
     @classmethod
     def of(cls, kept: pa.Table, dropped: pa.Table, seconds: float) -> UnitStats:
         def sources(t: pa.Table) -> list[str]:
-            return [s if s is not None else "?" for s in t.column("source").to_pylist()] if t.num_rows else []
+            return (
+                [s if s is not None else "?" for s in t.column("source").to_pylist()]
+                if t.num_rows
+                else []
+            )
 
-        kinds = [reason_kind(r) for r in dropped.column("reject_reason").to_pylist()] if dropped.num_rows else []
+        kinds = (
+            [reason_kind(r) for r in dropped.column("reject_reason").to_pylist()]
+            if dropped.num_rows
+            else []
+        )
         per_source: dict[str, dict[str, int]] = {}
         for src, kind in zip(sources(dropped), kinds):
             per_source.setdefault(src, {})
             per_source[src][kind] = per_source[src].get(kind, 0) + 1
         return cls(
-            dict(Counter(sources(kept))), dict(Counter(sources(dropped))), dict(Counter(kinds)), round(seconds, 6), per_source
+            dict(Counter(sources(kept))),
+            dict(Counter(sources(dropped))),
+            dict(Counter(kinds)),
+            round(seconds, 6),
+            per_source,
         )
 
     @property
@@ -95,7 +107,9 @@ class StageRun:
             "kept": dict(sorted(self.kept.items())),
             "dropped": dict(sorted(self.dropped.items())),
             "reasons": dict(sorted(self.reasons.items())),
-            "reasons_by_source": {src: dict(sorted(r.items())) for src, r in sorted(self.source_reasons.items())},
+            "reasons_by_source": {
+                src: dict(sorted(r.items())) for src, r in sorted(self.source_reasons.items())
+            },
         }
 
 
@@ -188,11 +202,15 @@ class Pipeline:
     def _paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
         return unit_paths(d, unit)
 
-    def _commit(self, d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
+    def _commit(
+        self, d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats
+    ) -> None:
         commit_unit(d, unit, kept, dropped, stats)
 
     def _done_units(self, d: Path) -> list[int]:
-        return sorted(int(p.stem.split("-")[1]) for p in d.glob("unit-*.json")) if d.exists() else []
+        return (
+            sorted(int(p.stem.split("-")[1]) for p in d.glob("unit-*.json")) if d.exists() else []
+        )
 
     def _read_stats(self, d: Path, unit: int) -> UnitStats:
         return UnitStats(**json.loads(self._paths(d, unit)[2].read_text()))
@@ -232,12 +250,20 @@ class Pipeline:
         for u in done:
             run.add(self._read_stats(d, u))
         total = sum(run.kept.values()) + sum(run.dropped.values())
-        self.progress(SCHEMA_STAGE, total, total, {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())})
+        self.progress(
+            SCHEMA_STAGE,
+            total,
+            total,
+            {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())},
+        )
         return run
 
     def run_stage(self, index: int, stage: Stage) -> StageRun:
         """Run stage number `index` (1-based; 0 is ingestion) over every unit of the previous one."""
-        prev_index, prev_name = index - 1, ([SCHEMA_STAGE] + [s.name for s in self.stages])[index - 1]
+        prev_index, prev_name = (
+            index - 1,
+            ([SCHEMA_STAGE] + [s.name for s in self.stages])[index - 1],
+        )
         prev_dir = self._dir(prev_index, prev_name)
         units = self.units(prev_index, prev_name)
         d = self._dir(index, stage.name)
@@ -272,7 +298,12 @@ class Pipeline:
         run = StageRun(stage.name)
         for u in units:
             run.add(self._read_stats(d, u))
-        self.progress(stage.name, total, total, {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())})
+        self.progress(
+            stage.name,
+            total,
+            total,
+            {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())},
+        )
         return run
 
     def run(self, stream: Iterable[dict[str, Any] | RecordError]) -> list[StageRun]:

@@ -29,8 +29,16 @@ def corpus(path: Path, n: int = 12) -> Path:
         }
         for i in range(n)
     ]
-    rows.append({"id": "bad", "source": "toy", "statement": "x", "test_type": "call", "entry_point": "f",
-                 "tests": [{"input": "not json", "output": "1"}]})
+    rows.append(
+        {
+            "id": "bad",
+            "source": "toy",
+            "statement": "x",
+            "test_type": "call",
+            "entry_point": "f",
+            "tests": [{"input": "not json", "output": "1"}],
+        }
+    )
     rows.append(dict(rows[0]))  # the same id twice
     write_jsonl(rows, path)
     return path
@@ -56,7 +64,10 @@ def test_build_writes_layout_and_manifest(tmp_path):
         ("schema", "malformed:tests"),
         ("exact_id", "duplicate_id:toy/sum0"),
     }
-    assert "call input must be a JSON array" in next(r for r in rej if r["reject_stage"] == "schema")["reject_detail"]
+    assert (
+        "call input must be a JSON array"
+        in next(r for r in rej if r["reject_stage"] == "schema")["reject_detail"]
+    )
     assert not (out / ".work").exists()
     assert (out / "report" / "index.html").exists()
     shard = pq.read_table(out / "problems" / "part-00000.parquet")
@@ -67,7 +78,18 @@ def test_same_input_gives_identical_shards(tmp_path):
     src = corpus(tmp_path / "toy.jsonl")
     sums = []
     for name in ("a", "b"):
-        assert build("--source", str(src), "--out", str(tmp_path / name), "--batch-rows", "3" if name == "a" else "7", *LIGHT).exit_code == 0
+        assert (
+            build(
+                "--source",
+                str(src),
+                "--out",
+                str(tmp_path / name),
+                "--batch-rows",
+                "3" if name == "a" else "7",
+                *LIGHT,
+            ).exit_code
+            == 0
+        )
         sums.append([f["sha256"] for f in read_manifest(tmp_path / name)["problems"]])
     assert sums[0] == sums[1]
 
@@ -80,7 +102,12 @@ def test_rebuild_same_config_is_a_noop_and_other_config_needs_force(tmp_path):
     assert r.exit_code == 0 and "nothing to do" in r.output
     r = build("--source", str(src), "--out", str(out), "--shard-rows", "3", *LIGHT)
     assert r.exit_code == 2 and "--force" in r.output
-    assert build("--source", str(src), "--out", str(out), "--shard-rows", "3", "--force", *LIGHT).exit_code == 0
+    assert (
+        build(
+            "--source", str(src), "--out", str(out), "--shard-rows", "3", "--force", *LIGHT
+        ).exit_code
+        == 0
+    )
     assert len(read_manifest(out)["problems"]) == 4
 
 
@@ -136,7 +163,12 @@ def _benchmark_copies(path: Path) -> Path:
         {"id": "clean2", "statement": "Read a word and print it reversed."},
     ]
     for r in rows:
-        r.update(source="toy", test_type="stdio", tests=[{"input": "", "output": "1\n"}], solutions=["print(1)"])
+        r.update(
+            source="toy",
+            test_type="stdio",
+            tests=[{"input": "", "output": "1\n"}],
+            solutions=["print(1)"],
+        )
     write_jsonl(rows, path)
     return path
 
@@ -149,7 +181,10 @@ def test_a_build_decontaminates_against_the_shipped_benchmarks_by_default(tmp_pa
     assert "decontaminated against: humaneval, mbpp-test, codecontests-test" in r.output
     m = read_manifest(out)
     assert m["counts"]["output"] == {"toy": 2}
-    rej = {row["problem_id"]: row["reject_reason"] for row in pq.read_table(out / "rejected").to_pylist()}
+    rej = {
+        row["problem_id"]: row["reject_reason"]
+        for row in pq.read_table(out / "rejected").to_pylist()
+    }
     assert rej == {
         "toy/he": "contaminated:humaneval:HumanEval/2",
         "toy/mbpp": "contaminated:mbpp-test:11",
@@ -196,6 +231,9 @@ def test_a_source_mostly_dropped_gets_a_note_naming_the_option(shared_data, tmp_
     note = next(line for line in r.output.splitlines() if line.startswith("note: mbpp:"))
     assert note.startswith("note: mbpp: 0 of 40 kept. decontam dropped 30 as contaminated")
     assert "mbpp-test 30" in note and "--no-decontaminate" in note
-    assert "verify dropped 10 as too_few_tests (all have 3 tests, --min-tests is 5: --min-tests 3 admits them" in note
+    assert (
+        "verify dropped 10 as too_few_tests (all have 3 tests, --min-tests is 5: --min-tests 3 admits them"
+        in note
+    )
     (stored,) = read_manifest(out)["notes"]
     assert stored["source"] == "mbpp" and [d["rows"] for d in stored["dropped"]] == [30, 10]

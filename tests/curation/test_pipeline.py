@@ -33,7 +33,9 @@ class EvenOnly(RowStage):
 
     def judge(self, row: dict[str, Any]) -> Decision:
         n = int(row["id"][1:])
-        return Decision(True, columns={"number": n}) if n % 2 == 0 else Decision.drop("odd", number=n)
+        return (
+            Decision(True, columns={"number": n}) if n % 2 == 0 else Decision.drop("odd", number=n)
+        )
 
 
 def stream():
@@ -99,7 +101,9 @@ def test_progress_counts_problems_within_a_unit_and_chunking_changes_nothing(tmp
     assert even == [0, 2, 4, 5, 7, 9, 10, 11, 11]  # problems, not units (3 units of 5, 5, 1)
     assert {total for stage, _, total in events if stage == "even"} == {11}
     assert [done for stage, done, _ in events if stage == "schema"][-1] == 11
-    whole = Pipeline(tmp_path / "b", [ExactIdStage(), EvenOnly()], batch_rows=5, chunk_rows=0).run(iter(rows))
+    whole = Pipeline(tmp_path / "b", [ExactIdStage(), EvenOnly()], batch_rows=5, chunk_rows=0).run(
+        iter(rows)
+    )
     for a, b in zip(chunked, whole):
         assert a.as_dict() == b.as_dict()
     for u in range(3):
