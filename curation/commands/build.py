@@ -26,44 +26,91 @@ def parse_source_specs(values: list[str], limit: int | None) -> list[SourceSpec]
     specs = []
     for v in values:
         src, path = parse_source_arg(v)
-        specs.append(SourceSpec(name=src.name, path=str(Path(path).resolve()) if path else None, limit=limit))
+        specs.append(
+            SourceSpec(name=src.name, path=str(Path(path).resolve()) if path else None, limit=limit)
+        )
     return specs
 
 
 @app.command("build")
 def build_command(
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory (created; an unfinished one is resumed)."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Output directory (created; an unfinished one is resumed)."
+    ),
     source: list[str] = typer.Option(
-        None, "--source", "-s", help="NAME, NAME:PATH or a canonical JSONL/Parquet path; repeatable. Default: the embedded demo."
+        None,
+        "--source",
+        "-s",
+        metavar="SOURCE",
+        help="NAME, NAME:PATH or a canonical JSONL/Parquet path; repeatable. Default: the embedded demo.",
     ),
     limit: int | None = typer.Option(None, "--limit", help="Read at most N rows from each source."),
-    workers: int | None = typer.Option(None, "--workers", "-j", help="Parallel sandbox workers (default: all cores)."),
+    workers: int | None = typer.Option(
+        None, "--workers", "-j", help="Parallel sandbox workers (default: all cores)."
+    ),
     shard_rows: int = typer.Option(10_000, "--shard-rows", help="Rows per output shard."),
-    batch_rows: int = typer.Option(256, "--batch-rows", help="Rows per unit of work (resume granularity)."),
-    min_tests: int = typer.Option(5, "--min-tests", help="Drop problems with fewer tests (too_few_tests)."),
-    dedup_threshold: float = typer.Option(0.8, "--dedup-threshold", help="Jaccard similarity that makes a duplicate."),
-    prefer: list[str] = typer.Option(None, "--prefer", help="Source to keep first in a duplicate cluster; repeatable, in order."),
+    batch_rows: int = typer.Option(
+        256, "--batch-rows", help="Rows per unit of work (resume granularity)."
+    ),
+    min_tests: int = typer.Option(
+        5, "--min-tests", help="Drop problems with fewer tests (too_few_tests)."
+    ),
+    dedup_threshold: float = typer.Option(
+        0.8, "--dedup-threshold", help="Jaccard similarity that makes a duplicate."
+    ),
+    prefer: list[str] = typer.Option(
+        None,
+        "--prefer",
+        metavar="SOURCE",
+        help="Source to keep first in a duplicate cluster; repeatable, in order.",
+    ),
     decontaminate_against: list[str] = typer.Option(
         None,
         "--decontaminate-against",
+        metavar="BENCHMARK",
         help=f"Benchmark NAME ({', '.join(DEFAULT_BENCHMARKS)}, lcb=PATH), NAME=PATH or a canonical PATH; repeatable. "
         f"Replaces the default, every shipped benchmark ({', '.join(DEFAULT_BENCHMARKS)}), which `shipped` stands for.",
     ),
-    no_decontaminate: bool = typer.Option(False, "--no-decontaminate", help="Do not decontaminate (drops the decontam stage)."),
-    lcb_start: str | None = typer.Option(None, "--lcb-start", help="With lcb=PATH: only LiveCodeBench problems released on or after this date (YYYY-MM-DD)."),
-    lcb_end: str | None = typer.Option(None, "--lcb-end", help="With lcb=PATH: only LiveCodeBench problems released on or before this date."),
+    no_decontaminate: bool = typer.Option(
+        False, "--no-decontaminate", help="Do not decontaminate (drops the decontam stage)."
+    ),
+    lcb_start: str | None = typer.Option(
+        None,
+        "--lcb-start",
+        help="With lcb=PATH: only LiveCodeBench problems released on or after this date (YYYY-MM-DD).",
+    ),
+    lcb_end: str | None = typer.Option(
+        None,
+        "--lcb-end",
+        help="With lcb=PATH: only LiveCodeBench problems released on or before this date.",
+    ),
     ngram: int = typer.Option(13, "--ngram", help="Word n-gram length for decontamination."),
     buckets: int = typer.Option(5, "--buckets", help="Number of difficulty buckets (quantiles)."),
-    skip: list[str] = typer.Option(None, "--skip", help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}."),
+    skip: list[str] = typer.Option(
+        None,
+        "--skip",
+        metavar="STAGE",
+        help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}.",
+    ),
     recipe: str | None = typer.Option(
-        None, "--recipe", help="A recipe TOML (or a shipped one, see `codemix recipes`); it replaces --source and the stage options."
+        None,
+        "--recipe",
+        help="A recipe TOML (or a shipped one, see `codemix recipes`); it replaces --source and the stage options.",
     ),
-    executor: str = typer.Option("local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance)."),
-    log_json: bool = typer.Option(False, "--log-json", help="Progress and the summary as JSON lines on stderr."),
+    executor: str = typer.Option(
+        "local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance)."
+    ),
+    log_json: bool = typer.Option(
+        False, "--log-json", help="Progress and the summary as JSON lines on stderr."
+    ),
     progress_interval: float = typer.Option(
-        30.0, "--progress-interval", help="Seconds between two plain progress lines when stderr is not a terminal."
+        30.0,
+        "--progress-interval",
+        help="Seconds between two plain progress lines when stderr is not a terminal.",
     ),
-    force: bool = typer.Option(False, "--force", help="Rebuild even if OUT holds a build with another configuration."),
+    force: bool = typer.Option(
+        False, "--force", help="Rebuild even if OUT holds a build with another configuration."
+    ),
 ) -> None:
     """Build a curated corpus: verify, deduplicate, decontaminate and rank problems into Parquet shards."""
     console = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -79,7 +126,9 @@ def build_command(
         raise UserError("pass either --decontaminate-against or --no-decontaminate, not both")
     unknown = [s for s in (skip or []) if s not in DEFAULT_STAGES]
     if unknown:
-        raise UserError(f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(DEFAULT_STAGES)}")
+        raise UserError(
+            f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(DEFAULT_STAGES)}"
+        )
     if recipe:
         if source:
             raise UserError("pass either --recipe or --source, not both")
@@ -90,9 +139,13 @@ def build_command(
             for spec in cfg.sources:
                 spec.limit = limit
         for spec in cfg.sources:
-            parse_source_specs([spec.name if spec.path is None else f"{spec.name}:{spec.path}"], None)
+            parse_source_specs(
+                [spec.name if spec.path is None else f"{spec.name}:{spec.path}"], None
+            )
     else:
-        specs = parse_source_specs(source, limit) if source else [SourceSpec(name="demo", limit=limit)]
+        specs = (
+            parse_source_specs(source, limit) if source else [SourceSpec(name="demo", limit=limit)]
+        )
         against = [] if no_decontaminate else list(decontaminate_against or DEFAULT_BENCHMARKS)
         cfg = BuildConfig(
             sources=specs,
@@ -113,7 +166,9 @@ def build_command(
     mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
     try:
         with ProgressReporter(mode, interval=progress_interval) as reporter:
-            result = build(cfg, out, workers=workers, executor=executor, force=force, progress=reporter)
+            result = build(
+                cfg, out, workers=workers, executor=executor, force=force, progress=reporter
+            )
     except KeyboardInterrupt:
         console.print(
             f"interrupted: finished units are kept in {out}/.work; rerun the same command to resume the build"
@@ -140,7 +195,9 @@ def build_command(
             + (f"  ({reasons})" if reasons else "")
         )
     against = [d["name"] for d in result.manifest.get("decontamination", [])]
-    console.print(f"  decontaminated against: {', '.join(against) if against else 'nothing (--no-decontaminate)'}")
+    console.print(
+        f"  decontaminated against: {', '.join(against) if against else 'nothing (--no-decontaminate)'}"
+    )
     for note in result.manifest.get("notes", []):
         console.print(f"[bold yellow]note:[/] {note['line']}", markup=True)
     console.print(f"  see `codemix info {out}` and {out}/report/index.html")

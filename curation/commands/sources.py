@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 
-from curation.commands import app
+from curation.commands import app, table_console
 
 __all__ = ["sources_command"]
 
@@ -32,7 +31,7 @@ def sources_command() -> None:
         opts = ", ".join(source_options(s)) or "-"
         types = ", ".join(s.test_types)
         table.add_row(s.name, s.kind, s.hub_id or "-", default, types, opts, s.description)
-    console = Console()
+    console = table_console()
     console.print(table)
     console.print(
         "local files are looked up in: " + ", ".join(str(d) for d in data_dirs()), highlight=False
