@@ -106,6 +106,7 @@ def test_contest_boilerplate_does_not_flag_real_training_problems(shared_data) -
     decisions = stage.judge_rows(mbpp)
     test_split = [d for r, d in zip(mbpp, decisions) if 11 <= int(r["id"]) <= 510]
     assert all(not d.keep and d.reason.startswith("contaminated:mbpp-test:") for d in test_split)
+    assert sum(not d.keep for d in decisions) == 510  # and 10 near-copies from MBPP's other splits
 
 
 def test_boilerplate_ngrams_are_ignored() -> None:
