@@ -5,12 +5,14 @@ every `interval` seconds, whatever the pipeline is doing, plus one line when a s
 
     [  4m 10s] verify: 812/3328 problems (24%), 3.2/s, about 13m left
 
-Counts are problems (rows), as the pipeline reports them; the rate is measured over this run
-only, so a resumed build does not count the work it found already done.
+Counts are problems (rows), as the pipeline reports them. The rate is measured over the last
+`window` seconds of this run (a resumed build does not count the work it found done, and the fast
+rows a stage rejects early, such as `too_few_tests`, stop inflating it once they are past).
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import sys
 import threading
@@ -51,17 +53,33 @@ class StageProgress:
     started: float = field(default_factory=time.monotonic)
     done_at_start: int | None = None
     info: dict[str, int] = field(default_factory=dict)
+    #: seconds of recent history the rate is measured over
+    window: float = 300.0
+    _times: list[float] = field(default_factory=list)
+    _dones: list[int] = field(default_factory=list)
 
-    def update(self, done: int, total: int | None, info: dict[str, int]) -> None:
+    def update(
+        self, done: int, total: int | None, info: dict[str, int], now: float | None = None
+    ) -> None:
+        now = time.monotonic() if now is None else now
         if self.done_at_start is None:
             self.done_at_start = done
+            self._times.append(self.started)
+            self._dones.append(done)
         self.done, self.total = done, total
         self.info.update(info)
+        self._times.append(now)
+        self._dones.append(done)
 
     def rate(self, now: float) -> float | None:
-        """Problems per second over this run, or None before anything was done."""
-        elapsed = now - self.started
-        new = self.done - (self.done_at_start or 0)
+        """Problems per second over the last `window` seconds of this run (None before any progress)."""
+        since = max(self.started, now - self.window)
+        i = max(
+            0, bisect.bisect_right(self._times, since) - 1
+        )  # the last sample at or before `since`
+        base = self._dones[i] if self._dones else (self.done_at_start or 0)
+        elapsed = now - (self._times[i] if self._times else since)
+        new = self.done - base
         return new / elapsed if elapsed > 0 and new > 0 else None
 
     @property
@@ -82,6 +100,8 @@ class StageProgress:
             text += f", {rate:.1f}/s"
             if self.total is not None and self.done < self.total:
                 text += f", about {format_duration((self.total - self.done) / rate)} left"
+        elif self.done > (self.done_at_start or 0):
+            text += f", none finished in the last {format_duration(min(self.window, now - self.started))}"
         elif self.total is not None and self.done < self.total:
             text += ", rate not known yet"
         return text

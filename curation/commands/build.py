@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -160,8 +161,16 @@ def build_command(
             ngram=ngram,
             buckets=buckets,
         )
+    if recipe and (
+        no_decontaminate or decontaminate_against
+    ):  # the command line wins over the recipe
+        against = [] if no_decontaminate else list(decontaminate_against)
+        stages = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
+        cfg = dataclasses.replace(cfg, decontaminate_against=against, stages=stages)
     if skip:
         cfg.stages = [s for s in cfg.stages if s not in skip]
+        if "decontam" in skip:  # the configuration says what ran
+            cfg.decontaminate_against = []
     workers = workers or os.cpu_count() or 1
     mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
     try:
@@ -195,9 +204,7 @@ def build_command(
             + (f"  ({reasons})" if reasons else "")
         )
     against = [d["name"] for d in result.manifest.get("decontamination", [])]
-    console.print(
-        f"  decontaminated against: {', '.join(against) if against else 'nothing (--no-decontaminate)'}"
-    )
+    console.print(f"  decontaminated against: {', '.join(against) if against else 'nothing'}")
     for note in result.manifest.get("notes", []):
         console.print(f"[bold yellow]note:[/] {note['line']}", markup=True)
     console.print(f"  see `codemix info {out}` and {out}/report/index.html")

@@ -201,7 +201,7 @@ def test_no_decontaminate_keeps_them_and_the_stages_say_so(tmp_path):
     out = tmp_path / "out"
     r = build("--source", str(src), "--out", str(out), "--no-decontaminate", *LIGHT)
     assert r.exit_code == 0, r.output
-    assert "decontaminated against: nothing (--no-decontaminate)" in r.output
+    assert "decontaminated against: nothing" in r.output
     m = read_manifest(out)
     assert m["counts"]["output"] == {"toy": 5} and m["decontamination"] == []
     assert m["config"]["stages"] == ["exact_id"]  # the configured stages are the ones in the funnel
@@ -209,6 +209,18 @@ def test_no_decontaminate_keeps_them_and_the_stages_say_so(tmp_path):
     r = build("--source", str(src), "--out", str(tmp_path / "o2"), "--no-decontaminate",
               "--decontaminate-against", "humaneval")  # fmt: skip
     assert r.exit_code == 2 and "not both" in r.output
+    r = build("--source", str(src), "--out", str(tmp_path / "o3"), "--skip", "decontam", *LIGHT)
+    assert (
+        r.exit_code == 0 and read_manifest(tmp_path / "o3")["config"]["decontaminate_against"] == []
+    )
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        f'[build]\nstages = ["exact_id", "decontam"]\n[[source]]\nname = "canonical"\npath = "{src}"\n'
+    )
+    r = build("--recipe", str(recipe), "--out", str(tmp_path / "o4"), "--no-decontaminate")
+    assert r.exit_code == 0, r.output  # the command line wins over the recipe
+    m = read_manifest(tmp_path / "o4")
+    assert m["config"]["stages"] == ["exact_id"] and m["counts"]["output"] == {"toy": 5}
 
 
 def test_a_refused_rebuild_names_the_options_that_differ(tmp_path):

@@ -17,21 +17,33 @@ from curation.progress import ProgressReporter, StageProgress, format_duration
 
 def test_a_stage_line_says_done_total_rate_and_time_left():
     st = StageProgress("verify", started=100.0)
-    st.update(0, 3328, {})
+    st.update(0, 3328, {}, now=100.0)
     assert st.line(101.0) == "verify: 0/3328 problems (0%), rate not known yet"
-    st.update(800, 3328, {})
+    st.update(800, 3328, {}, now=300.0)
     assert st.line(300.0) == "verify: 800/3328 problems (24%), 4.0/s, about 10m 32s left"
     read = StageProgress("schema", started=0.0)
-    read.update(0, None, {})
-    read.update(512, None, {"kept": 500})
+    read.update(0, None, {}, now=0.0)
+    read.update(512, None, {"kept": 500}, now=2.0)
     assert read.line(2.0) == "schema: 512 problems read, 256.0/s"
     assert format_duration(59.4) == "59s" and format_duration(3725) == "1h 02m"
 
 
+def test_the_rate_is_recent_so_fast_early_rejects_do_not_promise_an_early_end():
+    """Shared data: verify dropped 2,354 too_few_tests rows in a minute, then judged 300 slowly."""
+    st = StageProgress("verify", started=0.0, window=300.0)
+    st.update(0, 1000, {}, now=0.0)
+    st.update(900, 1000, {}, now=10.0)
+    st.update(910, 1000, {}, now=400.0)
+    assert abs(st.rate(400.0) - 10 / 390) < 1e-9  # not 910 / 400
+    assert st.line(400.0).endswith("about 58m 30s left")
+    assert st.rate(1000.0) is None  # nothing finished in the window: no stale promise
+    assert st.line(1000.0) == "verify: 910/1000 problems (91%), none finished in the last 5m 00s"
+
+
 def test_a_resumed_stage_does_not_count_work_done_before_it_started():
     st = StageProgress("verify", started=0.0)
-    st.update(1000, 2000, {})  # found done on resume
-    st.update(1100, 2000, {})
+    st.update(1000, 2000, {}, now=0.0)  # found done on resume
+    st.update(1100, 2000, {}, now=50.0)
     assert st.rate(50.0) == 2.0
 
 
