@@ -125,7 +125,7 @@ def _visible_ticks(axis) -> list[float]:
     return [t for t in axis.get_majorticklocs() if lo <= t <= hi]
 
 
-def test_integer_quantities_on_integer_axes_and_the_legend_beside_the_bars(tmp_path, monkeypatch):
+def test_integer_quantities_on_integer_axes(tmp_path, monkeypatch):
     rows = [
         {"id": f"t{i}", "source": "toy" if i % 2 else "other", "statement": f"Print the number {i} and stop.",
          "test_type": "stdio", "tests": [{"input": "", "output": f"{i}\n"}] * (1 + i % 3), "solutions": [f"print({i})"]}
@@ -145,10 +145,31 @@ def test_integer_quantities_on_integer_axes_and_the_legend_beside_the_bars(tmp_p
     ):
         ticks = _visible_ticks(getattr(figs[name].axes[0], axis))
         assert ticks and all(float(t).is_integer() for t in ticks), (name, axis, ticks)
-    ax = figs["funnel.png"].axes[0]
-    renderer = figs["funnel.png"].canvas.get_renderer()
+
+
+def test_the_funnel_legend_never_covers_bars(tmp_path, monkeypatch):
+    """Worst case: every stage keeps every row, so bars fill the plot and no corner is free."""
+    import curation.report as report
+
+    figures = {}
+
+    def keep(plt, fig, path: Path) -> None:
+        fig.tight_layout()
+        fig.canvas.draw()
+        figures[path.name] = fig
+
+    monkeypatch.setattr(report, "_save", keep)
+    sizes = {"codecontests-subset": 300, "leetcodedataset": 1890, "mbpp": 974, "humaneval": 164}
+    stages = [{"stage": s, "kept": dict(sizes), "dropped": {}, "reasons": {}}
+              for s in ("schema", "exact_id", "decontam", "verify", "dedup", "difficulty")]  # fmt: skip
+    manifest = {"counts": {"input": dict(sizes), "output": dict(sizes), "stages": stages}}
+    assert report.PLOTS["funnel.png"][1](tmp_path, manifest, tmp_path / "funnel.png")
+    fig = figures["funnel.png"]
+    ax, renderer = fig.axes[0], fig.canvas.get_renderer()
     legend = ax.get_legend().get_window_extent(renderer)
+    assert len(ax.patches) == 4 * 7
     assert not any(legend.overlaps(bar.get_window_extent(renderer)) for bar in ax.patches)
+    assert legend.x1 <= fig.bbox.x1  # and it is on the figure, not cut off
 
 
 def test_reasons_have_a_source_column_and_stages_agree_with_the_funnel(tmp_path):
