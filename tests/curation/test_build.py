@@ -249,3 +249,37 @@ def test_a_source_mostly_dropped_gets_a_note_naming_the_option(shared_data, tmp_
     )
     (stored,) = read_manifest(out)["notes"]
     assert stored["source"] == "mbpp" and [d["rows"] for d in stored["dropped"]] == [30, 10]
+
+
+def test_livecodebench_by_release_date_from_a_local_file(tmp_path):
+    """LiveCodeBench is not shipped: a local code_generation_lite file, problems picked by date."""
+    lcb = tmp_path / "lcb.jsonl"
+    old = "Given a string of digits, count the substrings whose digit sum is divisible by three, modulo one billion and seven."
+    new = "Given a grid of lowercase letters, count the paths from the top left corner that spell a palindrome when read aloud."
+    write_jsonl(
+        [
+            {"question_id": "old1", "question_content": old, "contest_date": "2024-03-01T00:00:00", "public_test_cases": "[]"},
+            {"question_id": "new1", "question_content": new, "contest_date": "2024-09-01T00:00:00", "public_test_cases": "[]"},
+        ],
+        lcb,
+    )  # fmt: skip
+    rows = [{"id": k, "source": "toy", "statement": text, "test_type": "stdio", "tests": [{"input": "", "output": "1\n"}],
+             "solutions": ["print(1)"]} for k, text in (("a", old), ("b", new))]  # fmt: skip
+    write_jsonl(rows, tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    r = build("--source", str(tmp_path / "toy.jsonl"), "--out", str(out), "--decontaminate-against", "shipped",
+              "--decontaminate-against", f"lcb={lcb}", "--lcb-start", "2024-08-01", *LIGHT)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "decontaminated against: humaneval, mbpp-test, codecontests-test, lcb" in r.output
+    rej = {
+        row["problem_id"]: row["reject_reason"]
+        for row in pq.read_table(out / "rejected").to_pylist()
+    }
+    assert rej == {"toy/b": "contaminated:lcb:new1"}
+    m = read_manifest(out)
+    assert m["config"]["lcb_start"] == "2024-08-01"
+    assert [(d["name"], d["problems"], d["shipped"]) for d in m["decontamination"]][-1] == (
+        "lcb",
+        1,
+        False,
+    )
