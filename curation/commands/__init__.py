@@ -22,7 +22,11 @@ def table_console(stderr: bool = False) -> Console:
     """A console for tables: the terminal's width on a terminal, wide enough for whole columns when
     piped (rich falls back to 80 columns there, which cut an 8-column table to 8 characters each)."""
     probe = Console(stderr=stderr)
-    return probe if probe.is_terminal else Console(stderr=stderr, width=160, highlight=False)
+    if probe.is_terminal:
+        return probe
+    return Console(
+        stderr=stderr, width=max(160, probe.width), highlight=False
+    )  # probe.width: $COLUMNS or 80
 
 
 def fail(message: str) -> typer.Exit:
@@ -32,7 +36,9 @@ def fail(message: str) -> typer.Exit:
 
 
 class _App(typer.Typer):
-    def command(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def command(
+        self, *args: Any, **kwargs: Any
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         register = super().command(*args, **kwargs)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -77,7 +83,11 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _main(
     version: bool = typer.Option(
-        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
     ),
 ) -> None:
     """Curate verified coding problems for RL with verifiable rewards, and mix their sources online."""
