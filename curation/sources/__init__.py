@@ -169,8 +169,8 @@ _ALL: list[Source] = [
            convert_codecontests_subset, default_file="codecontests-subset300.jsonl.gz"),
     Source("canonical", "local", "a canonical JSONL/Parquet file or a directory of them (bare path)",
            ("stdio", "call", "assert"), convert_canonical, keep_row_source=True),
-    Source("demo", "builtin", "synthetic demo corpus with planted defects", ("stdio", "call", "assert"),
-           convert_canonical, rows=_demo_rows),
+    Source("demo", "builtin", "synthetic demo corpus with planted defects (sources demo-contest, demo-interview, demo-basics)",
+           ("stdio", "call", "assert"), convert_canonical, keep_row_source=True, rows=_demo_rows),
 ]  # fmt: skip
 SOURCES: dict[str, Source] = {s.name: s for s in _ALL}
 

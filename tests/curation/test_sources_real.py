@@ -169,12 +169,14 @@ def test_the_real_problem_sets_load_through_the_deepcoder_loader(samples, file, 
     )
 
 
-def _build(tmp_path: Path, name: str, *sources: str) -> dict:
+def _build(tmp_path: Path, name: str, *sources: str, decontaminate: bool = False) -> dict:
+    """Build `sources` through ingestion only (loader checks: no verify, dedup or difficulty)."""
     out = tmp_path / name
     args = [
         "build",
         "--out",
         str(out),
+        *([] if decontaminate else ["--no-decontaminate"]),
         "--skip",
         "verify",
         "--skip",
@@ -214,3 +216,17 @@ def test_codemix_build_reads_every_real_sample_file(samples, tmp_path):
     ):
         got = _build(tmp_path, file, f"deepcoder:{local / file}")
         assert got["output"] == {"deepcoder": n}
+
+
+def test_the_real_codecontests_test_split_is_decontaminated_by_default(samples, tmp_path):
+    """The rllm file is CodeContests' test split, which codemix ships as a benchmark: a default
+    build keeps none of it (a user training on it would contaminate that evaluation)."""
+    local = tmp_path / "samples"
+    shutil.copytree(samples, local)
+    got = _build(
+        tmp_path, "cc", f"deepcoder:{local / 'rllm_test_code_contests.json.gz'}", decontaminate=True
+    )
+    assert got["input"] == {"deepcoder": 165}
+    assert got["output"] == {}
+    decontam = next(s for s in got["stages"] if s["stage"] == "decontam")
+    assert decontam["reasons"] == {"contaminated": 165}
