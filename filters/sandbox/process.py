@@ -8,12 +8,13 @@ import random
 import resource
 import select
 import signal
-import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from filters.sandbox import wire
 
 __all__ = ["WorkerProcess", "WorkerDied", "WORKER_ENV"]
 
@@ -66,11 +67,15 @@ class WorkerProcess:
         )
         self._w = self.proc.stdin.fileno()  # type: ignore[union-attr]
         self._r = self.proc.stdout.fileno()  # type: ignore[union-attr]
-        hello = self.recv(timeout=60.0)
-        if not (isinstance(hello, tuple) and hello[0] == "hello"):
+        try:
+            op, report = self.recv(timeout=60.0)
+        except WorkerDied:
             self.kill()
-            raise WorkerDied(f"worker did not start: {hello!r}")
-        self.isolation: dict[str, Any] = hello[1]
+            raise
+        if op != wire.Op.HELLO:
+            self.kill()
+            raise WorkerDied(f"worker did not start: {op!r}")
+        self.isolation: dict[str, Any] = report
 
     def _read_exact(self, n: int, deadline: float) -> bytes:
         buf = bytearray()
@@ -84,26 +89,29 @@ class WorkerProcess:
             buf += chunk
         return bytes(buf)
 
-    def recv(self, timeout: float) -> Any:
+    def recv(self, timeout: float) -> tuple[str, Any]:
+        """The worker's next message, (op, body)."""
         deadline = time.monotonic() + timeout
-        (n,) = struct.unpack("<Q", self._read_exact(8, deadline))
+        (n,) = wire.HEADER.unpack(self._read_exact(wire.HEADER.size, deadline))
         try:
-            return pickle.loads(self._read_exact(n, deadline))
-        except (pickle.UnpicklingError, EOFError, ValueError) as e:
+            op, body = pickle.loads(self._read_exact(n, deadline))
+        except (pickle.UnpicklingError, EOFError, ValueError, TypeError) as e:
             raise WorkerDied(f"garbled answer: {e}") from None
+        return op, body
 
-    def send(self, op: str, arg: Any) -> None:
-        data = pickle.dumps((op, arg), protocol=pickle.HIGHEST_PROTOCOL)
+    def send(self, op: str, body: Any) -> None:
         try:
-            view = memoryview(struct.pack("<Q", len(data)) + data)
-            while view:
-                view = view[os.write(self._w, view) :]
+            wire.write_all(self._w, wire.frame(op, body))
         except OSError as e:
             raise WorkerDied(f"cannot write to worker: {e}") from None
 
-    def call(self, op: str, arg: Any, timeout: float) -> Any:
-        self.send(op, arg)
-        return self.recv(timeout)
+    def call(self, op: str, body: Any, timeout: float) -> wire.Answer:
+        """Send one request of a session and read its answer."""
+        self.send(op, body)
+        got, answer = self.recv(timeout)
+        if got != op or not isinstance(answer, dict):
+            raise WorkerDied(f"answer out of step: {got!r} to {op!r}")
+        return wire.Answer(**answer)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -112,7 +120,7 @@ class WorkerProcess:
         """Stop the worker (its children die with it: parent-death signal and uid sweep)."""
         if self.proc.poll() is None:
             try:
-                self.send("quit", None)
+                self.send(wire.Op.QUIT, None)
                 self.proc.wait(timeout=2.0)
             except (WorkerDied, subprocess.TimeoutExpired):
                 pass

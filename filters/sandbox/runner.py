@@ -23,6 +23,7 @@ from filters.sandbox.limits import (
 )
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import VERDICTS, RunResult, TestResult, truncate
+from filters.sandbox.wire import Answer, CheckRun, Op, Program, RunLimits, Status, TestRun
 
 __all__ = ["Sandbox", "default_workers"]
 
@@ -31,7 +32,7 @@ Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
 
 
 #: One test's run: (index, test, worker's answer, verdict or "check", actual output, reason)
-_Run = tuple[int, dict[str, str], dict[str, Any], str, str | None, str | None]
+_Run = tuple[int, dict[str, str], Answer, str, str | None, str | None]
 
 
 def _io_mb(output_bytes: int, inputs: Sequence[str]) -> int:
@@ -44,17 +45,17 @@ def _session(w: WorkerProcess, io_mb: int) -> Iterator[None]:
     """One session on a worker (see worker.py): everything it is sent dies when it ends. Neither
     message is answered: a session that cannot start or that crashed ends the worker, and the
     next call reads end-of-file (WorkerDied)."""
-    w.send("session", {"io_mb": io_mb})
+    w.send(Op.START, {"io_mb": io_mb})
     try:
         yield
     except WorkerDied:
         raise  # the worker is replaced; nothing to end
     except BaseException:
         with contextlib.suppress(WorkerDied):
-            w.send("end", None)
+            w.send(Op.END, None)
         raise
     else:
-        w.send("end", None)
+        w.send(Op.END, None)
 
 
 def default_workers() -> int:
@@ -281,18 +282,6 @@ class Sandbox:
             return list(ex.map(one, jobs))
 
     # ---- judging ----------------------------------------------------------------------------
-    def _wire_limits(self, limits: Limits) -> dict[str, Any]:
-        return {
-            "time_s": limits.time_s,
-            "wall_s": limits.wall_s,
-            "rlimit_cpu_s": limits.rlimit_cpu_s,
-            "memory_mb": limits.memory_mb,
-            "address_bytes": limits.address_bytes,
-            "output_bytes": limits.output_bytes,
-            "nproc": limits.nproc,
-            "nofile": limits.nofile,
-        }
-
     def _judge(
         self,
         w: WorkerProcess,
@@ -318,39 +307,36 @@ class Sandbox:
         total = max(1, len(assert_texts)) if kind == "assert" else len(test_list)
         timeout = limits.wall_s + 30.0
         io_mb = _io_mb(limits.output_bytes, [t["input"] for t in test_list])
-        wl = self._wire_limits(limits)
+        wl = RunLimits.of(limits)
         checker = problem.get("checker")
         runs: list[_Run] = []
         with _session(w, io_mb):
-            resp = w.call(
-                "prog",
-                {
-                    "code": code,
-                    "test_code": test_code,
-                    "kind": kind,
-                    "call_check": call_check,
-                    "typed": typed,
-                    "entry": problem.get("entry_point"),
-                },
-                timeout,
+            prog = Program(
+                code=code,
+                kind=kind,
+                entry=problem.get("entry_point"),
+                test_code=test_code,
+                call_check=call_check,
+                typed=typed,
             )
-            if resp["status"] != "OK":
+            resp = w.call(Op.PROG, prog, timeout)
+            if resp.status != Status.OK:
                 return RunResult(
-                    resp["status"],
+                    resp.status,
                     0,
                     total,
-                    first_failure={"verdict": resp["status"], "stderr": resp.get("error")},
+                    first_failure={"verdict": resp.status, "stderr": resp.error},
                     time_limit_s=limits.time_s,
-                    error=resp.get("error") if resp["status"] == "SE" else None,
+                    error=resp.error if resp.status == Status.SE else None,
                 )
             if kind == "assert":
                 return self._judge_assert(w, wl, assert_texts, timeout, limits)
             for i, t in enumerate(test_list):
-                r = w.call("test", {"input": t["input"], "limits": wl}, timeout)
+                r = w.call(Op.TEST, TestRun(t["input"], wl), timeout)
                 v, actual, reason = self._verdict(r, t, kind, typed, checker)
                 if v == "SE":
                     return RunResult(
-                        "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
+                        "SE", error=r.error, time_limit_s=limits.time_s, tests_total=total
                     )
                 runs.append((i, t, r, v, actual, reason))
                 if stop and v not in ("AC", "check"):
@@ -361,7 +347,7 @@ class Sandbox:
         first: dict[str, Any] | None = None
         verdict = "AC"
         for i, t, r, v, actual, reason in runs:
-            results.append(TestResult(i, v, r["cpu_ms"], r["wall_ms"], r["peak_mem_kb"]))
+            results.append(TestResult(i, v, r.cpu_ms, r.wall_ms, r.peak_mem_kb))
             if v != "AC" and first is None:
                 verdict = v
                 first = {
@@ -371,28 +357,28 @@ class Sandbox:
                     "expected": truncate(t["output"]),
                     "actual": truncate(actual),
                     "reason": reason,
-                    "exit": r.get("exit"),
-                    "stderr": truncate(r.get("stderr"), 1000),
+                    "exit": r.exit,
+                    "stderr": truncate(r.stderr, 1000),
                 }
                 if stop:
                     break
         return self._summary(verdict, results, total, first, limits)
 
     def _verdict(
-        self, r: dict[str, Any], t: dict[str, str], kind: str, typed: bool, checker: str | None
+        self, r: Answer, t: dict[str, str], kind: str, typed: bool, checker: str | None
     ) -> tuple[str, str | None, str | None]:
         """(verdict, actual output, reason) of one test's run; "check" when a checker decides."""
-        v = r["status"]
-        if v != "OK":
+        v = r.status
+        if v != Status.OK:
             return v, None, None
         if kind == "stdio":
-            actual = r.get("stdout", b"").decode("utf-8", "replace")
+            actual = (r.stdout or b"").decode("utf-8", "replace")
         else:
-            actual = (r.get("res") or {}).get("result")
+            actual = (r.res or {}).get("result")
             if not isinstance(actual, str):  # the program can write any record there
                 actual = None
         if actual is None:
-            return "RE", None, (r.get("res") or {}).get("unserializable") or "no return value"
+            return "RE", None, (r.res or {}).get("unserializable") or "no return value"
         if typed:  # an assertion converted to a call (assert_calls): judged here
             v, reason = judge_call(t, actual)
             return v, actual, reason
@@ -408,7 +394,7 @@ class Sandbox:
         w: WorkerProcess,
         checker: str,
         runs: list[_Run],
-        wl: dict[str, Any],
+        wl: RunLimits,
         timeout: float,
         stop: bool,
     ) -> list[_Run]:
@@ -416,7 +402,7 @@ class Sandbox:
         process that the program's children are forked from. So with a checker every test runs
         before the first is checked (`stop` then only saves checks)."""
         out = []
-        with _session(w, _io_mb(wl["output_bytes"], [])):
+        with _session(w, _io_mb(wl.output_bytes, [])):
             for i, t, r, v, actual, reason in runs:
                 if v == "check":
                     v, reason = self._check(w, checker, t, actual, wl, timeout)
@@ -431,40 +417,33 @@ class Sandbox:
         checker: str,
         t: dict[str, str],
         actual: str,
-        wl: dict[str, Any],
+        wl: RunLimits,
         timeout: float,
     ) -> tuple[str, str | None]:
-        r = w.call(
-            "check",
-            {
-                "checker": checker,
-                "input": t["input"],
-                "expected": t["output"],
-                "actual": actual,
-                "limits": dict(wl, time_s=10.0, wall_s=31.0, rlimit_cpu_s=11),
-            },
-            timeout + 30,
+        check = CheckRun(
+            checker=checker,
+            input=t["input"],
+            expected=t["output"],
+            actual=actual,
+            limits=wl._replace(time_s=10.0, wall_s=31.0, rlimit_cpu_s=11),
         )
-        res = r.get("res") or {}
-        if r["status"] == "OK" and res.get("ok") is True:
+        r = w.call(Op.CHECK, check, timeout + 30)
+        res = r.res or {}
+        if r.status == Status.OK and res.get("ok") is True:
             return "AC", None
-        if r["status"] == "OK":
+        if r.status == Status.OK:
             return "WA", "checker rejected the output"
-        return "WA", f"checker failed ({r['status']}): {res.get('error') or r.get('stderr', '')}"[
-            :500
-        ]
+        return "WA", f"checker failed ({r.status}): {res.get('error') or r.stderr}"[:500]
 
     def _judge_assert(
-        self, w: WorkerProcess, wl: dict[str, Any], texts: list[str], timeout: float, limits: Limits
+        self, w: WorkerProcess, wl: RunLimits, texts: list[str], timeout: float, limits: Limits
     ) -> RunResult:
         total = max(1, len(texts))
-        r = w.call("test", {"input": "", "limits": wl}, timeout)
-        status = r["status"]
-        if status == "SE":
-            return RunResult(
-                "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
-            )
-        res = r.get("res") or {}
+        r = w.call(Op.TEST, TestRun("", wl), timeout)
+        status = r.status
+        if status == Status.SE:
+            return RunResult("SE", error=r.error, time_limit_s=limits.time_s, tests_total=total)
+        res = r.res or {}
         asserts = _assert_verdicts(res.get("asserts"))
         if status == "OK" and not res.get("done"):
             status = "RE"  # the program ended the process before its tests finished
@@ -475,9 +454,7 @@ class Sandbox:
         results = []
         for i in range(total):
             v = asserts.get(i, status if status != "OK" else unrun)
-            results.append(
-                TestResult(i, v, r["cpu_ms"] / total, r["wall_ms"] / total, r["peak_mem_kb"])
-            )
+            results.append(TestResult(i, v, r.cpu_ms / total, r.wall_ms / total, r.peak_mem_kb))
         bad = [t for t in results if t.verdict != "AC"]
         verdict = status if status != "OK" else (bad[0].verdict if bad else "AC")
         if status != "OK":
@@ -499,11 +476,11 @@ class Sandbox:
                     if bad
                     else None
                 ),
-                "exit": r.get("exit"),
-                "stderr": truncate(r.get("stderr"), 1000),
+                "exit": r.exit,
+                "stderr": truncate(r.stderr, 1000),
             }
         out = self._summary(verdict, results, total, first, limits)
-        out.cpu_ms, out.wall_ms = r["cpu_ms"], r["wall_ms"]
+        out.cpu_ms, out.wall_ms = r.cpu_ms, r.wall_ms
         return out
 
     @staticmethod

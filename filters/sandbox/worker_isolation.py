@@ -1,0 +1,412 @@
+"""The worker's confinement: namespaces, mounts, keyrings, and the cleanup that follows every run.
+
+Part of the worker script (stdlib only). `Isolation.confine` runs once, in the process the sandbox
+started: as root it enters its own network, IPC and mount namespaces (private /tmp, /var/tmp,
+/dev/shm, /run/lock; every top-level directory outside the system's covered) and a fresh session
+keyring. `in_own_pid_ns` makes a session the init of a pid namespace of its own. After every run
+`sweep`, `remove_ipc`, `clear_keys` and `clean_scratch` leave nothing of it behind.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Callable
+
+from wire import ExitCode
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+IPC_RMID = 0
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+
+#: Private, empty tmpfs per worker, and the most a program may write there (MB). tmpfs is memory
+#: that RLIMIT_AS does not count, so these bound what a run can hold beyond its memory limit.
+#: The captured stdout and stderr live apart, on a tmpfs sized by the run's output limit.
+PRIVATE_DIRS = {"/tmp": 256, "/var/tmp": 16, "/dev/shm": 64, "/run/lock": 1}
+#: Top-level directories a program may see (the private ones above are emptied); all others are
+#: covered, and only the interpreter's library is bound back into them, read-only.
+SYSTEM_DIRS = frozenset(
+    {
+        "bin",
+        "sbin",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "usr",
+        "etc",
+        "dev",
+        "proc",
+        "sys",
+        "tmp",
+        "var",
+    }
+)
+libc = ctypes.CDLL(None, use_errno=True)
+#: keyctl(2) has no libc wrapper: its syscall number, where known
+_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+
+
+def keyctl(op: int, arg: int | None) -> int:
+    return libc.syscall(_KEYCTL, op, arg) if _KEYCTL else -1
+
+
+def cover(path: str) -> bool:
+    """An empty, root-owned tmpfs over `path` in our mount namespace: the child sees nothing there."""
+    return (
+        libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755,size=1m")
+        == 0
+    )
+
+
+class Isolation:
+    """What confines the runs of one worker, and what it takes to leave nothing behind after one."""
+
+    def __init__(self, uid: int) -> None:
+        self.root = os.geteuid() == 0
+        #: the runs' uid: a dedicated unprivileged one under root, else our own
+        self.uid = uid if self.root else os.getuid()
+        self.report: dict = {
+            "root": self.root,
+            "user": self.root,
+            "netns": False,
+            "ipcns": False,
+            "keyrings": False,
+            "mountns": False,
+            "private_tmp": False,
+            "scratch_mb": None,
+            "host_hidden": False,
+            "pidns": False,
+            "subreaper": False,
+            "no_new_privs": True,
+            "kill": "every process of the run's uid, then every descendant (subreaper)"
+            if self.root
+            else "every descendant (subreaper)",
+            "uid": self.uid,
+        }
+        #: per private directory, the entries to keep (a runtime directory bound back into it)
+        self.keep: dict[str, set[str]] = {d: set() for d in PRIVATE_DIRS}
+        #: top-level names seen at / when last covered
+        self.tops_seen: set[str] = set()
+        #: where runs work: /tmp (private) or, without root, a fresh directory of ours
+        self.base = "/tmp"
+        self.iodir = "/tmp/.cmio"
+        self.rundir = "/tmp/run"
+        #: the size (MB) of the I/O tmpfs, once mounted
+        self.io_mb: int | None = None
+
+    # ---- once, in the worker ---------------------------------------------------------------
+    def confine(self) -> None:
+        """Enter our namespaces and hide the host; then make the run directories."""
+        rep = self.report
+        if self.root:
+            rep["netns"] = libc.unshare(CLONE_NEWNET) == 0
+            # SysV shared memory, semaphores and message queues outlive their process: in our own
+            # IPC namespace, capped and emptied after every run, they neither leak into the
+            # host's memory nor carry one program's data to the next
+            rep["ipcns"] = libc.unshare(CLONE_NEWIPC) == 0
+            # The kernel keyrings: a fresh, empty session keyring here (the one we inherited may
+            # hold the trainer's keys), another in every child, and the run user's own keyrings
+            # cleared after every run (they outlive its processes)
+            rep["keyrings"] = keyctl(KEYCTL_JOIN_SESSION_KEYRING, None) >= 0
+            if (
+                libc.unshare(CLONE_NEWNS) == 0
+                and libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0
+            ):
+                rep["mountns"] = True
+                runtime = self._runtime_paths()
+                rep["private_tmp"] = self._private_dirs(runtime)
+                rep["scratch_mb"] = dict(PRIVATE_DIRS) if rep["private_tmp"] else None
+                rep["host_hidden"] = self._expose_runtime(runtime)
+        rep["subreaper"] = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        if not rep["private_tmp"]:
+            import tempfile  # not preloaded: it imports random, which a program must seed afresh
+
+            self.base = tempfile.mkdtemp(prefix="codemix-sb-")
+        self.iodir = os.path.join(self.base, ".cmio")
+        self.rundir = os.path.join(self.base, "run")
+        os.makedirs(self.iodir, mode=0o700, exist_ok=True)
+        rep["pidns"] = rep["mountns"] and self._pid_ns_works()
+
+    @staticmethod
+    def in_own_pid_ns(serve: Callable[[], int]) -> int:
+        """In a fresh process: enter new pid, mount and IPC namespaces; a child, their init, mounts
+        a /proc of its own and runs `serve`; its exit code is returned. The IPC namespace takes
+        POSIX message queues (which outlive their process, and which `remove_ipc` cannot list)
+        away with the session."""
+        if libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC):
+            return ExitCode.NO_NAMESPACE
+        pid = os.fork()
+        if pid == 0:
+            code = ExitCode.NO_NAMESPACE
+            try:
+                if (
+                    libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+                    == 0
+                ):
+                    code = serve()
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        return os.WEXITSTATUS(status) if os.WIFEXITED(status) else ExitCode.SESSION_KILLED
+
+    def _pid_ns_works(self) -> bool:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(
+                self.in_own_pid_ns(
+                    lambda: ExitCode.OK if os.getpid() == 1 else ExitCode.NO_NAMESPACE
+                )
+            )
+        _, status = os.waitpid(pid, 0)
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+    @staticmethod
+    def _runtime_paths() -> list[str]:
+        """The directories the interpreter loads code from (prefixes and sys.path), minimal set."""
+        needed: list[str] = []
+        for p in [sys.base_prefix, sys.prefix, *sys.path]:
+            p = os.path.realpath(p) if p else ""
+            if p and os.path.isdir(p) and not any(p == n or p.startswith(n + "/") for n in needed):
+                needed = [n for n in needed if not n.startswith(p + "/")] + [p]
+        return needed
+
+    def _private_dirs(self, runtime: list[str]) -> bool:
+        """An empty tmpfs over /tmp, /var/tmp, /dev/shm and /run/lock in this mount namespace.
+
+        Runtime directories that live inside one of them (a virtual environment under /tmp, as in
+        a CI clone) are bound back read-only, through a descriptor opened before the cover, and
+        `clean_scratch` leaves their top-level entry alone.
+        """
+        ok = True
+        for d in PRIVATE_DIRS:
+            if not os.path.isdir(d):
+                continue
+            inside = [p for p in runtime if p.startswith(d + "/")]
+            held = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in inside]
+            opts = f"mode=1777,size={PRIVATE_DIRS[d]}m".encode()
+            ok &= libc.mount(b"tmpfs", d.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts) == 0
+            for p, fd in held:
+                os.makedirs(p, 0o755, exist_ok=True)
+                ok &= (
+                    libc.mount(
+                        f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None
+                    )
+                    == 0
+                )
+                libc.mount(None, p.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
+                os.close(fd)
+                self.keep[d].add(p[len(d) + 1 :].split("/", 1)[0])
+        return ok
+
+    def _expose_runtime(self, needed: list[str]) -> bool:
+        """Hide the host's files from the child, except the system and the interpreter's library.
+
+        Covered by an empty tmpfs in this mount namespace: every top-level directory outside
+        `SYSTEM_DIRS`, and any directory on the way to the library that the child could not enter
+        anyway (e.g. /root, mode 0700). The library directories inside a covered one are bound
+        back into it, read-only; the rest of it (datasets, keys, tokens, sockets) stays invisible.
+        """
+        self.tops_seen = set(os.listdir("/"))
+        blocked: dict[str, list[str]] = {t: [] for t in self._host_tops(self.tops_seen, needed)}
+        for p in needed:
+            parts = p.strip("/").split("/")
+            for i in range(1, len(parts)):
+                anc = "/" + "/".join(parts[:i])
+                if anc in blocked or not os.stat(anc).st_mode & 0o001:
+                    blocked.setdefault(anc, []).append(p)
+                    break
+        ok = True
+        stage_root = "/dev/shm/.cmstage" if os.path.isdir("/dev/shm") else "/tmp/.cmstage"
+        os.makedirs(stage_root, 0o700, exist_ok=True)
+        for anc, paths in blocked.items():
+            stages = []
+            for p in paths:
+                stage = os.path.join(stage_root, str(len(os.listdir(stage_root))))
+                os.mkdir(stage, 0o700)
+                ok &= libc.mount(p.encode(), stage.encode(), None, MS_BIND | MS_REC, None) == 0
+                stages.append((stage, p))
+            ok &= cover(anc)
+            for stage, p in stages:
+                os.makedirs(p, 0o755, exist_ok=True)
+                ok &= libc.mount(stage.encode(), p.encode(), None, MS_BIND | MS_REC, None) == 0
+                libc.mount(None, p.encode(), None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
+                libc.umount2(stage.encode(), MNT_DETACH)
+                os.rmdir(stage)
+        os.rmdir(stage_root)
+        return ok
+
+    @staticmethod
+    def _host_tops(names: set[str], needed: list[str]) -> list[str]:
+        """Top-level directories to cover; a stray file among `names` is made to read as empty."""
+        tops = []
+        for name in sorted(names):
+            top = "/" + name
+            if name in SYSTEM_DIRS or top in needed or os.path.islink(top):
+                continue
+            if os.path.isdir(top):
+                tops.append(top)
+            elif os.path.isfile(top):
+                libc.mount(b"/dev/null", top.encode(), None, MS_BIND, None)
+        return tops
+
+    # ---- before each session (the server) -------------------------------------------------
+    def cover_new_tops(self) -> None:
+        """Cover what appeared at / since the last session (a data directory made after start-up)."""
+        if not self.report["host_hidden"]:
+            return
+        now = set(os.listdir("/"))
+        new = now - self.tops_seen
+        if not new:
+            return
+        self.tops_seen = now
+        for top in self._host_tops(new, []):
+            if not cover(top) and os.path.isdir(top):  # gone meanwhile: nothing to hide
+                raise OSError(ctypes.get_errno(), f"cannot cover {top} from the program")
+
+    def size_io(self, mb: int) -> None:
+        """The I/O directory is its own tmpfs, out of the program's reach: room for a run's input
+        and its captured stdout and stderr (each up to the output limit; the sandbox says how many
+        MB), whatever the program wrote to /tmp. Mounted once, resized when that room changes."""
+        if not self.report["private_tmp"] or mb == self.io_mb:
+            return
+        flags = MS_NOSUID | MS_NODEV | (MS_REMOUNT if self.io_mb is not None else 0)
+        if libc.mount(
+            b"tmpfs", self.iodir.encode(), b"tmpfs", flags, f"mode=0700,size={mb}m".encode()
+        ):
+            raise OSError(ctypes.get_errno(), "cannot size the sandbox's I/O directory")
+        self.io_mb = mb
+
+    # ---- after every run (in a session) ------------------------------------------------------
+    def clean_scratch(self) -> None:
+        """Remove the run directory and, with a private /tmp, everything a run left there."""
+        try:
+            os.rmdir(self.rundir)  # the common case: a run that wrote nothing there
+        except FileNotFoundError:
+            pass
+        except OSError:
+            shutil.rmtree(self.rundir, ignore_errors=True)
+        dirs = PRIVATE_DIRS if self.report["private_tmp"] else (self.base,)
+        for d in dirs:
+            try:
+                names = os.listdir(d)
+            except OSError:
+                continue
+            keep = self.keep.get(d, ())
+            for n in names:
+                if (n == ".cmio" and d == self.base) or n in keep:
+                    continue
+                p = os.path.join(d, n)
+                if os.path.isdir(p) and not os.path.islink(p):
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(p)
+                    except OSError:
+                        pass
+
+    def sweep(self) -> None:
+        """Kill everything a run left behind and reap it, until nothing of it is left.
+
+        As a child subreaper, every living descendant of a finished run is our child, so the run is
+        gone exactly when we have no children left; under root, no process of the run's uid is
+        left either (a kill of them all finds none).
+        """
+        deadline = time.monotonic() + 10.0
+        while True:
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                    pass
+            except ChildProcessError:
+                return
+            if time.monotonic() > deadline:
+                return
+            if self.root:
+                self.kill_uid()
+            else:
+                self._kill_children()
+            time.sleep(0.0002)
+
+    def kill_uid(self) -> bool:
+        """SIGKILL every process of the run's uid (its whole tree, daemons included); False when
+        there was none."""
+        try:
+            os.setresuid(self.uid, self.uid, 0)
+            try:
+                os.kill(-1, signal.SIGKILL)
+                return True
+            except OSError:
+                return False
+        finally:
+            os.setresuid(0, 0, 0)
+
+    @staticmethod
+    def _kill_children() -> None:
+        """Without root: SIGKILL our direct children (orphans are reparented to us, a subreaper)."""
+        try:
+            with open(f"/proc/self/task/{os.getpid()}/children") as f:
+                pids = [int(p) for p in f.read().split()]
+        except OSError:
+            pids = []
+        for p in pids:
+            for fn in (os.killpg, os.kill):
+                try:
+                    fn(p, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def remove_ipc(self) -> None:
+        """Remove every SysV IPC object of our namespace (what the last run created)."""
+        if not self.report["ipcns"]:
+            return
+        for kind in ("shm", "msg", "sem"):
+            try:
+                fd = os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY)
+                try:
+                    lines = os.read(fd, 1 << 20).splitlines()[1:]
+                finally:
+                    os.close(fd)
+                ids = [int(line.split()[1]) for line in lines if line.strip()]
+            except (OSError, IndexError, ValueError):
+                continue
+            for i in ids:
+                if kind == "shm":
+                    libc.shmctl(i, IPC_RMID, None)
+                elif kind == "msg":
+                    libc.msgctl(i, IPC_RMID, None)
+                else:
+                    libc.semctl(i, 0, IPC_RMID)
+
+    def clear_keys(self) -> None:
+        """Empty the run user's keyrings: keys added there would reach its next program."""
+        if not self.report["keyrings"]:
+            return
+        try:
+            os.setresuid(self.uid, self.uid, 0)
+            keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING)
+            keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING)
+        finally:
+            os.setresuid(0, 0, 0)
+
+    def after_run(self) -> None:
+        """Everything a run leaves outside its processes: SysV objects, keys."""
+        self.remove_ipc()
+        self.clear_keys()
+
+    def remove_base(self) -> None:
+        """At the worker's end: without a private /tmp, the directory we made for the runs."""
+        self.clean_scratch()
+        if not self.report["private_tmp"]:
+            shutil.rmtree(self.base, ignore_errors=True)
