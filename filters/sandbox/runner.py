@@ -174,6 +174,8 @@ class Sandbox:
             else "host network (not isolated)",
             "mount_namespace": bool(iso.get("mountns")),
             "ipc_namespace": bool(iso.get("ipcns")),  # SysV IPC objects removed after each test
+            # SysV shared memory and message queues, held by no process, capped per namespace
+            "ipc_memory_mb": iso.get("ipc_shm_mb"),
             "keyrings": "fresh session keyring per test; the run user's keyrings cleared"
             if iso.get("keyrings")
             else "inherited (not isolated)",

@@ -54,6 +54,12 @@ SYSTEM_DIRS = frozenset(
         "var",
     }
 )
+#: SysV IPC of a namespace of ours, which detached segments and queued messages hold beyond the
+#: memory limit (no process maps them; the kernel's defaults allow terabytes of shared memory):
+#: all segments together at most SHM_MB, like /dev/shm; at most MSG_QUEUES queues of 16 KB.
+SHM_MB = 64
+MSG_QUEUES = 16
+
 libc = ctypes.CDLL(None, use_errno=True)
 #: keyctl(2) has no libc wrapper: its syscall number, where known
 _KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
@@ -61,6 +67,19 @@ _KEYCTL = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
 
 def keyctl(op: int, arg: int | None) -> int:
     return libc.syscall(_KEYCTL, op, arg) if _KEYCTL else -1
+
+
+def cap_ipc() -> bool:
+    """Cap SysV IPC in our IPC namespace (the limits are the namespace's own)."""
+    limits = {"shmall": SHM_MB * 1048576 // os.sysconf("SC_PAGE_SIZE"), "shmmax": SHM_MB * 1048576}
+    limits["msgmni"] = MSG_QUEUES
+    try:
+        for name, value in limits.items():
+            with open(f"/proc/sys/kernel/{name}", "w") as f:
+                f.write(str(value))
+    except OSError:
+        return False
+    return True
 
 
 def cover(path: str) -> bool:
@@ -83,6 +102,7 @@ class Isolation:
             "user": self.root,
             "netns": False,
             "ipcns": False,
+            "ipc_shm_mb": None,
             "keyrings": False,
             "mountns": False,
             "private_tmp": False,
@@ -114,9 +134,10 @@ class Isolation:
         if self.root:
             rep["netns"] = libc.unshare(CLONE_NEWNET) == 0
             # SysV shared memory, semaphores and message queues outlive their process: in our own
-            # IPC namespace, capped and emptied after every run, they neither leak into the
-            # host's memory nor carry one program's data to the next
+            # IPC namespace, capped and emptied after every run, they neither hold the host's
+            # memory nor carry one program's data to the next
             rep["ipcns"] = libc.unshare(CLONE_NEWIPC) == 0
+            rep["ipc_shm_mb"] = SHM_MB if rep["ipcns"] and cap_ipc() else None
             # The kernel keyrings: a fresh, empty session keyring here (the one we inherited may
             # hold the trainer's keys), another in every child, and the run user's own keyrings
             # cleared after every run (they outlive its processes)
@@ -146,7 +167,7 @@ class Isolation:
         a /proc of its own and runs `serve`; its exit code is returned. The IPC namespace takes
         POSIX message queues (which outlive their process, and which `remove_ipc` cannot list)
         away with the session."""
-        if libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC):
+        if libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC) or not cap_ipc():
             return ExitCode.NO_NAMESPACE
         pid = os.fork()
         if pid == 0:

@@ -507,6 +507,27 @@ def test_sysv_shared_memory_neither_leaks_to_the_host_nor_reaches_the_next_progr
         assert r.verdict == "AC", r.first_failure
 
 
+@needs_root
+@needs_ipc_ns
+def test_sysv_shared_memory_cannot_hold_memory_beyond_the_limit(sb):
+    """Bug: a detached SysV segment is memory no process holds, so neither RLIMIT_AS nor the tree's
+    resident size saw it: a program kept 1.2 GB of segments under a 256 MB limit (the kernel's
+    default allows terabytes), for as long as it ran."""
+    r = run(sb, SHM + textwrap.dedent("""
+        held = 0
+        for k in range(8):
+            shmid = libc.shmget(0, 32 << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0o600
+            if shmid < 0:
+                break
+            addr = libc.shmat(shmid, None, 0)
+            ctypes.memset(addr, 1, 32 << 20)
+            libc.shmdt(ctypes.c_void_p(addr))
+            held += 32
+        print("ok" if held <= 64 else f"held {held} MB")
+    """), time_limit_s=5)
+    assert r.verdict == "AC", r.first_failure
+
+
 KEYS = """
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
