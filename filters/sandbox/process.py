@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from filters.sandbox import wire
+from filters.sandbox.outcome import IoDir
 
 __all__ = ["WorkerProcess", "WorkerDied", "WORKER_ENV"]
 
@@ -54,6 +55,8 @@ class WorkerProcess:
 
     def __init__(self, uid: int | None = None, hash_seed: int = 0) -> None:
         self.uid = uid if uid is not None else random.randrange(200_000, 2_000_000_000)
+        self.io: IoDir | None = None
+        self.isolation: dict[str, Any] = {}
         self.proc = subprocess.Popen(
             [sys.executable, "-s", "-B", _WORKER, str(self.uid)],
             stdin=subprocess.PIPE,
@@ -75,7 +78,14 @@ class WorkerProcess:
         if op != wire.Op.HELLO:
             self.kill()
             raise WorkerDied(f"worker did not start: {op!r}")
-        self.isolation: dict[str, Any] = report
+        self.isolation = report
+        # the I/O directory lives in the worker's mount namespace: reached through its root
+        iodir = report["iodir"]
+        try:
+            self.io = IoDir(f"/proc/{self.proc.pid}/root{iodir}" if report["mountns"] else iodir)
+        except OSError as e:
+            self.kill()
+            raise WorkerDied(f"cannot reach the worker's I/O directory: {e}") from None
 
     def _read_exact(self, n: int, deadline: float) -> bytes:
         buf = bytearray()
@@ -105,13 +115,19 @@ class WorkerProcess:
         except OSError as e:
             raise WorkerDied(f"cannot write to worker: {e}") from None
 
-    def call(self, op: str, body: Any, timeout: float) -> wire.Answer:
-        """Send one request of a session and read its answer."""
+    def call(self, op: str, body: Any, timeout: float) -> wire.RunEnd:
+        """Send one request and read its answer."""
         self.send(op, body)
         got, answer = self.recv(timeout)
         if got != op or not isinstance(answer, dict):
             raise WorkerDied(f"answer out of step: {got!r} to {op!r}")
-        return wire.Answer(**answer)
+        return wire.RunEnd(**answer)
+
+    def files(self) -> IoDir:
+        """The worker's I/O directory: where a run's data goes in and comes out."""
+        if self.io is None:
+            raise WorkerDied("worker stopped")
+        return self.io
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -137,3 +153,6 @@ class WorkerProcess:
                 f.close()  # type: ignore[union-attr]
             except OSError:
                 pass
+        if self.io is not None:
+            self.io.close()
+            self.io = None

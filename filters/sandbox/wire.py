@@ -1,11 +1,17 @@
-"""The pipe between the sandbox (`runner.py`) and its workers (`worker.py`): names, framing, codes.
+"""Between the sandbox (`runner.py`) and its workers (`worker.py`): messages, files, limits, codes.
 
-Both sides import this one file, so a message or a limit is named once: the runner as
-`filters.sandbox.wire`, the worker (a standalone, stdlib-only script) as `wire`. A message is a
-pickled `(op, body)` pair behind an 8-byte little-endian length. Bodies travel as plain dicts
-(`_asdict()` of the named tuples below) and are rebuilt on the other side, so neither side's
-module path appears in a pickle. (Named tuples, not dataclasses: `dataclasses` imports `inspect`,
-which would make the worker, and every fork of it, larger.)
+Both sides import this one file, so a message, a file or a limit is named once: the runner as
+`filters.sandbox.wire`, the worker (a standalone, stdlib-only script) as `wire`.
+
+The control pipe carries only how to run (`Run`) and how a run ended (`RunEnd`), never data: a
+message is a pickled `(op, body)` pair behind an 8-byte little-endian length, its body a plain
+dict (`_asdict()` of the named tuples below, rebuilt on the other side, so neither side's module
+path appears in a pickle). The data (the program, its input, its output, a checker's expected
+answer) goes through files (`Files`) in the worker's I/O directory, which only root can enter:
+the runner writes and reads them, and only the run's own child reads its inputs, before it drops
+its privileges. So the worker's server never holds any data, and every run starts from its
+pristine memory. (Named tuples, not dataclasses: `dataclasses` imports `inspect`, which would
+make the worker, and every fork of it, larger.)
 """
 
 from __future__ import annotations
@@ -19,13 +25,11 @@ from typing import Any, NamedTuple
 __all__ = [
     "HEADER",
     "Op",
-    "Status",
+    "Files",
     "ExitCode",
     "RunLimits",
-    "Program",
-    "TestRun",
-    "CheckRun",
-    "Answer",
+    "Run",
+    "RunEnd",
     "frame",
     "body_of",
     "read_message",
@@ -37,44 +41,45 @@ HEADER = struct.Struct("<Q")
 
 
 class Op:
-    """Message names. The worker sends `HELLO` once (body: the isolation in force); the runner
-    sends the rest. `START` and `END` bracket one session and get no answer; `PROG`, `TEST` and
-    `CHECK` are answered inside it; `QUIT` stops the worker."""
+    """Message names. The worker sends `HELLO` once (body: the isolation in force, with its I/O
+    directory); the runner sends `RUN` (answered with a `RunEnd` under the same name) and `QUIT`."""
 
     HELLO = "hello"
-    START = "start"  # body: {"io_mb": MB of I/O space the session's runs need}
-    PROG = "prog"  # body: Program -> Answer (OK, CE or SE)
-    TEST = "test"  # body: TestRun -> Answer
-    CHECK = "check"  # body: CheckRun -> Answer
-    END = "end"
+    RUN = "run"
     QUIT = "quit"
 
 
-class Status:
-    """A run's status as the worker reports it; the runner turns `OK` into AC or WA."""
+class Files:
+    """The I/O directory's files. The runner writes a program's files once (and removes the
+    compile cache with them), a run's inputs before each run; the worker removes the inputs when
+    the run has ended and the outputs before the next run starts, so nothing of one run is left
+    for another to find."""
 
-    OK = "OK"
-    CE = "CE"
-    RE = "RE"
-    TLE = "TLE"
-    MLE = "MLE"
-    OLE = "OLE"
-    SE = "SE"
+    CODE = "code"  # the program's source
+    SUITE = "suite"  # an assert suite's source (instrumented)
+    CACHE = "code.marshal"  # the compiled program, made by its first run's child
+    STDIN = "in"  # a stdio test's input
+    CALL = "call"  # a call test's arguments (JSON)
+    CHECK = "check"  # a check: JSON {checker, input, expected, actual}
+    STDOUT = "out"
+    STDERR = "err"
+    RECORD = "res"  # JSON the run writes on fd 3: a call's result, the assertions' outcomes
+    NOTE = "note"  # JSON the harness writes, as root, when it could not start the program
+    PROGRAM = (CODE, SUITE, CACHE)
+    INPUTS = (STDIN, CALL, CHECK)
+    OUTPUTS = (STDOUT, STDERR, RECORD, NOTE)
 
 
 class ExitCode(enum.IntEnum):
     """Exit statuses of the worker's processes (a run's own exit status is the program's)."""
 
     OK = 0
-    #: a session stopped because the sandbox is gone (end of file, a quit, its server died)
+    #: the worker stopped because the sandbox is gone (end of file, a quit, its parent died)
     STOPPED = 3
-    #: the harness failed in a forked process before it could do its work (a test's child before
-    #: the program ran, a session before it served)
+    #: the harness failed in a run's child before the program ran
     CHILD_FAILED = 70
-    #: a session's pid, mount and IPC namespaces could not be made (or its /proc mounted)
-    NO_NAMESPACE = 71
-    #: a session's init did not exit normally (killed by a signal)
-    SESSION_KILLED = 73
+    #: the harness could not start the program and says why in the note (a compile error)
+    NOTED = 71
     #: the program's output could not be flushed at exit (CPython's own status for that)
     FLUSH_FAILED = 120
 
@@ -97,46 +102,33 @@ class RunLimits(NamedTuple):
         return cls(**{name: getattr(limits, name) for name in cls._fields})
 
 
-class Program(NamedTuple):
-    """The program a session compiles once, and how its runs call it."""
+class Run(NamedTuple):
+    """Run once, in a fresh child: the program on the test in the input files, or a check."""
 
-    code: str
-    kind: str  # test_type: stdio, call or assert
+    limits: RunLimits
+    io_mb: int  # MB of I/O space the run needs (its inputs, and its outputs at the limit)
+    kind: str = "stdio"  # the program's test_type: stdio, call or assert
     entry: str | None = None
-    test_code: str | None = None  # assert: the instrumented suite
+    check: bool = False  # a checker (Files.CHECK), not the program
     call_check: bool = False  # assert: call check(<entry>) after the suite
     typed: bool = False  # call: arguments and result in valuecodec's typed JSON
+    cache: bool = False  # more runs of this program follow: keep it compiled (Files.CACHE)
 
 
-class TestRun(NamedTuple):
-    """Run the session's program on one test (`input` is stdin for stdio, the call for call)."""
+class RunEnd(NamedTuple):
+    """How a run ended, as the kernel saw it: no data, only sizes and counts."""
 
-    input: str
-    limits: RunLimits
-
-
-class CheckRun(NamedTuple):
-    """Run a checker, confined like a program: `check(input, expected, actual) -> bool`."""
-
-    checker: str
-    input: str
-    expected: str
-    actual: str
-    limits: RunLimits
-
-
-class Answer(NamedTuple):
-    """What the worker answers to PROG (status and error only), TEST or CHECK."""
-
-    status: str
-    error: str | None = None  # CE, SE: what failed
+    exit_code: int | None = None  # None when killed by a signal
+    signal: int | None = None
+    killed: str | None = None  # "cpu", "mem" or "wall" when the worker stopped it
     cpu_ms: float = 0.0  # CPU of the run's whole process tree
     wall_ms: float = 0.0
     peak_mem_kb: int = 0
-    exit: str | None = None  # "exit N" or "signal NAME"
-    stderr: str = ""  # the tail
-    stdout: bytes | None = None  # stdio runs that ended OK
-    res: dict[str, Any] | None = None  # the run's record (written by the program)
+    out_bytes: int = 0
+    err_bytes: int = 0
+    record_bytes: int = 0
+    noted: bool = False  # the harness left a note (Files.NOTE)
+    error: str | None = None  # the worker failed (a harness fault, never the program's)
 
 
 def frame(op: str, body: Any) -> bytes:
@@ -173,7 +165,6 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 def read_message(fd: int) -> tuple[str, Any]:
-    """The next (op, body) on a blocking descriptor; EOFError when the writer is gone. Reads
-    exactly one message, so whoever reads next starts at the next one."""
+    """The next (op, body) on a blocking descriptor; EOFError when the writer is gone."""
     (n,) = HEADER.unpack(_read_exact(fd, HEADER.size))
     return pickle.loads(_read_exact(fd, n))

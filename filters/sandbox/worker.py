@@ -1,27 +1,25 @@
-"""The fork server: a small, pre-started process that judges each program in a fresh session.
+"""The fork server: a small, pre-started process that runs each test in a fresh, confined child.
 
 Run as a script (`python -s -B worker.py UID`), stdlib only, so that it stays small and forks in
 about a millisecond; its parts are the modules beside it (`worker_*.py`, and `wire.py`, the
-pipe's names shared with the sandbox). It reads length-prefixed pickled messages on fd 0 and
-answers on fd 1 (`wire`); its first message is (HELLO, the isolation in force):
+names it shares with the sandbox). It reads length-prefixed pickled messages on fd 0 and answers
+on fd 1 (`wire`); its first message is (HELLO, the isolation in force and its I/O directory):
 
-- (START, {"io_mb"}): fork a session, which answers what follows until (END, None) and exits.
-  Neither gets an answer, so a session costs no round trip (`worker_server`).
-- In a session: (PROG, Program) compiles the program once -> OK, CE or SE; (TEST, TestRun) forks a
-  child that runs it on one test; (CHECK, CheckRun) runs a checker, confined too
-  (`worker_session`, `worker_child`). Each run's whole process tree is held to its limits
-  (`worker_monitor`).
+- (RUN, Run): fork a child that runs the program once, on the input the sandbox wrote to the I/O
+  directory (or a checker), hold its whole process tree to the limits (`worker_monitor`), and
+  answer how it ended (`RunEnd`); the sandbox reads the output files itself. The server never
+  reads a program, an input or an output (`worker_server`, `worker_child`).
 - (QUIT, None) stops the worker.
 
 When started as root the worker enters its own network, IPC and mount namespaces (private /tmp,
-/var/tmp, /dev/shm, /run/lock) and a fresh session keyring, becomes a child subreaper, and runs
-each child as a dedicated unprivileged uid; after every test it kills every process of that uid,
-removes its SysV IPC objects and clears its keyrings, so nothing outlives a test. The time and
-memory limits bind the whole process tree of a test, not each process alone. In its mount
+/var/tmp, /dev/shm, /run/lock) and a fresh session keyring, its server is the init of a pid
+namespace of its own, whose /proc shows a program only its own processes, and each child runs as
+a dedicated unprivileged uid. After every run the server kills every process of that uid,
+removes its IPC objects and clears its keyrings, so nothing outlives a run. In the mount
 namespace only the system directories and the interpreter's library stay visible: every other
-top-level directory (/home, /opt, /srv, /run, a project or data directory) is covered by an empty
-tmpfs, so a program cannot read the dataset it is graded on nor reach a unix socket on the host
-(`worker_isolation`).
+top-level directory (/home, /opt, /srv, /run, a project or data directory) is covered by an
+empty tmpfs, so a program cannot read the dataset it is graded on nor reach a unix socket on the
+host (`worker_isolation`).
 """
 
 from __future__ import annotations
@@ -39,10 +37,12 @@ import math  # noqa: F401
 import operator  # noqa: F401
 import os
 import re  # noqa: F401
+import signal
 import string  # noqa: F401
 import sys
 import typing  # noqa: F401
 
+import wire
 import worker_isolation as isolation
 import worker_server
 
@@ -53,12 +53,26 @@ def main() -> None:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    # Not PR_SET_PDEATHSIG: it fires when the *thread* that started us exits, and sandboxes start
-    # workers from short-lived threads. The sandbox's death closes the control pipe (end of file
-    # while idle) and changes a session's parent (checked while a test runs).
     iso = isolation.Isolation(int(sys.argv[1]))
     iso.confine()
-    sys.exit(worker_server.Server(iso, rfd, wfd).serve())
+    # Not PR_SET_PDEATHSIG here: it fires when the *thread* that started us exits, and sandboxes
+    # start workers from short-lived threads. The sandbox's death closes the control pipe (end of
+    # file, seen while idle and while a run runs).
+    if not iso.enter_pid_namespace():
+        sys.exit(worker_server.Server(iso, rfd, wfd).serve())
+    pid = os.fork()
+    if pid == 0:  # the init of the new pid namespace: when it exits, the kernel kills the rest
+        code = wire.ExitCode.STOPPED
+        try:
+            isolation.libc.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            iso.report["pidns"] = iso.mount_proc()
+            if iso.report["pidns"]:
+                code = worker_server.Server(iso, rfd, wfd).serve()
+        finally:
+            os._exit(code)
+    os.close(rfd)
+    os.close(wfd)
+    sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 
 
 if __name__ == "__main__":

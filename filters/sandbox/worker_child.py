@@ -1,9 +1,14 @@
-"""A test's child: confine the freshly forked process, run the program once, exit like an interpreter.
+"""A run's child: read the run's inputs, confine the process, run the program once, exit like an
+interpreter.
 
-Part of the worker script (stdlib only). `run` never returns: it ends the process with the
-program's exit status. The program sees real file descriptors (stdin a file, stdout and stderr
-files the session reads afterwards) and `sys.stdout` objects shaped like a fresh interpreter's.
-Fd 3 carries the run's record (a call's result, the assertions' outcomes) back to the session.
+Part of the worker script (stdlib only), forked from the server for every run. While still root
+it reads what the sandbox wrote for this run (the program, compiled once per program and cached,
+a call's arguments, a check) from the I/O directory, which the program cannot enter; then it
+drops its privileges. `run` never returns: it ends the process with the program's exit status.
+The program sees real file descriptors (stdin a file, stdout and stderr files the sandbox reads
+afterwards) and `sys.stdout` objects shaped like a fresh interpreter's. Fd 3 carries the run's
+record (a call's result, the assertions' outcomes) back to the sandbox. When the program cannot
+start (it does not compile), the harness says why in a note only root can write.
 """
 
 from __future__ import annotations
@@ -13,19 +18,22 @@ import builtins
 import gc
 import io
 import json
+import marshal
 import os
 import resource
 import signal
 import sys
+import time
 import traceback
 import types
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import wire
 import worker_isolation as isolation
 
 #: the most of an error text kept
 TAIL = 2000
+_COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
 # Typed plain data for `typed_calls` problems (valuecodec.py, stdlib only): loaded from its file so
 # that the worker stays a self-contained script, with its own copy of the builtins so that a
@@ -35,59 +43,140 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "valuecodec.p
     exec(compile(_f.read(), "valuecodec.py", "exec"), _CODEC)
 
 
-class Compiled(NamedTuple):
-    """A session's program, compiled once; each test's child runs it afresh."""
+class Program(NamedTuple):
+    """The program as this run runs it."""
 
     code: types.CodeType
-    kind: str
-    entry: str | None
-    test: types.CodeType | None
-    call_check: bool
-    typed: bool
+    suite: types.CodeType | None  # assert: the instrumented suite
+    call: str | None  # call: the arguments (JSON)
 
 
-def run(iso: isolation.Isolation, paths: dict[str, str], lim: wire.RunLimits, task: Any) -> None:
-    """In the forked child: confine, run `task` (a Compiled program with its TestRun, or a
-    CheckRun), and exit with its status."""
+class _Noted(Exception):
+    """The program cannot start; the note says why."""
+
+
+def run(iso: isolation.Isolation, req: wire.Run) -> NoReturn:
+    """In the forked child: read the run's inputs, confine, run, and exit with the status."""
     code = wire.ExitCode.CHILD_FAILED
     try:
-        _confine(iso, paths, lim)
-        if isinstance(task, wire.CheckRun):
-            code = _run_checker(task)
-        else:
-            code = _run_program(*task)
+        try:
+            task = _read_check(iso) if req.check else _read_program(iso, req)
+        except _Noted:
+            code = wire.ExitCode.NOTED
+            raise
+        _confine(iso, req.limits)
+        code = _run_checker(task) if req.check else _run_program(task, req)
     finally:
         os._exit(code)
 
 
-def _confine(iso: isolation.Isolation, paths: dict[str, str], lim: wire.RunLimits) -> None:
+def _path(iso: isolation.Isolation, name: str) -> str:
+    return os.path.join(iso.iodir, name)
+
+
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _note(iso: isolation.Isolation, **what: Any) -> None:
+    """A note for the sandbox, written as root: the program, which runs later and unprivileged,
+    can neither write nor forge it."""
+    fd = os.open(_path(iso, wire.Files.NOTE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        wire.write_all(fd, json.dumps(what).encode())
+    finally:
+        os.close(fd)
+
+
+def _read_check(iso: isolation.Isolation) -> dict[str, str]:
+    return json.loads(_read(_path(iso, wire.Files.CHECK)))
+
+
+def _read_program(iso: isolation.Isolation, req: wire.Run) -> Program:
+    """The program, compiled by the first run of each program and loaded from its cache by the
+    others (the cache holds the source, so a stale one is never used); a compile error is noted.
+    The CPU the compile took is noted too: the sandbox does not count it as the program's."""
+    source = _read(_path(iso, wire.Files.CODE))
+    cache = _path(iso, wire.Files.CACHE)
+    code = None
+    try:
+        cached_source, code = marshal.loads(_read(cache))
+        if cached_source != source:
+            code = None
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    if code is None:
+        t = time.process_time()
+        try:
+            code = compile(
+                source.decode("utf-8", "surrogatepass"), "solution.py", "exec", dont_inherit=True
+            )
+        except _COMPILE_ERRORS as e:
+            _note(iso, ce="".join(traceback.format_exception_only(type(e), e))[-TAIL:])
+            raise _Noted from None
+        if req.cache:
+            tmp = cache + ".tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                wire.write_all(fd, marshal.dumps((source, code)))
+            finally:
+                os.close(fd)
+            os.replace(tmp, cache)
+        _note(iso, compile_cpu_ms=(time.process_time() - t) * 1000.0)
+    suite = None
+    if req.kind == "assert":
+        try:
+            suite_source = _read(_path(iso, wire.Files.SUITE))
+        except FileNotFoundError:
+            suite_source = b""
+        if suite_source:
+            try:
+                suite = compile(
+                    suite_source.decode("utf-8", "surrogatepass"),
+                    "test.py",
+                    "exec",
+                    dont_inherit=True,
+                )
+            except _COMPILE_ERRORS as e:
+                _note(iso, se=f"test code does not compile: {e}")
+                raise _Noted from None
+    call = _read(_path(iso, wire.Files.CALL)).decode() if req.kind == "call" else None
+    return Program(code, suite, call)
+
+
+def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:
+    """Give the program its files and its limits, then drop to the run's uid. What every run has
+    in common (no new privileges, no core dumps, HOME and TMPDIR, a fresh session keyring) the
+    server set before forking, so each child spends less before the program starts."""
     os.setsid()
-    fds = [os.open(paths["in"], os.O_RDONLY)]
-    for n in ("out", "err", "res"):
-        fds.append(os.open(paths[n], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+    # stdin: the test's input, or an empty file (made here) for runs that read none
+    fds = [os.open(_path(iso, wire.Files.STDIN), os.O_RDONLY | os.O_CREAT, 0o600)]
+    for n in (wire.Files.STDOUT, wire.Files.STDERR, wire.Files.RECORD):
+        fds.append(os.open(_path(iso, n), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
     for i, fd in enumerate(fds):
         os.dup2(fd, i)
     os.closerange(4, 1 << 20)
     os.chdir(iso.rundir)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     setr = resource.setrlimit
-    setr(resource.RLIMIT_CORE, (0, 0))
     setr(resource.RLIMIT_CPU, (lim.rlimit_cpu_s, lim.rlimit_cpu_s + 1))
     setr(resource.RLIMIT_AS, (lim.address_bytes, lim.address_bytes))
     setr(resource.RLIMIT_FSIZE, (lim.output_bytes, lim.output_bytes))
     setr(resource.RLIMIT_NOFILE, (lim.nofile, lim.nofile))
-    isolation.libc.prctl(isolation.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if iso.root:
         setr(resource.RLIMIT_NPROC, (lim.nproc, lim.nproc))
         os.setgroups([])
         os.setresgid(iso.uid, iso.uid, iso.uid)
         os.setresuid(iso.uid, iso.uid, iso.uid)
-        if iso.report["keyrings"]:
-            isolation.keyctl(isolation.KEYCTL_JOIN_SESSION_KEYRING, None)  # a fresh, empty one
-    # cleared by setresuid, so set after it
-    isolation.libc.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    os.environ["HOME"] = iso.rundir
-    os.environ["TMPDIR"] = iso.rundir
+    if not iso.report["pidns"]:  # (in a pid namespace the server's death ends every process)
+        # cleared by setresuid, so set after it
+        isolation.libc.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     stdin = io.TextIOWrapper(
         io.BufferedReader(io.FileIO(0, "r", closefd=False)),
         encoding="utf-8",
@@ -140,7 +229,7 @@ def _finish(code: int, record: dict | None, ns: dict | None) -> int:
             sys.stderr.flush()
         except BaseException:
             pass
-    if record is not None:
+    if record:  # an empty record is no record (nothing to report: a stdio run that ended)
         try:
             data = json.dumps(record).encode()
             view = memoryview(data)
@@ -152,6 +241,7 @@ def _finish(code: int, record: dict | None, ns: dict | None) -> int:
 
 
 def _resolve(ns: dict, entry: str | None) -> Any:
+    """The callable a call or assert test calls: a function, or `Solution().method`."""
     entry = (entry or "").strip()
     if "()." in entry:
         cls, meth = entry.split("().", 1)
@@ -159,7 +249,7 @@ def _resolve(ns: dict, entry: str | None) -> Any:
     return eval(entry, ns)
 
 
-def _run_program(prog: Compiled, test: wire.TestRun) -> int:
+def _run_program(prog: Program, req: wire.Run) -> int:
     mod = types.ModuleType("__main__")
     mod.__dict__["__builtins__"] = builtins
     mod.__file__ = "solution.py"
@@ -168,16 +258,16 @@ def _run_program(prog: Compiled, test: wire.TestRun) -> int:
     record: dict = {}
     code = 0
     typed_args = None
-    if prog.kind == "call" and prog.typed:  # {"args", "kwargs"}, values typed (valuecodec)
-        call = json.loads(test.input)  # before the program runs: it cannot alter this
+    if req.kind == "call" and req.typed:  # {"args", "kwargs"}, values typed (valuecodec)
+        call = json.loads(prog.call or "")  # before the program runs: it cannot alter this
         typed_args = (
             [_CODEC["decode"](a) for a in call["args"]],
             {k: _CODEC["decode"](v) for k, v in call["kwargs"].items()},
         )
     try:
         exec(prog.code, ns)
-        if prog.kind == "call":
-            fn = _resolve(ns, prog.entry)
+        if req.kind == "call":
+            fn = _resolve(ns, req.entry)
             if typed_args is not None:
                 value = fn(*typed_args[0], **typed_args[1])
                 try:
@@ -185,13 +275,13 @@ def _run_program(prog: Compiled, test: wire.TestRun) -> int:
                 except (TypeError, ValueError) as e:
                     record["unserializable"] = f"{type(value).__name__}: {e}"[:200]
             else:
-                args = json.loads(test.input)
+                args = json.loads(prog.call or "")
                 value = fn(*args) if isinstance(args, list) else fn(args)
                 try:
                     record["result"] = json.dumps(value, allow_nan=True)
                 except (TypeError, ValueError) as e:
                     record["unserializable"] = f"{type(value).__name__}: {e}"[:200]
-        elif prog.kind == "assert":
+        elif req.kind == "assert":
             results: dict = {}
 
             def __cm_record(idx: int, outcome: Any) -> None:
@@ -212,10 +302,10 @@ def _run_program(prog: Compiled, test: wire.TestRun) -> int:
 
             record["asserts"] = results
             ns["__cm_record"] = __cm_record
-            if prog.test is not None:
-                exec(prog.test, ns)
-                if prog.call_check and callable(ns.get("check")) and prog.entry:
-                    ns["check"](_resolve(ns, prog.entry))
+            if prog.suite is not None:
+                exec(prog.suite, ns)
+                if req.call_check and callable(ns.get("check")) and req.entry:
+                    ns["check"](_resolve(ns, req.entry))
             record["done"] = True
     except SystemExit as e:
         c = e.code
@@ -240,13 +330,13 @@ def _run_program(prog: Compiled, test: wire.TestRun) -> int:
     return _finish(code, record, ns)
 
 
-def _run_checker(task: wire.CheckRun) -> int:
+def _run_checker(task: dict[str, str]) -> int:
     ns: dict = {"__name__": "__checker__", "__builtins__": builtins}
     record: dict = {}
     code = 0
     try:
-        exec(compile(task.checker, "checker.py", "exec"), ns)
-        record["ok"] = bool(ns["check"](task.input, task.expected, task.actual))
+        exec(compile(task["checker"], "checker.py", "exec"), ns)
+        record["ok"] = bool(ns["check"](task["input"], task["expected"], task["actual"]))
     except BaseException as e:
         record["exc"] = type(e).__name__
         record["error"] = "".join(traceback.format_exception_only(type(e), e))[-TAIL:]

@@ -2,22 +2,22 @@
 
 Part of the worker script (stdlib only). `Isolation.confine` runs once, in the process the sandbox
 started: as root it enters its own network, IPC and mount namespaces (private /tmp, /var/tmp,
-/dev/shm, /run/lock; every top-level directory outside the system's covered) and a fresh session
-keyring. `in_own_pid_ns` makes a session the init of a pid namespace of its own. After every run
-`sweep`, `remove_ipc`, `clear_keys` and `clean_scratch` leave nothing of it behind.
+/dev/shm, /run/lock; every top-level directory outside the system's covered; SysV IPC capped) and
+a fresh session keyring. `enter_pid_namespace` then makes the next child, the server, the init
+of a pid namespace of its own, which mounts a /proc that shows an unprivileged program only the
+processes of its own uid. After every run `sweep`, `after_run` and `clean_scratch` leave nothing
+of it behind: no process, no file, no IPC object, no key.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable
-
-from wire import ExitCode
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
@@ -103,14 +103,17 @@ class Isolation:
             "netns": False,
             "ipcns": False,
             "ipc_shm_mb": None,
+            "mqueues_cleared": False,
             "keyrings": False,
             "mountns": False,
             "private_tmp": False,
             "scratch_mb": None,
             "host_hidden": False,
             "pidns": False,
+            "proc_hidden": False,
+            "iodir": None,
             "subreaper": False,
-            "no_new_privs": True,
+            "no_new_privs": False,
             "kill": "every process of the run's uid, then every descendant (subreaper)"
             if self.root
             else "every descendant (subreaper)",
@@ -126,6 +129,8 @@ class Isolation:
         self.rundir = "/tmp/run"
         #: the size (MB) of the I/O tmpfs, once mounted
         self.io_mb: int | None = None
+        #: where our IPC namespace's POSIX message queues are listed (an mqueue mount), if anywhere
+        self.mqdir: str | None = None
 
     # ---- once, in the worker ---------------------------------------------------------------
     def confine(self) -> None:
@@ -139,8 +144,8 @@ class Isolation:
             rep["ipcns"] = libc.unshare(CLONE_NEWIPC) == 0
             rep["ipc_shm_mb"] = SHM_MB if rep["ipcns"] and cap_ipc() else None
             # The kernel keyrings: a fresh, empty session keyring here (the one we inherited may
-            # hold the trainer's keys), another in every child, and the run user's own keyrings
-            # cleared after every run (they outlive its processes)
+            # hold the trainer's keys), which the children inherit, another after every run, and
+            # the run user's own keyrings cleared after every run (they outlive its processes)
             rep["keyrings"] = keyctl(KEYCTL_JOIN_SESSION_KEYRING, None) >= 0
             if (
                 libc.unshare(CLONE_NEWNS) == 0
@@ -152,47 +157,61 @@ class Isolation:
                 rep["scratch_mb"] = dict(PRIVATE_DIRS) if rep["private_tmp"] else None
                 rep["host_hidden"] = self._expose_runtime(runtime)
         rep["subreaper"] = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        # What every run shares, set once here and inherited by each child: no new privileges
+        # (we never exec), no core dumps, and (below) HOME and TMPDIR in the run directory.
+        rep["no_new_privs"] = libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if not rep["private_tmp"]:
             import tempfile  # not preloaded: it imports random, which a program must seed afresh
 
             self.base = tempfile.mkdtemp(prefix="codemix-sb-")
         self.iodir = os.path.join(self.base, ".cmio")
         self.rundir = os.path.join(self.base, "run")
+        os.environ["HOME"] = os.environ["TMPDIR"] = self.rundir
         os.makedirs(self.iodir, mode=0o700, exist_ok=True)
-        rep["pidns"] = rep["mountns"] and self._pid_ns_works()
+        rep["iodir"] = self.iodir
+        if rep["private_tmp"]:
+            self.size_io(2)
+            if rep["ipcns"]:
+                # POSIX message queues outlive their process too: listed here, removed after each run
+                mq = os.path.join(self.iodir, "mq")
+                os.mkdir(mq, 0o700)
+                flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+                if libc.mount(b"mqueue", mq.encode(), b"mqueue", flags, None) == 0:
+                    self.mqdir = mq
+        rep["mqueues_cleared"] = self.mqdir is not None
 
-    @staticmethod
-    def in_own_pid_ns(serve: Callable[[], int]) -> int:
-        """In a fresh process: enter new pid, mount and IPC namespaces; a child, their init, mounts
-        a /proc of its own and runs `serve`; its exit code is returned. The IPC namespace takes
-        POSIX message queues (which outlive their process, and which `remove_ipc` cannot list)
-        away with the session."""
-        if libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC) or not cap_ipc():
-            return ExitCode.NO_NAMESPACE
+    def enter_pid_namespace(self) -> bool:
+        """Make our next child the init of a new pid namespace; False where the kernel (or the
+        lack of a mount namespace, for its /proc) does not allow it. Tried first in a throwaway
+        process: once we unshare, a child that fails to set the namespace up leaves us unable to
+        fork at all."""
+        if not self.report["mountns"]:
+            return False
         pid = os.fork()
         if pid == 0:
-            code = ExitCode.NO_NAMESPACE
+            code = 1
             try:
-                if (
-                    libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-                    == 0
-                ):
-                    code = serve()
+                if libc.unshare(CLONE_NEWPID | CLONE_NEWNS) == 0:
+                    init = os.fork()
+                    if init == 0:
+                        os._exit(0 if os.getpid() == 1 and self.mount_proc() else 1)
+                    code = os.waitstatus_to_exitcode(os.waitpid(init, 0)[1])
             finally:
                 os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        return os.WEXITSTATUS(status) if os.WIFEXITED(status) else ExitCode.SESSION_KILLED
+        if os.waitpid(pid, 0)[1] != 0:
+            return False
+        return libc.unshare(CLONE_NEWPID) == 0
 
-    def _pid_ns_works(self) -> bool:
-        pid = os.fork()
-        if pid == 0:
-            os._exit(
-                self.in_own_pid_ns(
-                    lambda: ExitCode.OK if os.getpid() == 1 else ExitCode.NO_NAMESPACE
-                )
-            )
-        _, status = os.waitpid(pid, 0)
-        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    def mount_proc(self) -> bool:
+        """In the init of the new pid namespace: a /proc of that namespace, over the host's, that
+        shows an unprivileged process only the processes of its own uid (hidepid)."""
+        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        for opts in (b"hidepid=invisible", b"hidepid=2"):
+            if libc.mount(b"proc", b"/proc", b"proc", flags, opts) == 0:
+                self.report["proc_hidden"] = True
+                return True
+        return libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0
 
     @staticmethod
     def _runtime_paths() -> list[str]:
@@ -283,9 +302,9 @@ class Isolation:
                 libc.mount(b"/dev/null", top.encode(), None, MS_BIND, None)
         return tops
 
-    # ---- before each session (the server) -------------------------------------------------
+    # ---- before each run (the server) -----------------------------------------------------
     def cover_new_tops(self) -> None:
-        """Cover what appeared at / since the last session (a data directory made after start-up)."""
+        """Cover what appeared at / since the last run (a data directory made after start-up)."""
         if not self.report["host_hidden"]:
             return
         now = set(os.listdir("/"))
@@ -298,9 +317,9 @@ class Isolation:
                 raise OSError(ctypes.get_errno(), f"cannot cover {top} from the program")
 
     def size_io(self, mb: int) -> None:
-        """The I/O directory is its own tmpfs, out of the program's reach: room for a run's input
-        and its captured stdout and stderr (each up to the output limit; the sandbox says how many
-        MB), whatever the program wrote to /tmp. Mounted once, resized when that room changes."""
+        """The I/O directory is its own tmpfs, out of the program's reach: room for a run's files
+        (its program and input, its stdout and stderr up to the output limit: the sandbox says how
+        many MB), whatever the program wrote to /tmp. Mounted once, resized when that changes."""
         if not self.report["private_tmp"] or mb == self.io_mb:
             return
         flags = MS_NOSUID | MS_NODEV | (MS_REMOUNT if self.io_mb is not None else 0)
@@ -310,7 +329,7 @@ class Isolation:
             raise OSError(ctypes.get_errno(), "cannot size the sandbox's I/O directory")
         self.io_mb = mb
 
-    # ---- after every run (in a session) ------------------------------------------------------
+    # ---- after every run (the server) ---------------------------------------------------------
     def clean_scratch(self) -> None:
         """Remove the run directory and, with a private /tmp, everything a run left there."""
         try:
@@ -341,23 +360,23 @@ class Isolation:
     def sweep(self) -> None:
         """Kill everything a run left behind and reap it, until nothing of it is left.
 
-        As a child subreaper, every living descendant of a finished run is our child, so the run is
-        gone exactly when we have no children left; under root, no process of the run's uid is
-        left either (a kill of them all finds none).
+        As a child subreaper (and, with a pid namespace, its init), every living descendant of a
+        finished run is our child, so the run is gone when we have no children left; under
+        root, a kill of every process of the run's uid must then find none.
         """
         deadline = time.monotonic() + 10.0
-        while True:
+        while time.monotonic() < deadline:
             try:
                 while os.waitpid(-1, os.WNOHANG)[0] > 0:
                     pass
             except ChildProcessError:
-                return
-            if time.monotonic() > deadline:
-                return
-            if self.root:
-                self.kill_uid()
+                if not (self.root and self.kill_uid()):
+                    return
             else:
-                self._kill_children()
+                if self.root:
+                    self.kill_uid()
+                else:
+                    self._kill_children()
             time.sleep(0.0002)
 
     def kill_uid(self) -> bool:
@@ -389,7 +408,8 @@ class Isolation:
                     pass
 
     def remove_ipc(self) -> None:
-        """Remove every SysV IPC object of our namespace (what the last run created)."""
+        """Remove every SysV IPC object and POSIX message queue of our namespace (what the last
+        run created)."""
         if not self.report["ipcns"]:
             return
         for kind in ("shm", "msg", "sem"):
@@ -409,11 +429,20 @@ class Isolation:
                     libc.msgctl(i, IPC_RMID, None)
                 else:
                     libc.semctl(i, 0, IPC_RMID)
+        if self.mqdir is not None:
+            for name in os.listdir(self.mqdir):
+                try:
+                    os.unlink(os.path.join(self.mqdir, name))
+                except OSError:
+                    pass
 
     def clear_keys(self) -> None:
-        """Empty the run user's keyrings: keys added there would reach its next program."""
+        """A fresh session keyring for the next run (the last one's, which it possessed and may
+        have filled or locked, is dropped), and the run user's keyrings emptied: keys added
+        there would reach its next program."""
         if not self.report["keyrings"]:
             return
+        keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)
         try:
             os.setresuid(self.uid, self.uid, 0)
             keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING)
@@ -422,9 +451,14 @@ class Isolation:
             os.setresuid(0, 0, 0)
 
     def after_run(self) -> None:
-        """Everything a run leaves outside its processes: SysV objects, keys."""
+        """Everything a run leaves outside its processes (IPC objects, keys, files in the private
+        directories), then a fresh run directory for the next one."""
         self.remove_ipc()
         self.clear_keys()
+        self.clean_scratch()
+        os.mkdir(self.rundir, 0o700)
+        if self.root:
+            os.chown(self.rundir, self.uid, self.uid)
 
     def remove_base(self) -> None:
         """At the worker's end: without a private /tmp, the directory we made for the runs."""

@@ -1,14 +1,15 @@
-"""Accounting and verdicts: watch a run's process tree against its limits, then say how it ended.
+"""Accounting: watch a run's process tree against its limits, then say how it ended.
 
 Part of the worker script (stdlib only). The time and memory limits bind the whole tree of a run
 (the child, every descendant alive, and what each has reaped), not each process alone:
 RLIMIT_AS and RLIMIT_CPU bind one process, so without the sum helpers a program forks could hold
-many times the memory limit, or compute past the time limit, between two checks.
+many times the memory limit, or compute past the time limit, between two checks. How a run
+ended is told in numbers only (`wire.RunEnd`): the sandbox reads the run's output itself and
+gives the verdict (`outcome.py`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import select
@@ -19,8 +20,6 @@ from typing import NamedTuple
 
 import wire
 
-#: the most of stderr kept
-TAIL = 2000
 PAGE = os.sysconf("SC_PAGE_SIZE")
 TICK = os.sysconf("SC_CLK_TCK")
 #: seconds between two checks of a running tree
@@ -161,62 +160,22 @@ def _size(path: str) -> int:
         return 0
 
 
-def answer(
-    end: Ending, lim: wire.RunLimits, paths: dict[str, str], want_stdout: bool
-) -> wire.Answer:
-    """The run's answer from how it ended and what it left in its I/O files (then removed)."""
-    mem_kb = end.rusage.ru_maxrss
-    out_size, err_size, res_size = (_size(paths[n]) for n in ("out", "err", "res"))
-    err_tail = ""
-    if err_size:
-        with open(paths["err"], "rb") as f:
-            if err_size > TAIL:
-                f.seek(err_size - TAIL)
-            err_tail = f.read().decode("utf-8", "replace")
-    res = None
-    cap = lim.output_bytes
-    if 0 < res_size < cap:
-        try:
-            with open(paths["res"], "rb") as f:
-                res = json.loads(f.read().decode("utf-8", "replace"))
-        except (ValueError, RecursionError):  # a program can write anything there
-            res = None
-        if not isinstance(res, dict):
-            res = None
+def run_end(end: Ending, iodir: str) -> wire.RunEnd:
+    """How the run ended, and how much it wrote (its files are not read here)."""
     status = end.status
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    exc = res.get("exc") if isinstance(res, dict) else None
-    if end.killed == "mem" or mem_kb > lim.memory_mb * 1024:
-        st = wire.Status.MLE  # a real judge would have stopped it when it crossed the limit
-    elif end.killed or end.cpu_s > lim.time_s:
-        st = wire.Status.TLE
-    elif max(out_size, err_size, res_size) >= cap or sig == signal.SIGXFSZ:
-        st = wire.Status.OLE
-    elif exc == "MemoryError":
-        st = wire.Status.MLE
-    elif sig == signal.SIGXCPU:
-        st = wire.Status.TLE
-    elif sig is not None or exit_code != 0:
-        st = wire.Status.RE
-    else:
-        st = wire.Status.OK
-    stdout = None
-    if want_stdout and st == wire.Status.OK:
-        with open(paths["out"], "rb") as f:
-            stdout = f.read(cap)
-    for n in ("out", "err", "res"):  # a child that dies before opening them leaves none behind
-        try:
-            os.unlink(paths[n])
-        except FileNotFoundError:
-            pass
-    return wire.Answer(
-        status=st,
+    files = wire.Files
+    out, err, rec = (
+        _size(os.path.join(iodir, n)) for n in (files.STDOUT, files.STDERR, files.RECORD)
+    )
+    return wire.RunEnd(
+        exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        killed=end.killed,
         cpu_ms=end.cpu_s * 1000.0,
         wall_ms=end.wall_s * 1000.0,
-        peak_mem_kb=mem_kb,
-        exit=f"signal {signal.Signals(sig).name}" if sig else f"exit {exit_code}",
-        stderr=err_tail,
-        stdout=stdout,
-        res=res,
+        peak_mem_kb=end.rusage.ru_maxrss,
+        out_bytes=out,
+        err_bytes=err,
+        record_bytes=rec,
+        noted=os.path.exists(os.path.join(iodir, wire.Files.NOTE)),
     )

@@ -1,71 +1,107 @@
-"""The server: it only starts sessions, so it never holds a program, an input or an output.
+"""The server: one fresh child per run, forked from a process that never holds any data.
 
-Part of the worker script (stdlib only). Each program is judged in a session (`worker_session`),
-a process forked from this pristine server that compiles the program and forks one child per
-test, then exits. With a pid namespace the session is its init (pid 1, with its own /proc): its
-programs see no process but their own tree (no other command line), and when it exits the
-kernel kills whatever is left in it. An intermediate process enters the namespaces, since a
-process can only put its children in a new pid namespace.
+Part of the worker script (stdlib only). The server reads `Run` messages, which say how to run
+but carry no data: the program, its input and its output are files in the I/O directory that the
+sandbox writes and reads itself, and that only the run's child reads. So every run starts from
+the server's pristine memory, and a program can find nothing of an earlier program, test or
+check in the memory it inherits. With a pid namespace the server is its init: when it exits the
+kernel kills whatever is left in it.
+
+For each run: fork a child (`worker_child`), hold its tree to the limits and reap it
+(`worker_monitor`), answer how it ended; then, while the sandbox reads the answer, remove what the
+run left (`worker_isolation`), before the next message is read.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import select
+import time
 
 import wire
+import worker_child
 import worker_isolation as isolation
-import worker_session as session
+import worker_monitor as monitor
 
 
 class Server:
-    """Reads START, forks a session that serves until END, reaps it; QUIT or end of file stops it."""
+    """Serves runs on the control pipe until QUIT or end of file."""
 
     def __init__(self, iso: isolation.Isolation, rfd: int, wfd: int) -> None:
         self.iso = iso
         self.rfd = rfd
         self.wfd = wfd
+        self.parent = os.getppid()
+        self.outputs = [os.path.join(iso.iodir, n) for n in wire.Files.OUTPUTS]
+        self.inputs = [os.path.join(iso.iodir, n) for n in wire.Files.INPUTS]
 
     def serve(self) -> int:
-        gc.freeze()  # every session and child shares these objects; none of them is collected there
+        """Serve until the sandbox quits or is gone; the worker's exit status."""
+        self.parent = os.getppid()
+        gc.freeze()  # every child shares these objects; none of them is collected there
+        trim = getattr(isolation.libc, "malloc_trim", None)
+        if trim is not None:  # glibc: freed heap back to the system, fewer pages for each fork
+            trim(0)
         wire.write_all(self.wfd, wire.frame(wire.Op.HELLO, dict(self.iso.report)))
-        while True:
-            try:
-                op, body = wire.read_message(self.rfd)
-            except EOFError:
-                break
-            if op == wire.Op.QUIT:
-                break
-            if op == wire.Op.START:
-                # No answer (the sandbox sends PROG right behind it): a failure to prepare stops
-                # the worker, and the sandbox, reading end of file, starts another one.
+        try:
+            self.iso.after_run()  # the first run's directory
+            while True:
                 try:
-                    self._prepare(body)
+                    op, body = wire.read_message(self.rfd)
+                except EOFError:
+                    break
+                if op == wire.Op.QUIT:
+                    break
+                if op != wire.Op.RUN:
+                    end = wire.RunEnd(error=f"unknown op {op!r}")
+                    wire.write_all(self.wfd, wire.frame(op, end))
+                    continue
+                req = wire.body_of(wire.Run, body)
+                try:
+                    self._prepare(req)
                 except OSError:
-                    break
-                if not self.session():
-                    break
-            else:
-                ans = wire.Answer(wire.Status.SE, error=f"{op!r} outside a session")
-                wire.write_all(self.wfd, wire.frame(op, ans))
-        self.iso.remove_base()
+                    break  # the sandbox reads end of file and starts another worker
+                try:
+                    end = self.run(req)
+                except Exception as e:  # a harness fault, never the program's
+                    end = wire.RunEnd(error=f"{type(e).__name__}: {e}")
+                wire.write_all(self.wfd, wire.frame(op, end))
+                # after the answer: the sandbox reads the outputs meanwhile
+                self.iso.after_run()
+        finally:
+            self.iso.sweep()
+            self.iso.remove_base()
         return wire.ExitCode.OK
 
-    def _prepare(self, body: dict) -> None:
-        """Before a session: hide directories new at / and size the I/O tmpfs for its runs."""
+    def _prepare(self, req: wire.Run) -> None:
+        """Before a run: hide directories new at /, size the I/O directory, and remove the last
+        run's outputs (the sandbox has read them), so a run that dies early leaves none."""
         self.iso.cover_new_tops()
-        self.iso.size_io(int(body.get("io_mb", 2)))
+        self.iso.size_io(req.io_mb)
+        for path in self.outputs:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
 
-    def session(self) -> bool:
-        """Serve one session in a child; False when the server must stop (quit, or a crash)."""
+    def run(self, req: wire.Run) -> wire.RunEnd:
+        """One run in a fresh child; its inputs are removed once it has ended."""
+        t0 = time.monotonic()
         pid = os.fork()
         if pid == 0:
-            code = wire.ExitCode.CHILD_FAILED
-            try:
-                serve = session.Session(self.iso, self.rfd, self.wfd).serve
-                code = self.iso.in_own_pid_ns(serve) if self.iso.report["pidns"] else serve()
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        self.iso.sweep()  # anything the session left running was reparented to us
-        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+            worker_child.run(self.iso, req)
+        try:
+            end = monitor.watch(pid, req.limits, t0, self._abandoned, self.iso.sweep)
+        finally:
+            for path in self.inputs:
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+        return monitor.run_end(end, self.iso.iodir)
+
+    def _abandoned(self) -> bool:
+        """Our parent died, or the sandbox did (its end of the control pipe closed) or gave up on
+        this run (it only writes between runs)."""
+        return os.getppid() != self.parent or bool(select.select([self.rfd], [], [], 0)[0])

@@ -555,11 +555,12 @@ def test_kernel_keyrings_hold_nothing_of_the_trainer_nor_of_the_last_program(sb)
     try:
         r = run(sb, KEYS + "print('ok' if read(-3, b'cm-trainer-token') is None else 'read it')")
         assert r.verdict == "AC", r.first_failure
-        planted = KEYS + "print('ok' if libc.syscall(ADD_KEY, b'user', b'cm-answer', b'42', 2, -4) > 0 else 'no')"
-        assert run(sb, planted).verdict == "AC"
-        for _ in range(2):  # both workers
-            r = run(sb, KEYS + "print('ok' if read(-4, b'cm-answer') is None else 'read it')")
-            assert r.verdict == "AC", r.first_failure
+        for ring in (-4, -3):  # the run user's keyring, the session keyring the run possesses
+            plant = f"libc.syscall(ADD_KEY, b'user', b'cm-answer', b'42', 2, {ring})"
+            assert run(sb, KEYS + f"print('ok' if {plant} > 0 else 'no')").verdict == "AC"
+            for _ in range(2):  # both workers
+                r = run(sb, KEYS + f"print('ok' if read({ring}, b'cm-answer') is None else 'read it')")
+                assert r.verdict == "AC", (ring, r.first_failure)
     finally:
         libc.syscall({"x86_64": 250, "aarch64": 219}[machine], 21, mine)  # KEYCTL_INVALIDATE
 
@@ -619,3 +620,48 @@ def test_posix_message_queues_do_not_reach_the_next_program(sb):
     for _ in range(2):  # both workers
         r = run(sb, mq + "print('ok' if rt.mq_open(b'/cm-answer', os.O_RDWR) < 0 else 'found it')")
         assert r.verdict == "AC", r.first_failure
+
+
+@needs_root
+def test_the_io_directory_is_out_of_reach(sb):
+    """The program's own source, its input, a checker's expected answer and the harness's note live
+    in the worker's I/O directory (only root may enter it): a program can neither read them there
+    nor plant a compiled program for the next run."""
+    iodir = sb.isolation_report()["io_directory"]
+    r = run(sb, f"""
+        import os
+        reached = []
+        for name in ["", "code", "code.marshal", "in", "check", "note", "out"]:
+            p = os.path.join({iodir!r}, name)
+            try:
+                os.listdir(p) if not name else open(p, "rb").read()
+                reached.append(name or "listing")
+            except OSError:
+                pass
+            try:
+                open(p, "wb").write(b"x")
+                reached.append("wrote " + name)
+            except OSError:
+                pass
+        print("ok" if not reached else reached)
+    """)
+    assert r.verdict == "AC", r.first_failure
+
+
+def test_a_program_cannot_pass_off_its_failure_as_the_harnesss(sb):
+    """A compile error (CE) or a harness fault (SE: retried, then no reward at all) is reported by the
+    harness in a note the program cannot write. A program that writes the same words on its record
+    descriptor and exits with the harness's status is only a program that failed (RE)."""
+    for forged in ('{"ce": "SyntaxError"}', '{"se": "test code does not compile"}'):
+        r = run(sb, f"import os\nos.write(3, {forged!r}.encode())\nos._exit(71)")
+        assert r.verdict == "RE" and r.error is None, (forged, r.verdict, r.error)
+
+
+def test_runs_start_without_new_privileges_nor_core_dumps(sb):
+    r = run(sb, """
+        import resource
+        status = open("/proc/self/status").read()
+        ok = "NoNewPrivs:\\t1" in status and resource.getrlimit(resource.RLIMIT_CORE) == (0, 0)
+        print("ok" if ok else status)
+    """)
+    assert r.verdict == "AC", r.first_failure

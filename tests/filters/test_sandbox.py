@@ -269,16 +269,17 @@ def test_the_pipe_names_each_limit_once_and_carries_it_whole():
     """runner and worker share `wire`: every limit the worker reads comes from `Limits` by name,
     and a request read back on the other side equals the one sent."""
     from filters.sandbox.limits import Limits
-    from filters.sandbox.wire import Op, RunLimits, TestRun, body_of, frame, read_message, write_all
+    from filters.sandbox.wire import Op, Run, RunLimits, body_of, frame, read_message, write_all
 
     lim = Limits(time_s=1.5, memory_mb=300, output_bytes=1 << 20)
     wl = RunLimits.of(lim)
     assert {f: getattr(wl, f) for f in RunLimits._fields} == {f: getattr(lim, f) for f in RunLimits._fields}
+    sent = Run(limits=wl, io_mb=3, kind="call", entry="Solution().f", typed=True)
     r, w = os.pipe()
     try:
-        write_all(w, frame(Op.TEST, TestRun("1 2\n", wl)))
+        write_all(w, frame(Op.RUN, sent))
         op, body = read_message(r)
     finally:
         os.close(r)
         os.close(w)
-    assert op == Op.TEST and body_of(TestRun, body) == TestRun("1 2\n", wl)
+    assert op == Op.RUN and body_of(Run, body) == sent
