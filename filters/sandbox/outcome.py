@@ -63,16 +63,24 @@ class IoDir:
         finally:
             os.close(fd)
 
-    def read(self, name: str, limit: int = -1, tail: int = 0) -> bytes:
+    def read(self, name: str, limit: int = 1 << 62, tail: int = 0) -> bytes:
         """The file's bytes: at most `limit`, or the last `tail`; empty when it is missing."""
         try:
             fd = os.open(name, os.O_RDONLY, dir_fd=self.fd)
         except FileNotFoundError:
             return b""
-        with os.fdopen(fd, "rb") as f:
+        try:
+            size = os.fstat(fd).st_size
             if tail:
-                f.seek(max(0, os.fstat(fd).st_size - tail))
-            return f.read(limit)
+                os.lseek(fd, max(0, size - tail), os.SEEK_SET)
+                limit = tail
+            chunks, left = [], min(limit, size)  # read no more than is there: no big buffer
+            while left > 0 and (chunk := os.read(fd, left)):
+                chunks.append(chunk)
+                left -= len(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
 
     def remove(self, *names: str) -> None:
         for name in names:
@@ -104,17 +112,15 @@ def outcome(end: RunEnd, io: IoDir, limits: RunLimits, want_stdout: bool) -> Out
     """The run's status, from how it ended and what it left (stdout only when `want_stdout`)."""
     if end.error is not None:
         return Outcome(Status.SE, error=end.error)
-    note = _json(io.read(Files.NOTE)) if end.noted else None
-    note = note or {}
-    if end.exit_code == ExitCode.NOTED and isinstance(note.get("ce"), str):
-        return Outcome(Status.CE, error=note["ce"])
-    if end.exit_code == ExitCode.NOTED and isinstance(note.get("se"), str):
-        return Outcome(Status.SE, error=note["se"])
-    compile_ms = note.get("compile_cpu_ms")
-    cpu_ms = end.cpu_ms - (compile_ms if isinstance(compile_ms, float) else 0.0)
-    cpu_ms = max(cpu_ms, 0.0)
+    if end.exit_code == ExitCode.NOTED:  # the harness's note, if it wrote one (a program cannot)
+        note = _json(io.read(Files.NOTE)) or {}
+        if isinstance(note.get("ce"), str):
+            return Outcome(Status.CE, error=note["ce"])
+        if isinstance(note.get("se"), str):
+            return Outcome(Status.SE, error=note["se"])
+    cpu_ms = end.cpu_ms
     cap = limits.output_bytes
-    record = _json(io.read(Files.RECORD)) if 0 < end.record_bytes < cap else None
+    record = _json(io.read(Files.RECORD, end.record_bytes)) if 0 < end.record_bytes < cap else None
     stderr = ""
     if end.err_bytes:
         stderr = io.read(Files.STDERR, tail=TAIL).decode("utf-8", "replace")
@@ -134,7 +140,9 @@ def outcome(end: RunEnd, io: IoDir, limits: RunLimits, want_stdout: bool) -> Out
         st = Status.RE
     else:
         st = Status.OK
-    stdout = io.read(Files.STDOUT, cap) if want_stdout and st == Status.OK else None
+    stdout = (
+        io.read(Files.STDOUT, min(cap, end.out_bytes)) if want_stdout and st == Status.OK else None
+    )
     return Outcome(
         status=st,
         cpu_ms=cpu_ms,

@@ -310,10 +310,9 @@ class Sandbox:
             (len(t["input"]) + (len(t["output"]) if checker else 0) for t in test_list), default=0
         )
         io_mb = _io_mb(limits.output_bytes, len(code_bytes) + len(suite_bytes), longest)
-        # a new program: its files, and no compiled cache of the last one
-        io.remove(Files.CACHE)
-        io.write(Files.CODE, code_bytes)
-        io.write(Files.SUITE, suite_bytes)
+        io.write(Files.CODE, code_bytes)  # its first run compiles it (the worker drops the last)
+        if kind == "assert":
+            io.write(Files.SUITE, suite_bytes)
         run = Run(
             limits=RunLimits.of(limits),
             io_mb=io_mb,
@@ -321,6 +320,7 @@ class Sandbox:
             entry=problem.get("entry_point"),
             call_check=call_check,
             typed=typed,
+            first=False,
         )
         timeout = limits.wall_s + 30.0
         if kind == "assert":
@@ -329,9 +329,9 @@ class Sandbox:
         first: dict[str, Any] | None = None
         verdict = "AC"
         for i, t in enumerate(test_list):
-            # the first run compiles the program; it keeps it compiled when more runs follow
-            cache = i == 0 and len(test_list) > 1
-            r = self._run(w, run._replace(cache=True) if cache else run, t["input"], timeout)
+            # the first run compiles the program, and keeps it compiled when more runs follow
+            this = run._replace(first=True, cache=len(test_list) > 1) if i == 0 else run
+            r = self._run(w, this, t["input"], timeout)
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
                 return self._not_run(r, total, limits)
             v, actual, reason = self._verdict(r, t, kind, typed, checker)
@@ -424,7 +424,7 @@ class Sandbox:
         never hold an expected answer)."""
         task = {"checker": checker, "input": t["input"], "expected": t["output"], "actual": actual}
         limits = run.limits._replace(time_s=10.0, wall_s=31.0, rlimit_cpu_s=11)
-        check = Run(limits=limits, io_mb=run.io_mb, check=True)
+        check = Run(limits=limits, io_mb=run.io_mb, check=True, first=False)
         try:
             w.files().write(Files.CHECK, json.dumps(task).encode())
         except OSError as e:
@@ -441,7 +441,7 @@ class Sandbox:
         self, w: WorkerProcess, run: Run, texts: list[str], timeout: float, limits: Limits
     ) -> RunResult:
         total = max(1, len(texts))
-        r = self._run(w, run, "", timeout)
+        r = self._run(w, run._replace(first=True), "", timeout)
         status = r.status
         if status in (Status.CE, Status.SE):  # did not compile, harness fault
             return self._not_run(r, total, limits)

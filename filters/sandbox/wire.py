@@ -50,10 +50,10 @@ class Op:
 
 
 class Files:
-    """The I/O directory's files. The runner writes a program's files once (and removes the
-    compile cache with them), a run's inputs before each run; the worker removes the inputs when
-    the run has ended and the outputs before the next run starts, so nothing of one run is left
-    for another to find."""
+    """The I/O directory's files. The runner writes a program's files once, and a run's inputs
+    before each run; the worker removes the compiled cache when a program's first run starts, a
+    run's inputs when it has ended, and its outputs before the next run starts, so nothing of
+    one run is left for another to find."""
 
     CODE = "code"  # the program's source
     SUITE = "suite"  # an assert suite's source (instrumented)
@@ -65,9 +65,9 @@ class Files:
     STDERR = "err"
     RECORD = "res"  # JSON the run writes on fd 3: a call's result, the assertions' outcomes
     NOTE = "note"  # JSON the harness writes, as root, when it could not start the program
-    PROGRAM = (CODE, SUITE, CACHE)
+    COMPILE_NS = "compile_ns"  # the CPU (ns, digits) the harness spent compiling: not the program's
     INPUTS = (STDIN, CALL, CHECK)
-    OUTPUTS = (STDOUT, STDERR, RECORD, NOTE)
+    OUTPUTS = (STDOUT, STDERR, RECORD, NOTE, COMPILE_NS)
 
 
 class ExitCode(enum.IntEnum):
@@ -78,7 +78,7 @@ class ExitCode(enum.IntEnum):
     STOPPED = 3
     #: the harness failed in a run's child before the program ran
     CHILD_FAILED = 70
-    #: the harness could not start the program and says why in the note (a compile error)
+    #: the harness could not start the program and says why in Files.NOTE (a compile error)
     NOTED = 71
     #: the program's output could not be flushed at exit (CPython's own status for that)
     FLUSH_FAILED = 120
@@ -112,6 +112,7 @@ class Run(NamedTuple):
     check: bool = False  # a checker (Files.CHECK), not the program
     call_check: bool = False  # assert: call check(<entry>) after the suite
     typed: bool = False  # call: arguments and result in valuecodec's typed JSON
+    first: bool = True  # the program's first run: compile it (else load Files.CACHE)
     cache: bool = False  # more runs of this program follow: keep it compiled (Files.CACHE)
 
 
@@ -121,13 +122,12 @@ class RunEnd(NamedTuple):
     exit_code: int | None = None  # None when killed by a signal
     signal: int | None = None
     killed: str | None = None  # "cpu", "mem" or "wall" when the worker stopped it
-    cpu_ms: float = 0.0  # CPU of the run's whole process tree
+    cpu_ms: float = 0.0  # CPU of the run's whole process tree, without compiling the program
     wall_ms: float = 0.0
     peak_mem_kb: int = 0
     out_bytes: int = 0
     err_bytes: int = 0
     record_bytes: int = 0
-    noted: bool = False  # the harness left a note (Files.NOTE)
     error: str | None = None  # the worker failed (a harness fault, never the program's)
 
 

@@ -78,7 +78,7 @@ def _read(path: str) -> bytes:
     fd = os.open(path, os.O_RDONLY)
     try:
         chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        while chunk := os.read(fd, 65536):  # from the heap: a bigger buffer is a fresh mapping
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -100,55 +100,57 @@ def _read_check(iso: isolation.Isolation) -> dict[str, str]:
 
 
 def _read_program(iso: isolation.Isolation, req: wire.Run) -> Program:
-    """The program, compiled by the first run of each program and loaded from its cache by the
-    others (the cache holds the source, so a stale one is never used); a compile error is noted.
-    The CPU the compile took is noted too: the sandbox does not count it as the program's."""
-    source = _read(_path(iso, wire.Files.CODE))
-    cache = _path(iso, wire.Files.CACHE)
+    """The program: compiled by its first run (a compile error is noted), kept compiled for the
+    others when more follow (`req.cache`), loaded from there by them; an assert suite compiled
+    by its one run; a call's arguments. The CPU the compiling takes is noted too: the sandbox
+    does not count it as the program's."""
+    t = time.process_time_ns()
     code = None
-    try:
-        cached_source, code = marshal.loads(_read(cache))
-        if cached_source != source:
-            code = None
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    if code is None:
-        t = time.process_time()
+    if not req.first:
         try:
-            code = compile(
-                source.decode("utf-8", "surrogatepass"), "solution.py", "exec", dont_inherit=True
-            )
-        except _COMPILE_ERRORS as e:
-            _note(iso, ce="".join(traceback.format_exception_only(type(e), e))[-TAIL:])
-            raise _Noted from None
+            code = marshal.loads(_read(_path(iso, wire.Files.CACHE)))
+        except (OSError, ValueError, EOFError, TypeError):
+            pass  # compiled again below
+    if code is None:
+        code = _compile(iso, _read(_path(iso, wire.Files.CODE)), "solution.py", "ce")
         if req.cache:
-            tmp = cache + ".tmp"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            cache = _path(iso, wire.Files.CACHE)
+            fd = os.open(cache + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
-                wire.write_all(fd, marshal.dumps((source, code)))
+                wire.write_all(fd, marshal.dumps(code))
             finally:
                 os.close(fd)
-            os.replace(tmp, cache)
-        _note(iso, compile_cpu_ms=(time.process_time() - t) * 1000.0)
+            os.replace(cache + ".tmp", cache)
     suite = None
     if req.kind == "assert":
         try:
-            suite_source = _read(_path(iso, wire.Files.SUITE))
+            source = _read(_path(iso, wire.Files.SUITE))
         except FileNotFoundError:
-            suite_source = b""
-        if suite_source:
-            try:
-                suite = compile(
-                    suite_source.decode("utf-8", "surrogatepass"),
-                    "test.py",
-                    "exec",
-                    dont_inherit=True,
-                )
-            except _COMPILE_ERRORS as e:
-                _note(iso, se=f"test code does not compile: {e}")
-                raise _Noted from None
-    call = _read(_path(iso, wire.Files.CALL)).decode() if req.kind == "call" else None
+            source = b""
+        if source:
+            suite = _compile(iso, source, "test.py", "se")
+    spent = time.process_time_ns() - t
+    fd = os.open(_path(iso, wire.Files.COMPILE_NS), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        wire.write_all(fd, str(spent).encode())
+    finally:
+        os.close(fd)
+    call = None
+    if req.kind == "call":
+        call = _read(_path(iso, wire.Files.CALL)).decode("utf-8", "surrogatepass")
     return Program(code, suite, call)
+
+
+def _compile(iso: isolation.Isolation, source: bytes, name: str, fault: str) -> types.CodeType:
+    """Compile, or note why not: the program's fault (`ce`) or the suite's (`se`)."""
+    try:
+        return compile(source.decode("utf-8", "surrogatepass"), name, "exec", dont_inherit=True)
+    except _COMPILE_ERRORS as e:
+        if fault == "ce":
+            _note(iso, ce="".join(traceback.format_exception_only(type(e), e))[-TAIL:])
+        else:
+            _note(iso, se=f"test code does not compile: {e}")
+        raise _Noted from None
 
 
 def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:

@@ -82,6 +82,19 @@ def cap_ipc() -> bool:
     return True
 
 
+def _read_small(path: str) -> bytes:
+    """A whole file, in reads small enough to come from the heap (a big read buffer is a fresh
+    mapping for every call)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def cover(path: str) -> bool:
     """An empty, root-owned tmpfs over `path` in our mount namespace: the child sees nothing there."""
     return (
@@ -121,10 +134,13 @@ class Isolation:
         }
         #: per private directory, the entries to keep (a runtime directory bound back into it)
         self.keep: dict[str, set[str]] = {d: set() for d in PRIVATE_DIRS}
-        #: top-level names seen at / when last covered
+        #: top-level names seen at / when last covered, and its modification time then
         self.tops_seen: set[str] = set()
+        self.root_mtime = 0
         #: where runs work: /tmp (private) or, without root, a fresh directory of ours
         self.base = "/tmp"
+        #: the directories a run may leave files in, emptied after each run
+        self.scratch: list[str] = []
         self.iodir = "/tmp/.cmio"
         self.rundir = "/tmp/run"
         #: the size (MB) of the I/O tmpfs, once mounted
@@ -167,6 +183,9 @@ class Isolation:
             self.base = tempfile.mkdtemp(prefix="codemix-sb-")
         self.iodir = os.path.join(self.base, ".cmio")
         self.rundir = os.path.join(self.base, "run")
+        self.scratch = (
+            [d for d in PRIVATE_DIRS if os.path.isdir(d)] if rep["private_tmp"] else [self.base]
+        )
         os.environ["HOME"] = os.environ["TMPDIR"] = self.rundir
         os.makedirs(self.iodir, mode=0o700, exist_ok=True)
         rep["iodir"] = self.iodir
@@ -304,9 +323,15 @@ class Isolation:
 
     # ---- before each run (the server) -----------------------------------------------------
     def cover_new_tops(self) -> None:
-        """Cover what appeared at / since the last run (a data directory made after start-up)."""
+        """Cover what appeared at / since the last run (a data directory made after start-up).
+        Listed again only when / changed: its modification time moved, or is too recent to tell
+        apart from a change within the same clock tick."""
         if not self.report["host_hidden"]:
             return
+        mtime = os.stat("/").st_mtime_ns
+        if mtime == self.root_mtime and time.time_ns() - mtime > 1_000_000_000:
+            return
+        self.root_mtime = mtime
         now = set(os.listdir("/"))
         new = now - self.tops_seen
         if not new:
@@ -338,8 +363,7 @@ class Isolation:
             pass
         except OSError:
             shutil.rmtree(self.rundir, ignore_errors=True)
-        dirs = PRIVATE_DIRS if self.report["private_tmp"] else (self.base,)
-        for d in dirs:
+        for d in self.scratch:
             try:
                 names = os.listdir(d)
             except OSError:
@@ -414,11 +438,7 @@ class Isolation:
             return
         for kind in ("shm", "msg", "sem"):
             try:
-                fd = os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY)
-                try:
-                    lines = os.read(fd, 1 << 20).splitlines()[1:]
-                finally:
-                    os.close(fd)
+                lines = _read_small(f"/proc/sysvipc/{kind}").splitlines()[1:]
                 ids = [int(line.split()[1]) for line in lines if line.strip()]
             except (OSError, IndexError, ValueError):
                 continue

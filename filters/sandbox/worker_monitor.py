@@ -161,21 +161,27 @@ def _size(path: str) -> int:
 
 
 def run_end(end: Ending, iodir: str) -> wire.RunEnd:
-    """How the run ended, and how much it wrote (its files are not read here)."""
+    """How the run ended, and how much it wrote (its files are not read here; only the harness's
+    own count of the CPU it spent compiling, which is not the program's)."""
     status = end.status
     files = wire.Files
     out, err, rec = (
         _size(os.path.join(iodir, n)) for n in (files.STDOUT, files.STDERR, files.RECORD)
     )
+    compile_s = 0.0
+    try:
+        with open(os.path.join(iodir, files.COMPILE_NS), "rb") as f:
+            compile_s = int(f.read(32)) / 1e9
+    except (OSError, ValueError):
+        pass
     return wire.RunEnd(
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         killed=end.killed,
-        cpu_ms=end.cpu_s * 1000.0,
+        cpu_ms=max(0.0, end.cpu_s - compile_s) * 1000.0,
         wall_ms=end.wall_s * 1000.0,
         peak_mem_kb=end.rusage.ru_maxrss,
         out_bytes=out,
         err_bytes=err,
         record_bytes=rec,
-        noted=os.path.exists(os.path.join(iodir, wire.Files.NOTE)),
     )

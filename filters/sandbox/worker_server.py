@@ -35,6 +35,7 @@ class Server:
         self.parent = os.getppid()
         self.outputs = [os.path.join(iso.iodir, n) for n in wire.Files.OUTPUTS]
         self.inputs = [os.path.join(iso.iodir, n) for n in wire.Files.INPUTS]
+        self.cache = os.path.join(iso.iodir, wire.Files.CACHE)
 
     def serve(self) -> int:
         """Serve until the sandbox quits or is gone; the worker's exit status."""
@@ -76,10 +77,11 @@ class Server:
 
     def _prepare(self, req: wire.Run) -> None:
         """Before a run: hide directories new at /, size the I/O directory, and remove the last
-        run's outputs (the sandbox has read them), so a run that dies early leaves none."""
+        run's outputs (the sandbox has read them), so a run that dies early leaves none; before
+        a program's first run, the last program's compiled cache too."""
         self.iso.cover_new_tops()
         self.iso.size_io(req.io_mb)
-        for path in self.outputs:
+        for path in self.outputs if not req.first else self.outputs + [self.cache]:
             try:
                 os.unlink(path)
             except FileNotFoundError:
