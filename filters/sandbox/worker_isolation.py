@@ -14,7 +14,6 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
-import shutil
 import signal
 import sys
 import time
@@ -93,6 +92,53 @@ def _read_small(path: str) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def remove_tree(path: str) -> None:
+    """Remove a directory and all in it, never following a symbolic link (a run may leave one to
+    anywhere). Not `shutil.rmtree`: shutil imports zlib, bz2 and lzma, three more libraries in
+    the worker's image that every fork would copy."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        try:
+            os.unlink(path)  # not a directory (or gone)
+        except OSError:
+            pass
+        return
+    try:
+        _empty(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def _empty(fd: int) -> None:
+    """Remove everything in the directory open at `fd` (relative to it: no path is followed)."""
+    with os.scandir(fd) as entries:
+        names = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+    for name, is_dir in names:
+        if is_dir:
+            try:
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError:
+                continue
+            try:
+                _empty(sub)
+            finally:
+                os.close(sub)
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError:
+                pass
+        else:
+            try:
+                os.unlink(name, dir_fd=fd)
+            except OSError:
+                pass
 
 
 def cover(path: str) -> bool:
@@ -362,7 +408,7 @@ class Isolation:
         except FileNotFoundError:
             pass
         except OSError:
-            shutil.rmtree(self.rundir, ignore_errors=True)
+            remove_tree(self.rundir)
         for d in self.scratch:
             try:
                 names = os.listdir(d)
@@ -374,7 +420,7 @@ class Isolation:
                     continue
                 p = os.path.join(d, n)
                 if os.path.isdir(p) and not os.path.islink(p):
-                    shutil.rmtree(p, ignore_errors=True)
+                    remove_tree(p)
                 else:
                     try:
                         os.unlink(p)
@@ -484,4 +530,4 @@ class Isolation:
         """At the worker's end: without a private /tmp, the directory we made for the runs."""
         self.clean_scratch()
         if not self.report["private_tmp"]:
-            shutil.rmtree(self.base, ignore_errors=True)
+            remove_tree(self.base)

@@ -665,3 +665,26 @@ def test_runs_start_without_new_privileges_nor_core_dumps(sb):
         print("ok" if ok else status)
     """)
     assert r.verdict == "AC", r.first_failure
+
+
+def test_the_cleanup_never_follows_a_link_a_program_left(tmp_path):
+    """After every run the worker, as root, removes what the run left in its directories; a link
+    a program leaves there (to the I/O directory, to a system directory) is removed, never
+    followed: the judge must not empty a directory for it."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "filters" / "sandbox" / "worker_isolation.py"
+    spec = importlib.util.spec_from_file_location("_cm_worker_isolation", path)
+    isolation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(isolation)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("x")
+    run_dir = tmp_path / "run"
+    (run_dir / "d" / "e").mkdir(parents=True)
+    (run_dir / "d" / "e" / "f").write_text("y")
+    (run_dir / "d" / "link").symlink_to(outside)
+    (run_dir / "link").symlink_to(outside)
+    (run_dir / "file-link").symlink_to(outside / "keep")
+    isolation.remove_tree(str(run_dir))
+    assert not run_dir.exists() and (outside / "keep").read_text() == "x"
