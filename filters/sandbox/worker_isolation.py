@@ -15,8 +15,10 @@ import ctypes
 import os
 import resource
 import signal
+import struct
 import sys
 import time
+from typing import Any
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
@@ -79,6 +81,21 @@ def cap_ipc() -> bool:
     except OSError:
         return False
     return True
+
+
+#: Per SysV kind, the *_INFO command whose answer counts the objects that exist, and where:
+#: shm_info.used_ids, msginfo.msgpool, seminfo.semusz.
+_IPC_COUNTS = {"shm": (14, 0), "msg": (12, 0), "sem": (19, 28)}
+_ipc_info = ctypes.create_string_buffer(256)
+
+
+def libc_ipc_ctl(kind: str, ident: int, op: int, buf: Any) -> int:
+    """shmctl, msgctl or semctl."""
+    if kind == "shm":
+        return libc.shmctl(ident, op, buf)
+    if kind == "msg":
+        return libc.msgctl(ident, op, buf)
+    return libc.semctl(ident, 0, op, buf)
 
 
 def _read_small(path: str) -> bytes:
@@ -479,22 +496,23 @@ class Isolation:
 
     def remove_ipc(self) -> None:
         """Remove every SysV IPC object and POSIX message queue of our namespace (what the last
-        run created)."""
+        run created). The kernel's counts say first whether there is any (a call each, where
+        listing /proc/sysvipc takes a file each)."""
         if not self.report["ipcns"]:
             return
-        for kind in ("shm", "msg", "sem"):
+        for kind, (info_op, offset) in _IPC_COUNTS.items():
+            if (
+                libc_ipc_ctl(kind, 0, info_op, _ipc_info) >= 0
+                and not struct.unpack_from("i", _ipc_info, offset)[0]
+            ):
+                continue  # none of this kind
             try:
                 lines = _read_small(f"/proc/sysvipc/{kind}").splitlines()[1:]
                 ids = [int(line.split()[1]) for line in lines if line.strip()]
             except (OSError, IndexError, ValueError):
                 continue
             for i in ids:
-                if kind == "shm":
-                    libc.shmctl(i, IPC_RMID, None)
-                elif kind == "msg":
-                    libc.msgctl(i, IPC_RMID, None)
-                else:
-                    libc.semctl(i, 0, IPC_RMID)
+                libc_ipc_ctl(kind, i, IPC_RMID, None)
         if self.mqdir is not None:
             for name in os.listdir(self.mqdir):
                 try:

@@ -153,27 +153,22 @@ def watch(
     return Ending(status, rusage, killed, wall, cpu)
 
 
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except FileNotFoundError:
-        return 0
-
-
-def run_end(end: Ending, iodir: str) -> wire.RunEnd:
-    """How the run ended, and how much it wrote (its files are not read here; only the harness's
-    own count of the CPU it spent compiling, which is not the program's)."""
+def run_end(end: Ending, iodir: str, present: set[str]) -> wire.RunEnd:
+    """How the run ended, and how much it wrote (`present`: the I/O directory's files; none is
+    read here, only the harness's own count of the CPU it spent compiling, not the program's)."""
     status = end.status
     files = wire.Files
-    out, err, rec = (
-        _size(os.path.join(iodir, n)) for n in (files.STDOUT, files.STDERR, files.RECORD)
-    )
+
+    def size(name: str) -> int:
+        return os.stat(os.path.join(iodir, name)).st_size if name in present else 0
+
     compile_s = 0.0
-    try:
-        with open(os.path.join(iodir, files.COMPILE_NS), "rb") as f:
-            compile_s = int(f.read(32)) / 1e9
-    except (OSError, ValueError):
-        pass
+    if files.COMPILE_NS in present:
+        try:
+            with open(os.path.join(iodir, files.COMPILE_NS), "rb") as f:
+                compile_s = int(f.read(32)) / 1e9
+        except (OSError, ValueError):
+            pass
     return wire.RunEnd(
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -181,7 +176,7 @@ def run_end(end: Ending, iodir: str) -> wire.RunEnd:
         cpu_ms=max(0.0, end.cpu_s - compile_s) * 1000.0,
         wall_ms=end.wall_s * 1000.0,
         peak_mem_kb=end.rusage.ru_maxrss,
-        out_bytes=out,
-        err_bytes=err,
-        record_bytes=rec,
+        out_bytes=size(files.STDOUT),
+        err_bytes=size(files.STDERR),
+        record_bytes=size(files.RECORD),
     )

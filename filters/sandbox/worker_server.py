@@ -33,9 +33,9 @@ class Server:
         self.rfd = rfd
         self.wfd = wfd
         self.parent = os.getppid()
-        self.outputs = [os.path.join(iso.iodir, n) for n in wire.Files.OUTPUTS]
-        self.inputs = [os.path.join(iso.iodir, n) for n in wire.Files.INPUTS]
-        self.cache = os.path.join(iso.iodir, wire.Files.CACHE)
+        #: what the last run left in the I/O directory (outputs, a compiled cache): removed before
+        #: the next run
+        self.left: set[str] = set()
 
     def serve(self) -> int:
         """Serve until the sandbox quits or is gone; the worker's exit status."""
@@ -81,11 +81,13 @@ class Server:
         a program's first run, the last program's compiled cache too."""
         self.iso.cover_new_tops()
         self.iso.size_io(req.io_mb)
-        for path in self.outputs if not req.first else self.outputs + [self.cache]:
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+        files = wire.Files
+        for name in self.left:
+            if name in files.OUTPUTS or (req.first and name == files.CACHE):
+                try:
+                    os.unlink(os.path.join(self.iso.iodir, name))
+                except FileNotFoundError:
+                    pass
 
     def run(self, req: wire.Run) -> wire.RunEnd:
         """One run in a fresh child; its inputs are removed once it has ended."""
@@ -96,12 +98,11 @@ class Server:
         try:
             end = monitor.watch(pid, req.limits, t0, self._abandoned, self.iso.sweep)
         finally:
-            for path in self.inputs:
-                try:
-                    os.unlink(path)
-                except FileNotFoundError:
-                    pass
-        return monitor.run_end(end, self.iso.iodir)
+            self.left = set(os.listdir(self.iso.iodir))
+            for name in wire.Files.INPUTS:
+                if name in self.left:
+                    os.unlink(os.path.join(self.iso.iodir, name))
+        return monitor.run_end(end, self.iso.iodir, self.left)
 
     def _abandoned(self) -> bool:
         """Our parent died, or the sandbox did (its end of the control pipe closed) or gave up on

@@ -496,14 +496,15 @@ def test_sysv_shared_memory_neither_leaks_to_the_host_nor_reaches_the_next_progr
         shmid = libc.shmget({SHM_KEY}, 64 << 20, 0o1666)  # IPC_CREAT | 0o666
         addr = libc.shmat(shmid, None, 0)
         ctypes.memmove(addr, b"ANSWER", 6)
-        print("ok" if shmid >= 0 else "shmget failed")
+        made = [shmid, libc.msgget({SHM_KEY}, 0o1666), libc.semget({SHM_KEY}, 3, 0o1666)]
+        print("ok" if min(made) >= 0 else f"made {{made}}")
     """))
     assert r.verdict == "AC", r.first_failure
     host = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
     assert not any(line.split() and int(line.split()[0]) == SHM_KEY for line in host)
-    for _ in range(2):  # both workers
-        found = f"print('ok' if libc.shmget({SHM_KEY}, 0, 0) < 0 else 'found the last segment')"
-        r = run(sb, SHM + found)
+    for _ in range(2):  # both workers: no segment, message queue or semaphore set is left
+        found = f"[libc.shmget({SHM_KEY}, 0, 0), libc.msgget({SHM_KEY}, 0), libc.semget({SHM_KEY}, 0, 0)]"
+        r = run(sb, SHM + f"print('ok' if max({found}) < 0 else {found})")
         assert r.verdict == "AC", r.first_failure
 
 
