@@ -51,6 +51,10 @@ class Program(NamedTuple):
     call: str | None  # call: the arguments (JSON)
 
 
+#: the program's stdio objects (make_stdio)
+STDIO: tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper] | None = None
+
+
 class _Noted(Exception):
     """The program cannot start; the note says why."""
 
@@ -111,6 +115,7 @@ def _read_program(iso: isolation.Isolation, req: wire.Run) -> Program:
             code = marshal.loads(_read(_path(iso, wire.Files.CACHE)))
         except (OSError, ValueError, EOFError, TypeError):
             pass  # compiled again below
+    loaded = code is not None
     if code is None:
         code = _compile(iso, _read(_path(iso, wire.Files.CODE)), "solution.py", "ce")
         if req.cache:
@@ -129,12 +134,14 @@ def _read_program(iso: isolation.Isolation, req: wire.Run) -> Program:
             source = b""
         if source:
             suite = _compile(iso, source, "test.py", "se")
-    spent = time.process_time_ns() - t
-    fd = os.open(_path(iso, wire.Files.COMPILE_NS), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        wire.write_all(fd, str(spent).encode())
-    finally:
-        os.close(fd)
+    if req.first or suite is not None or not loaded:  # compiled here: not the program's CPU
+        fd = os.open(
+            _path(iso, wire.Files.COMPILE_NS), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600
+        )
+        try:
+            wire.write_all(fd, str(time.process_time_ns() - t).encode())
+        finally:
+            os.close(fd)
     call = None
     if req.kind == "call":
         call = _read(_path(iso, wire.Files.CALL)).decode("utf-8", "surrogatepass")
@@ -179,6 +186,22 @@ def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:
     if not iso.report["pidns"]:  # (in a pid namespace the server's death ends every process)
         # cleared by setresuid, so set after it
         isolation.libc.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    assert STDIO is not None
+    sys.stdin = sys.__stdin__ = STDIO[0]
+    sys.stdout = sys.__stdout__ = STDIO[1]
+    sys.stderr = sys.__stderr__ = STDIO[2]
+    sys.argv = ["solution.py"]
+    # `random` is not preloaded, so a program that imports it seeds it afresh from urandom.
+
+
+def make_stdio() -> None:
+    """The program's sys.stdin, sys.stdout and sys.stderr over fds 0, 1 and 2, shaped like a fresh
+    interpreter's (fast-I/O templates read `.mode` and `.buffer`). Made once, in the server, which
+    never uses them, while its fds 0-2 are /dev/null (seekable, like the run's files): every
+    child starts with them untouched and only has to point fds 0-2 at its files (a file object
+    keeps its descriptor's number, not what it is open on), which spares each child the cost of
+    building nine objects."""
+    global STDIO
     stdin = io.TextIOWrapper(
         io.BufferedReader(io.FileIO(0, "r", closefd=False)),
         encoding="utf-8",
@@ -199,11 +222,7 @@ def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:
         line_buffering=True,
     )
     stdin.mode, stdout.mode, stderr.mode = "r", "w", "w"  # type: ignore[misc]
-    sys.stdin = sys.__stdin__ = stdin
-    sys.stdout = sys.__stdout__ = stdout
-    sys.stderr = sys.__stderr__ = stderr
-    sys.argv = ["solution.py"]
-    # `random` is not preloaded, so a program that imports it seeds it afresh from urandom.
+    STDIO = (stdin, stdout, stderr)
 
 
 def _finish(code: int, record: dict | None, ns: dict | None) -> int:

@@ -40,6 +40,7 @@ class Server:
     def serve(self) -> int:
         """Serve until the sandbox quits or is gone; the worker's exit status."""
         self.parent = os.getppid()
+        worker_child.make_stdio()
         gc.freeze()  # every child shares these objects; none of them is collected there
         trim = getattr(isolation.libc, "malloc_trim", None)
         if trim is not None:  # glibc: freed heap back to the system, fewer pages for each fork
@@ -88,6 +89,10 @@ class Server:
                     os.unlink(os.path.join(self.iso.iodir, name))
                 except FileNotFoundError:
                     pass
+        # Empty the interpreter's free lists (a full collection does) while no child shares our
+        # pages: the child's own final collection would otherwise free those objects, writing
+        # to dozens of shared pages that the kernel must then copy for it.
+        gc.collect()
 
     def run(self, req: wire.Run) -> wire.RunEnd:
         """One run in a fresh child; its inputs are removed once it has ended."""

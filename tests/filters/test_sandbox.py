@@ -39,6 +39,27 @@ def test_fast_io_templates_work(sb):
     assert sb.run(ADD, "import sys\na, b = map(int, sys.stdin.buffer.read().split())\nprint(a + b)").verdict == "AC"
 
 
+def test_stdio_objects_behave_like_a_fresh_interpreters(sb):
+    """The workers build sys.stdin/stdout/stderr once and every run starts from them untouched:
+    they must seek and tell like a fresh interpreter's over a file, and nothing one run left
+    unflushed may reach the next."""
+    p = {"test_type": "stdio", "tests": [{"input": "5\nabc\n", "output": "ok"}]}
+    code = (
+        "import os, sys\n"
+        "assert sys.stdin.seekable() and sys.stdin.tell() == 0 and sys.stdout.tell() == 0\n"
+        "data = sys.stdin.buffer.read()\n"
+        "sys.stdin.seek(0)\n"
+        "assert sys.stdin.read() == data.decode() == '5\\nabc\\n' and os.fstat(0).st_size == 6\n"
+        "assert sys.stdin.buffer.raw.name == 0 and sys.stdout.buffer.raw.name == 1\n"
+        "print('ok')\n"
+    )
+    assert sb.run(p, code).verdict == "AC"
+    lost = sb.run(p, "import os, sys\nsys.stdout.write('lost' * 100)\nos._exit(0)")
+    assert lost.verdict == "WA" and lost.first_failure["actual"] == ""  # as in a fresh interpreter
+    for _ in range(3):  # both workers: nothing left over in the buffers
+        assert sb.run(p, "print('ok')").verdict == "AC"
+
+
 def test_wrong_answer_has_first_failure(sb):
     r = sb.run(ADD, "a, b = map(int, input().split())\nprint(a + b if a != 5 else 0)")
     assert r.verdict == "WA" and r.tests_passed == 3
