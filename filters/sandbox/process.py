@@ -141,8 +141,9 @@ class WorkerProcess:
             except (WorkerDied, subprocess.TimeoutExpired):
                 pass
         if self.proc.poll() is None:
-            # the worker and its session: it leads its own process group, whose id cannot be
-            # reused before the worker is reaped below
+            # the worker and its server (the init of the runs' pid namespace: the kernel then
+            # kills every run): it leads its own process group, whose id cannot be reused before
+            # the worker is reaped below
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except OSError:
