@@ -10,9 +10,10 @@ import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
-from filters.compare import DEFAULT_TOLERANCE, compare_call, explain_stdio
+from filters.compare import DEFAULT_TOLERANCE, Comparison, compare_call, explain_stdio
 from filters.sandbox.assert_calls import judge_call
 from filters.sandbox.asserts import instrument_asserts
 from filters.sandbox.limits import (
@@ -24,7 +25,7 @@ from filters.sandbox.limits import (
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import VERDICTS, RunResult, TestResult, truncate
 
-__all__ = ["Sandbox", "default_workers"]
+__all__ = ["Sandbox", "Output", "default_workers"]
 
 #: (problem, code) or (problem, code, run() keyword arguments for this job)
 Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
@@ -32,6 +33,16 @@ Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
 
 #: One test's run: (index, test, worker's answer, verdict or "check", actual output, reason)
 _Run = tuple[int, dict[str, str], dict[str, Any], str, str | None, str | None]
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a program printed (stdio) or returned (call: JSON, or typed text for converted asserts)
+    on one input, unjudged; `status` is OK or the test's verdict (RE, TLE, MLE, OLE, CE, SE)."""
+
+    status: str
+    text: str | None = None
+    cpu_ms: float = 0.0
 
 
 def _io_mb(output_bytes: int, inputs: Sequence[str]) -> int:
@@ -280,6 +291,70 @@ class Sandbox:
         with ThreadPoolExecutor(min(self.n_workers, len(jobs))) as ex:
             return list(ex.map(one, jobs))
 
+    def outputs(
+        self,
+        problem: dict[str, Any],
+        code: str,
+        inputs: Sequence[str],
+        *,
+        time_limit_s: float | None = None,
+        memory_limit_mb: float | None = None,
+    ) -> list[Output]:
+        """Run `code` on each input of a stdio or call problem (one session) and return what it
+        printed or returned, unjudged: how new tests are labelled with a reference solution."""
+        kind = problem.get("test_type") or "stdio"
+        if kind == "assert":
+            raise ValueError("outputs() needs stdio or call tests; convert an assert suite first")
+        limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
+        out: list[Output] = [Output("SE")] * len(inputs)
+        for _ in range(self.retries + 1):
+            w = self._acquire()
+            try:
+                out = self._outputs(w, problem, code, list(inputs), limits, kind)
+            except WorkerDied:
+                w = self._replace(w)
+                out = [Output("SE")] * len(inputs)
+            finally:
+                self._release(w)
+            if all(o.status != "SE" for o in out):
+                break
+        return out
+
+    def _outputs(
+        self,
+        w: WorkerProcess,
+        problem: dict[str, Any],
+        code: str,
+        inputs: list[str],
+        limits: Limits,
+        kind: str,
+    ) -> list[Output]:
+        timeout = limits.wall_s + 30.0
+        wl = self._wire_limits(limits)
+        typed = kind == "call" and bool(problem.get("typed_calls"))
+        out: list[Output] = []
+        with _session(w, _io_mb(limits.output_bytes, inputs)):
+            resp = w.call(
+                "prog",
+                {"code": code, "test_code": None, "kind": kind, "call_check": False,
+                 "typed": typed, "entry": problem.get("entry_point")},
+                timeout,
+            )  # fmt: skip
+            if resp["status"] != "OK":
+                return [Output(resp["status"])] * len(inputs)
+            for text in inputs:
+                r = w.call("test", {"input": text, "limits": wl}, timeout)
+                if r["status"] != "OK":
+                    out.append(Output(r["status"], None, r.get("cpu_ms", 0.0)))
+                    continue
+                if kind == "stdio":
+                    value: Any = r.get("stdout", b"").decode("utf-8", "replace")
+                else:
+                    value = (r.get("res") or {}).get("result")
+                ok = isinstance(value, str)
+                out.append(Output("OK" if ok else "RE", value if ok else None, r["cpu_ms"]))
+        return out
+
     # ---- judging ----------------------------------------------------------------------------
     def _wire_limits(self, limits: Limits) -> dict[str, Any]:
         return {
@@ -320,6 +395,7 @@ class Sandbox:
         io_mb = _io_mb(limits.output_bytes, [t["input"] for t in test_list])
         wl = self._wire_limits(limits)
         checker = problem.get("checker")
+        mode = Comparison.parse(problem.get("comparison"))
         runs: list[_Run] = []
         with _session(w, io_mb):
             resp = w.call(
@@ -347,7 +423,7 @@ class Sandbox:
                 return self._judge_assert(w, wl, assert_texts, timeout, limits)
             for i, t in enumerate(test_list):
                 r = w.call("test", {"input": t["input"], "limits": wl}, timeout)
-                v, actual, reason = self._verdict(r, t, kind, typed, checker)
+                v, actual, reason = self._verdict(r, t, kind, typed, checker, mode)
                 if v == "SE":
                     return RunResult(
                         "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
@@ -379,7 +455,13 @@ class Sandbox:
         return self._summary(verdict, results, total, first, limits)
 
     def _verdict(
-        self, r: dict[str, Any], t: dict[str, str], kind: str, typed: bool, checker: str | None
+        self,
+        r: dict[str, Any],
+        t: dict[str, str],
+        kind: str,
+        typed: bool,
+        checker: str | None,
+        mode: Comparison,
     ) -> tuple[str, str | None, str | None]:
         """(verdict, actual output, reason) of one test's run; "check" when a checker decides."""
         v = r["status"]
@@ -399,9 +481,10 @@ class Sandbox:
         if checker:
             return "check", actual, None
         if kind == "stdio":
-            reason = explain_stdio(t["output"], actual, self.tolerance)
+            reason = explain_stdio(t["output"], actual, self.tolerance, mode)
             return ("AC" if reason is None else "WA"), actual, reason
-        return ("AC" if compare_call(t["output"], actual, self.tolerance) else "WA"), actual, None
+        ok = compare_call(t["output"], actual, self.tolerance, mode)
+        return ("AC" if ok else "WA"), actual, None
 
     def _run_checks(
         self,
