@@ -38,7 +38,7 @@ from filters.stage import Stage
 
 __all__ = ["SourceSpec", "BuildConfig", "BuildResult", "build", "source_stream", "DEFAULT_STAGES"]
 
-DEFAULT_STAGES = ("exact_id", "decontam", "verify", "dedup", "difficulty")
+DEFAULT_STAGES = ("exact_id", "decontam", "amplify", "verify", "dedup", "difficulty")
 
 
 @dataclass
@@ -69,6 +69,8 @@ class BuildConfig:
     lcb_end: str | None = None
     buckets: int = 5
     mutants: int = 8
+    #: verify: without known-incorrect solutions, a suite killing fewer of the mutants is weak_tests
+    min_mutation_score: float = 0.5
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,10 +105,16 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage | None
     """One configured stage (None when it has nothing to do). Imports lazily: a build pays only for what it runs."""
     if name == "exact_id":
         return ExactIdStage()
+    if name == "amplify":
+        from filters.amplify import AmplifyStage
+
+        return AmplifyStage(workers=workers, target_tests=max(10, cfg.min_tests))
     if name == "verify":
         from filters.verify import VerifyStage
 
-        return VerifyStage(workers=workers, min_tests=cfg.min_tests, mutants=cfg.mutants)
+        return VerifyStage(
+            workers=workers, min_tests=cfg.min_tests, mutants=cfg.mutants, min_mutation_score=cfg.min_mutation_score
+        )
     if name == "dedup":
         from filters.dedup import DedupStage
 

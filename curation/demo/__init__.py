@@ -2,7 +2,8 @@
 
 `demo_records()` (also the registered source `demo`) yields about 50 problems in all three test
 types: stdio, call and assert, each with 5 to 8 tests computed by running a correct reference
-at generation time (seeded, deterministic), plus these planted rows:
+at generation time (seeded, deterministic; `call-vowel-total` has 3, which the amplify stage
+grows), plus these planted rows:
 
 | problem id | defect | caught by |
 |---|---|---|
@@ -11,7 +12,7 @@ at generation time (seeded, deterministic), plus these planted rows:
 | demo/empty-statement | yielded as a RecordError (empty statement) | schema (field `statement`) |
 | demo/call-middle-value | reference returns the mean, tests hold the median | verify: no_passing_solution |
 | demo/stdio-pair-sums-slow | correct O(n^2) reference, n = 20000 tests, 1 s limit | verify: no_passing_solution (TLE) |
-| demo/call-vowel-total | only 3 tests | verify: too_few_tests |
+| demo/stdio-any-divisor | only 3 tests, several valid answers, one reference (amplify cannot label new inputs) | verify: too_few_tests |
 | demo/call-top-reading | wrong solution (last element) passes: tests are sorted | verify: weak_tests |
 | demo/stdio-reverse-words-copy | exact copy of stdio-reverse-words | dedup: duplicate_of:demo/stdio-reverse-words |
 | demo/stdio-cover-length-v2 | one word reworded, a variable renamed | dedup: duplicate_of:demo/stdio-cover-length |
@@ -45,7 +46,7 @@ PLANTED: dict[str, tuple[str, str]] = {
     "demo/empty-statement": ("schema", "statement"),
     "demo/call-middle-value": ("verify", "no_passing_solution"),
     "demo/stdio-pair-sums-slow": ("verify", "no_passing_solution"),
-    "demo/call-vowel-total": ("verify", "too_few_tests"),
+    "demo/stdio-any-divisor": ("verify", "too_few_tests"),
     "demo/call-top-reading": ("verify", "weak_tests"),
     "demo/stdio-reverse-words-copy": ("dedup", "duplicate_of:demo/stdio-reverse-words"),
     "demo/stdio-cover-length-v2": ("dedup", "duplicate_of:demo/stdio-cover-length"),
