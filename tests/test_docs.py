@@ -20,3 +20,11 @@ def test_sandbox_page_example_runs():
     with contextlib.redirect_stdout(out):
         exec(compile(block, "docs/sandbox.md", "exec"), {})
     assert out.getvalue().splitlines()[0] == "AC None"
+
+
+def test_verify_page_example_runs():
+    (block,) = python_blocks(DOCS / "verify.md")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "docs/verify.md", "exec"), {})
+    assert out.getvalue().splitlines() == ["amplified True strict"]
