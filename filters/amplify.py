@@ -179,6 +179,44 @@ class _Outcome:
     mutants: int = 0
 
 
+@dataclass
+class _Job:
+    """What labelling new inputs of one problem needs."""
+
+    base: dict[str, Any]  # the problem as judged, without generated tests
+    refs: list[str]  # passing references; the first one labels
+    limit: float  # time limit (s) of a run
+    budget_ms: float  # the most CPU a new test may take the labelling reference
+    out_cap: int  # the largest output a new test may have
+    shapes: set[str] | None  # the types a call's return value had on the original tests
+
+
+def _shape(value: Any, prefix: str = "", out: set[str] | None = None) -> set[str]:
+    """The types in a value by position: [[1, 2]] -> {list, list/list, list/list/int}."""
+    out = set() if out is None else out
+    name = prefix + type(value).__name__
+    out.add(name)
+    if type(value) in (list, tuple, set, frozenset) and len(out) < 64:
+        for x in list(value)[:256]:
+            _shape(x, name + "/", out)
+    elif type(value) is dict and len(out) < 64:
+        for k, v in list(value.items())[:256]:
+            _shape(k, name + ":key/", out)
+            _shape(v, name + ":value/", out)
+    return out
+
+
+def _value(base: dict[str, Any], text: str) -> Any:
+    return loads(text) if base.get("typed_calls") else json.loads(text)
+
+
+def _returns_known_types(base: dict[str, Any], text: str, shapes: set[str]) -> bool:
+    try:
+        return _shape(_value(base, text)) <= shapes
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
 class _Unstable(Exception):
     """The reference's output on a new input changed with the hash seed."""
 
@@ -219,7 +257,7 @@ class AmplifyStage(Stage):
         *,
         target_tests: int = 10,
         max_generated: int = 40,
-        mutants: int = 12,
+        mutants: int = 10,
         rounds: int = 4,
         candidates: int = 24,
         max_solutions: int = 4,
@@ -377,8 +415,14 @@ class AmplifyStage(Stage):
             return _Outcome(
                 "skipped", f"inputs cannot be mutated: {e}", [], killed_before, None, judged
             )
-        budget_ms = 1000.0 * limit / self.time_factor
-        out_cap = max(self.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals))
+        job = _Job(
+            base,
+            refs,
+            limit,
+            1000.0 * limit / self.time_factor,
+            max(self.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
+            self._shapes(base, refs[0], originals, limit),
+        )
         seen = {t["input"] for t in originals}
         chosen: list[dict[str, Any]] = []
         spare: list[dict[str, Any]] = []
@@ -398,7 +442,7 @@ class AmplifyStage(Stage):
                 seen.add(text)
                 cands.append((text, s, parent))
             try:
-                tests = self._label(base, refs, cands, limit, budget_ms, out_cap, why)
+                tests = self._label(job, cands, why)
             except _Unstable:
                 note = ("the reference's output depends on the hash seed (set iteration order); "
                         "its labels are not trusted: " + _counts(why))  # fmt: skip
@@ -453,29 +497,45 @@ class AmplifyStage(Stage):
             }
         return {"input": t["input"], "output": t["output"]}
 
+    def _shapes(
+        self, base: dict[str, Any], ref: str, originals: list[dict[str, Any]], limit: float
+    ) -> set[str] | None:
+        """The types the reference returns on the original tests (call problems only): a new
+        input on which it returns another type (None where it always returned a list: "no
+        answer") is most likely outside the problem's contract, where correct programs differ."""
+        if base.get("test_type") != "call":
+            return None
+        shapes: set[str] = set()
+        for o in self.sandbox.outputs(
+            base, ref, [t["input"] for t in originals], time_limit_s=limit
+        ):
+            if o.status == "OK" and o.text is not None:
+                try:
+                    _shape(_value(base, o.text), "", shapes)
+                except (ValueError, TypeError):
+                    continue
+        return shapes
+
     def _label(
-        self,
-        base: dict[str, Any],
-        refs: list[str],
-        cands: list[tuple[str, int, int]],
-        limit: float,
-        budget_ms: float,
-        out_cap: int,
-        why: Counter[str],
+        self, job: _Job, cands: list[tuple[str, int, int]], why: Counter[str]
     ) -> list[dict[str, Any]]:
         """New tests from candidate inputs: the first reference's outputs, kept where it ran
-        cleanly and fast enough, its rerun under another hash seed and every other reference agree."""
+        cleanly and fast enough and returned the types it returns on the originals, its rerun
+        under another hash seed and every other reference agree."""
         if not cands:
             return []
+        base, refs, limit = job.base, job.refs, job.limit
         outs = self.sandbox.outputs(base, refs[0], [c[0] for c in cands], time_limit_s=limit)
         tests = []
         for (text, seed, parent), o in zip(cands, outs):
             if o.status != "OK" or o.text is None:
                 why[f"reference {o.status}"] += 1
-            elif o.cpu_ms > budget_ms:
+            elif o.cpu_ms > job.budget_ms:
                 why["too slow"] += 1
-            elif len(o.text) > out_cap:
+            elif len(o.text) > job.out_cap:
                 why["output too large"] += 1
+            elif job.shapes is not None and not _returns_known_types(base, o.text, job.shapes):
+                why["a type the originals never return"] += 1
             else:
                 t = self._new_test(base, text, o.text, seed, parent)
                 if t is None:

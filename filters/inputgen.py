@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,10 @@ class _Stats:
     sorted_desc: bool = True
     distinct: bool = True
     rectangular: bool = True
+    max_descents: int = 0  # a[i] > a[i + 1] pairs in a list: 0 sorted, 1 a rotated sorted list
+    long_lists: int = 0  # lists of 4 or more: evidence that few descents is a rule
+    multiplicities: set[int] = field(default_factory=set)  # how often a value recurs in a list
+    bigrams: set[str] = field(default_factory=set)  # adjacent character pairs of the strings
     samples: list[Any] = field(default_factory=list)
 
     def see(self, v: Any) -> None:
@@ -58,14 +63,19 @@ class _Stats:
             self.max_len = n if self.max_len is None else max(self.max_len, n)
         if type(v) is str:
             self.alphabet.update(v)
+            self.bigrams.update(v[i : i + 2] for i in range(len(v) - 1))
             if " " in v.strip():
                 self.words.update(v.split())
         if type(v) is list:
+            self.multiplicities.update(_multiplicities(v))
             try:
                 self.sorted_asc &= all(a <= b for a, b in zip(v, v[1:]))
                 self.sorted_desc &= all(a >= b for a, b in zip(v, v[1:]))
+                self.max_descents = max(self.max_descents, _descents(v))
+                self.long_lists += len(v) >= 4
             except TypeError:
                 self.sorted_asc = self.sorted_desc = False
+                self.max_descents = 1 << 30
             try:
                 self.distinct &= len({json.dumps(encode(x), sort_keys=True) for x in v}) == len(v)
             except (Unencodable, TypeError, ValueError):
@@ -74,6 +84,69 @@ class _Stats:
             self.rectangular &= len(inner) <= 1 and all(type(x) in (list, str) for x in v)
         if len(self.samples) < 8 and type(v) not in (list, dict, tuple):
             self.samples.append(v)
+
+
+def _key(x: Any) -> str:
+    return json.dumps(encode(x), sort_keys=True)
+
+
+def _multiplicities(v: list[Any]) -> set[int]:
+    try:
+        return set(Counter(_key(x) for x in v).values())
+    except (Unencodable, TypeError, ValueError):
+        return set()
+
+
+def _descents(v: list[Any]) -> int:
+    return sum(a > b for a, b in zip(v, v[1:]))
+
+
+def _quantities(args: dict[Any, Any]) -> dict[str, int]:
+    """The integers of an argument list that constraints usually relate: int arguments, lengths."""
+    q = {}
+    for k, v in args.items():
+        if type(v) is int:
+            q[f"{k}"] = v
+        elif type(v) in (list, str, tuple):
+            q[f"len {k}"] = len(v)
+    return q
+
+
+def _nested_ints(value: Any, path: Path, out: dict[Path, list[int]]) -> None:
+    """Integers inside lists and tuples, by path (node ids, indices)."""
+    if type(value) in (list, tuple):
+        for i, x in enumerate(value):
+            sub = path + (("[]",) if type(value) is list else (i,))
+            if type(x) is int:
+                out.setdefault(sub, []).append(x)
+            else:
+                _nested_ints(x, sub, out)
+
+
+def _relations(samples: list[dict[str, int]]) -> list[tuple[str, str, str]]:
+    """(a, op, b) with op in <, <= that hold in every sample (ties that always hold are `==`)."""
+    if not samples:
+        return []
+    names = sorted(set.intersection(*(set(q) for q in samples)))
+    out = []
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            if all(q[a] < q[b] for q in samples):
+                out.append((a, "<", b))
+            elif all(q[a] <= q[b] for q in samples) and not all(q[a] == q[b] for q in samples):
+                out.append((a, "<=", b))
+            elif all(q[a] == q[b] for q in samples) and a < b:
+                out.append((a, "==", b))
+    return out
+
+
+def _holds(q: dict[str, int], rel: tuple[str, str, str]) -> bool:
+    a, op, b = rel
+    if a not in q or b not in q:
+        return True
+    return q[a] < q[b] if op == "<" else q[a] <= q[b] if op == "<=" else q[a] == q[b]
 
 
 class CallInputs:
@@ -92,6 +165,20 @@ class CallInputs:
                 self._observe((key,), v)
         self.len_of = self._length_links()
         self.same_len = self._equal_lengths()
+        # relations between int arguments and lengths (`left <= right`, `k <= len(nums)`), and
+        # bounds of nested integers (`edges` values below `n`), that every original satisfies
+        self.relations = _relations([self._measures(a) for a in self.originals])
+
+    @staticmethod
+    def _measures(args: dict[Any, Any]) -> dict[str, int]:
+        q = _quantities(args)
+        for k, v in args.items():
+            nested: dict[Path, list[int]] = {}
+            _nested_ints(v, (k,), nested)
+            for path, xs in nested.items():
+                name = "/".join(map(str, path))
+                q[f"max {name}"] = max(xs)
+        return q
 
     # ---- form ------------------------------------------------------------------------------
     def _decode(self, text: str) -> dict[Any, Any]:
@@ -149,7 +236,9 @@ class CallInputs:
         for i, a in enumerate(keys):
             for b in keys[i + 1 :]:
                 if all(
-                    type(x[a]) is list and type(x[b]) is list and len(x[a]) == len(x[b])
+                    type(x[a]) in (list, str)
+                    and type(x[b]) in (list, str)
+                    and len(x[a]) == len(x[b])
                     for x in self.originals
                 ):
                     pairs.append((a, b))
@@ -169,11 +258,38 @@ class CallInputs:
             args[k] = len(args[j])
         if any(len(args[a]) != len(args[b]) for a, b in self.same_len):
             return None
+        if not self.valid(args):
+            return None
         try:
             text = self.encode(args)
         except (Unencodable, TypeError, ValueError):
             return None
         return text
+
+    def valid(self, args: dict[Any, Any]) -> bool:
+        """Whether a mutated argument list keeps what the originals share beyond single values."""
+        q = self._measures(args)
+        if not all(_holds(q, rel) for rel in self.relations):
+            return False
+        return all(self._shape_ok(v, (k,)) for k, v in args.items())
+
+    def _shape_ok(self, v: Any, path: Path, depth: int = 0) -> bool:
+        st = self.stats.get(path)
+        if st is None or depth > 6:
+            return True
+        if type(v) is str and len(v) > 1 and st.bigrams:
+            # a pair with punctuation never seen: '..' in a version, '+6' in an expression
+            pairs = (v[i : i + 2] for i in range(len(v) - 1))
+            return all(p in st.bigrams or p.isalnum() for p in pairs)
+        if type(v) is list:
+            if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
+                return False  # a rotated sorted list stays one
+            if v and st.multiplicities and not _multiplicities(v) <= st.multiplicities:
+                return False  # every value twice but one, and the like
+            return all(self._shape_ok(x, path + ("[]",), depth + 1) for x in v)
+        if type(v) is tuple:
+            return all(self._shape_ok(x, path + (i,), depth + 1) for i, x in enumerate(v))
+        return True
 
     def _range(self, st: _Stats) -> tuple[float, float]:
         lo, hi = st.lo, st.hi

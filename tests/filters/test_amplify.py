@@ -287,3 +287,48 @@ def test_judged_problem_refuses_inconsistent_records():
     with pytest.raises(ValueError, match="does not convert"):
         judged_problem(row)
     assert convert_problem(row)[0] is None
+
+
+def test_inputs_outside_the_contract_are_dropped(sb):
+    """The reference returns None when the target is absent, which the originals never ask:
+    such an input is outside the problem's contract, where a correct program may do anything."""
+    find = "def find(nums, target):\n    for i, x in enumerate(nums):\n        if x == target:\n            return i\n"
+    tests = [
+        {"input": json.dumps([nums, t]), "output": json.dumps(nums.index(t))}
+        for nums, t in [([4, 8, 15], 8), ([16, 23, 42, 7], 42), ([1, 2], 1)]
+    ]
+    row = rec("find", entry_point="find", tests=tests, solutions=[find])
+    (out,) = (
+        AmplifyStage(sandbox=sb, target_tests=10).process(records_to_table([row])).kept.to_pylist()
+    )
+    assert out["generated_tests"], out["amplify_note"]
+    assert all(isinstance(json.loads(t["output"]), int) for t in out["generated_tests"])
+    assert "a type the originals never return" in out["amplify_note"]
+
+
+def test_call_inputs_keep_relations_between_arguments():
+    # (left, right) with left <= right, edges whose node ids stay below n, versions without '..'
+    originals = [[1, 5, 3, [[0, 1], [1, 2]], "1.01"], [3, 3, 4, [[0, 3], [2, 1]], "1.001"],
+                 [0, 7, 5, [[4, 0], [3, 2], [1, 2]], "0.1"]]  # fmt: skip
+    gen = CallInputs(_typed(originals), typed=True)
+    made = 0
+    for seed in range(400):
+        text = gen.generate(random.Random(seed), seed % 3)
+        if text is None:
+            continue
+        made += 1
+        left, right, n, edges, version = (gen._decode(text)[i] for i in range(5))
+        assert left <= right
+        assert all(0 <= v < n for e in edges for v in e)
+        assert ".." not in version
+    assert made > 100
+
+
+def test_a_rotated_sorted_list_stays_rotated():
+    originals = [[[4, 5, 6, 7, 0, 1, 2]], [[6, 7, 1, 2, 3, 4]], [[1, 3]]]
+    gen = CallInputs(_typed(originals), typed=True)
+    for seed in range(300):
+        text = gen.generate(random.Random(seed), seed % 3)
+        if text is not None:
+            nums = gen._decode(text)[0]
+            assert sum(a > b for a, b in zip(nums, nums[1:])) <= 1
