@@ -196,7 +196,7 @@ def _original(r: dict[str, Any]) -> dict[str, Any] | None:
 def kills(sb: Sandbox, suites: list[dict[str, Any]], code: str, limit: float) -> list[list[bool]]:
     """For each held-out mutant of `code`: killed by each suite? Suites must nest (each a prefix of
     the next), so a mutant killed by one is killed by the next without a run."""
-    muts = generate_mutants(code, HELDOUT_MUTANTS, HELDOUT_SEED)
+    muts = generate_mutants(code, HELDOUT_MUTANTS, HELDOUT_SEED, suites[0].get("entry_point"))
     out = [[False] * len(suites) for _ in muts]
     alive = list(range(len(muts)))
     done = 0
@@ -291,11 +291,12 @@ def part_soundness_leetcode(
 def part_soundness_humaneval(
     sb: Sandbox, rows: list[dict[str, Any]], other: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:
+    """HumanEval and HumanEval-X: the same task number's canonical solution of the other set."""
     checked, fails, identical = 0, 0, 0
     for r in rows:
         if not r["generated_tests"]:
             continue
-        o = other.get(r["id"])
+        o = other.get(r["id"].split("/")[-1])
         if not o or not o["solutions"]:
             continue
         identical += o["solutions"][0].strip() == r["solutions"][0].strip()
@@ -383,37 +384,85 @@ def part_strong(sb: Sandbox, rows: list[dict[str, Any]], keep: int = 3) -> dict[
 BUILD_SOURCES = ["leetcodedataset", "mbpp", "humaneval", "humaneval-x", "codecontests-subset"]
 
 
-def part_build(workers: int, limit: int | None) -> dict[str, Any]:
+def _build_counts(out: Path) -> dict[str, Any]:
+    """Kept problems and reject reasons per source of a finished build."""
+    import pyarrow.parquet as pq
+
+    from curation.pipeline import reason_kind
+
+    m = json.loads((out / "manifest.json").read_text())
+    per: dict[str, Counter[str]] = {}
+    for f in sorted((out / "rejected").glob("*.parquet")):
+        t = pq.read_table(f, columns=["source", "reject_stage", "reject_reason"]).to_pylist()
+        for r in t:
+            per.setdefault(r["source"], Counter())[
+                f"{r['reject_stage']}:{reason_kind(r['reject_reason'])}"
+            ] += 1
+    return {"kept": m["counts"]["output"], "input": m["counts"]["input"],
+            "rejected": {k: dict(v.most_common()) for k, v in sorted(per.items())}}  # fmt: skip
+
+
+def part_build(workers: int, limit: int | None, workdir: Path) -> dict[str, Any]:
     """`codemix build` of the shared data at the defaults, without amplify (before) and with it."""
+    import shutil
     import subprocess
-    import tempfile
 
     out: dict[str, Any] = {}
-    for label, extra in (("before (--skip amplify)", ["--skip", "amplify"]), ("after", [])):
-        with tempfile.TemporaryDirectory() as tmp:
-            cmd = [str(Path(sys.executable).parent / "codemix"), "build", "--out", f"{tmp}/out",
-                   "--workers", str(workers), *extra]  # fmt: skip
-            for name in BUILD_SOURCES:
-                cmd += ["--source", f"{name}:{SHARED / FILES[name]}"]
-            if limit is not None:
-                cmd += ["--limit", str(limit)]
-            load0 = load_avg()
-            t = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
-            wall = time.perf_counter() - t
-            if proc.returncode != 0:
-                raise RuntimeError(f"build failed: {proc.stderr[-2000:]}")
-            m = json.loads(Path(tmp, "out", "manifest.json").read_text())
-            out[label] = {
-                "wall_s": round(wall, 1),
-                "kept": m["counts"]["output"],
-                "reasons": {
-                    s["stage"]: s["reasons"] for s in m["counts"]["stages"] if s["reasons"]
-                },
-                "load": [load0, load_avg()],
-            }
-        print(f"build {label}: {out[label]['wall_s']} s, kept {out[label]['kept']}", flush=True)
+    for label, extra in (("before", ["--skip", "amplify"]), ("after", [])):
+        target = workdir / label
+        shutil.rmtree(target, ignore_errors=True)
+        cmd = [str(Path(sys.executable).parent / "codemix"), "build", "--out", str(target),
+               "--workers", str(workers), *extra]  # fmt: skip
+        for name in BUILD_SOURCES:
+            cmd += ["--source", f"{name}:{SHARED / FILES[name]}"]
+        if limit is not None:
+            cmd += ["--limit", str(limit)]
+        load0 = load_avg()
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+        wall = time.perf_counter() - t
+        if proc.returncode != 0:
+            raise RuntimeError(f"build failed: {proc.stderr[-2000:]}")
+        out[label] = {"command": " ".join(cmd[1:]), "wall_s": round(wall, 1),
+                      "load": [load0, load_avg()], **_build_counts(target)}  # fmt: skip
+        print(f"build {label}: {out[label]['wall_s']} s, kept {out[label]['kept']}, "
+              f"load {out[label]['load']}", flush=True)  # fmt: skip
+    out["thresholds"] = _thresholds(workdir / "after")
     return out
+
+
+def _thresholds(out: Path) -> dict[str, Any]:
+    """Kept problems per source if the mutation-score threshold were another value: kept rows
+    carry `test_strength`, rows dropped as weak their `mutation_score`."""
+    from curation.store import read_table
+
+    scores: dict[str, list[float]] = {}
+    for r in read_table(out, "problems").select(["source", "test_strength"]).to_pylist():
+        if r["test_strength"] is not None:
+            scores.setdefault(r["source"], []).append(r["test_strength"])
+    for r in read_table(out, "rejected").to_pylist():
+        if r["reject_reason"] == "weak_tests" and r["reject_detail"]:
+            score = json.loads(r["reject_detail"]).get("mutation_score")
+            if score is not None:
+                scores.setdefault(r["source"], []).append(score)
+    return {
+        src: {
+            "distribution": _dist(xs),
+            "kept_at": {str(t): sum(x >= t for x in xs) for t in THRESHOLDS},
+        }
+        for src, xs in sorted(scores.items())
+    }
+
+
+def kept_rows(out: Path) -> dict[str, list[dict[str, Any]]]:
+    """The kept problems of a build, by source, marked as kept."""
+    from curation.store import read_table
+
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in read_table(out, "problems").to_pylist():
+        r["_kept"] = True
+        by.setdefault(r["source"], []).append(r)
+    return by
 
 
 def main() -> None:
@@ -421,9 +470,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--sets", default="mbpp,leetcodedataset,codecontests-subset,humaneval")
-    ap.add_argument("--parts", default="yield,strength,soundness,strong")
+    ap.add_argument("--parts", default="build,strength,soundness,strong")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workdir", default=str(REPO / "out" / "amplify-bench"))
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     parts = set(args.parts.split(","))
@@ -433,51 +483,51 @@ def main() -> None:
         "load_start": load_avg(),
         "sets": {},
     }
+    built: dict[str, list[dict[str, Any]]] = {}
+    if "build" in parts:
+        report["build"] = part_build(args.workers, args.limit, Path(args.workdir))
+        built = kept_rows(Path(args.workdir) / "after")
     with Sandbox(args.workers) as sb:
         for name in args.sets.split(","):
-            rows = load(name, args.limit)
             entry: dict[str, Any] = {}
-            res, amplified = part_yield(sb, name, rows)
-            entry["yield"] = res
-            print(
-                f"{name}: kept {res['baseline']['kept']} -> {res['ours']['kept']} of {res['problems']}; "
-                f"{res['seconds_per_problem']}; load {res['load']}",
-                flush=True,
-            )
-            print(
-                f"    baseline {res['baseline']['reasons']}\n    ours     {res['ours']['reasons']}\n"
-                f"    amplify  {res['amplify_status']} {res['skipped_or_failed_why']}",
-                flush=True,
-            )
+            rows = load(name, args.limit)
+            if "yield" in parts:  # stage by stage, without a build (quick runs with --limit)
+                res, amplified = part_yield(sb, name, rows)
+                entry["yield"] = res
+                print(f"{name}: kept {res['baseline']['kept']} -> {res['ours']['kept']} of "
+                      f"{res['problems']}; {res['seconds_per_problem']}; load {res['load']}\n"
+                      f"    baseline {res['baseline']['reasons']}\n    ours     {res['ours']['reasons']}\n"
+                      f"    amplify  {res['amplify_status']} {res['skipped_or_failed_why']}", flush=True)  # fmt: skip
+            else:
+                amplified = built.get(name, [])
+                if name == "humaneval" and not amplified:  # dedup kept the HumanEval-X copy
+                    amplified = built.get("humaneval-x", [])
             if "strength" in parts:
                 entry["strength"] = part_strength(sb, amplified)
-                print(f"    strength {entry['strength']}", flush=True)
+                print(f"{name} strength {entry['strength']}", flush=True)
             if "soundness" in parts and name == "leetcodedataset":
-                raw = {}
                 import gzip
 
+                raw = {}
                 with gzip.open(SHARED / FILES[name], "rt") as f:
                     for line in f:
                         d = json.loads(line)
                         raw[d["task_id"]] = d
                 entry["soundness"] = part_soundness_leetcode(sb, amplified, raw)
-                print(f"    soundness {json.dumps(entry['soundness'])[:600]}", flush=True)
+                print(f"{name} soundness {json.dumps(entry['soundness'])[:300]}", flush=True)
             if "soundness" in parts and name == "humaneval":
-                other = {r["id"]: r for r in load("humaneval-x", None)}
+                mine = {r["source"] for r in amplified}  # the other set's solutions
+                other_set = "humaneval" if mine == {"humaneval-x"} else "humaneval-x"
+                other = {r["id"].split("/")[-1]: r for r in load(other_set, None)}
                 entry["soundness"] = part_soundness_humaneval(sb, amplified, other)
-                print(f"    soundness {entry['soundness']}", flush=True)
+                print(f"{name} soundness {entry['soundness']}", flush=True)
             if "strong" in parts and name == "codecontests-subset":
                 entry["strong"] = part_strong(sb, rows)
                 s = entry["strong"]
-                print(
-                    f"    strong: {s['problems']} problems, {s['mutants']} mutants; killed by first 3 "
-                    f"{s['killed_first3']}, amplified {s['killed_amplified']}, full {s['killed_full']} "
-                    f"(amplified/full {s['amplified_vs_full']})",
-                    flush=True,
-                )
+                print(f"{name} strong: {s['problems']} problems, {s['mutants']} mutants; killed by "
+                      f"first 3 {s['killed_first3']}, amplified {s['killed_amplified']}, full "
+                      f"{s['killed_full']} (amplified/full {s['amplified_vs_full']})", flush=True)  # fmt: skip
             report["sets"][name] = entry
-    if "build" in parts:
-        report["build"] = part_build(args.workers, args.limit)
     report["load_end"] = load_avg()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(report, indent=1))

@@ -397,7 +397,7 @@ class AmplifyStage(Stage):
         sb = self.sandbox
         originals = list(base["tests"])
         key = str(row.get("problem_id") or row.get("id"))
-        mutants = generate_mutants(refs[0], self.mutants, self.seed + 1)
+        mutants = generate_mutants(refs[0], self.mutants, self.seed + 1, base.get("entry_point"))
         alive: list[str] = []
         for m, r in zip(mutants, sb.run_many(
             [(base, m, {"time_limit_s": limit, "stop_on_failure": True}) for m in mutants]

@@ -48,6 +48,11 @@ class _Stats:
     rectangular: bool = True
     max_descents: int = 0  # a[i] > a[i + 1] pairs in a list: 0 sorted, 1 a rotated sorted list
     long_lists: int = 0  # lists of 4 or more: evidence that few descents is a rule
+    flat_sorted: bool = True  # a list of rows whose values, read in order, never decrease
+    flat_evidence: int = 0  # lists of two or more rows seen
+    steps: set[int] = field(default_factory=set)  # differences of consecutive rows' lengths
+    first_lens: set[int] = field(default_factory=set)
+    row_order: set[tuple[int, int, str]] | None = None  # (i, j, op) true in every fixed-size row
     multiplicities: set[int] = field(default_factory=set)  # how often a value recurs in a list
     bigrams: set[str] = field(default_factory=set)  # adjacent character pairs of the strings
     samples: list[Any] = field(default_factory=list)
@@ -82,8 +87,45 @@ class _Stats:
                 self.distinct = False
             inner = {len(x) for x in v if type(x) in (list, str)}
             self.rectangular &= len(inner) <= 1 and all(type(x) in (list, str) for x in v)
+            self._rows(v)
         if len(self.samples) < 8 and type(v) not in (list, dict, tuple):
             self.samples.append(v)
+
+    def _rows(self, v: list[Any]) -> None:
+        rows = [x for x in v if type(x) is list]
+        if len(rows) != len(v) or not rows:
+            self.flat_sorted = False
+            return
+        flat = [y for x in rows for y in x]
+        try:
+            if len(rows) > 1:
+                self.flat_evidence += 1
+                self.flat_sorted &= all(a <= b for a, b in zip(flat, flat[1:]))
+        except TypeError:
+            self.flat_sorted = False
+        self.first_lens.add(len(rows[0]))
+        self.steps.update(len(b) - len(a) for a, b in zip(rows, rows[1:]))
+        short = [r for r in rows if 1 < len(r) <= 4 and all(type(y) in (int, float) for y in r)]
+        if len(short) == len(rows) and len({len(r) for r in rows}) == 1:
+            for r in short:
+                rel = _row_order(r)
+                self.row_order = rel if self.row_order is None else self.row_order & rel
+        else:
+            self.row_order = set()
+
+
+def _row_order(row: list[Any]) -> set[tuple[int, int, str]]:
+    """Order relations between the positions of a short row of numbers ([start, end] has 0 < 1)."""
+    out = set()
+    for i in range(len(row)):
+        for j in range(i + 1, len(row)):
+            a, b = row[i], row[j]
+            out.add((i, j, "<" if a < b else ">" if a > b else "=="))
+            if a <= b:
+                out.add((i, j, "<="))
+            if a >= b:
+                out.add((i, j, ">="))
+    return out
 
 
 def _key(x: Any) -> str:
@@ -286,17 +328,48 @@ class CallInputs:
                 return False  # a rotated sorted list stays one
             if v and st.multiplicities and not _multiplicities(v) <= st.multiplicities:
                 return False  # every value twice but one, and the like
+            if v and all(type(x) is list for x in v) and not self._rows_ok(v, st):
+                return False
             return all(self._shape_ok(x, path + ("[]",), depth + 1) for x in v)
         if type(v) is tuple:
             return all(self._shape_ok(x, path + (i,), depth + 1) for i, x in enumerate(v))
         return True
 
+    @staticmethod
+    def _rows_ok(v: list[list[Any]], st: _Stats) -> bool:
+        """Rows keep what they share: a sorted flat reading (non-overlapping intervals), the
+        steps between their lengths (a triangle), the order of their positions (start < end)."""
+        flat = [y for x in v for y in x]
+        try:
+            if st.flat_sorted and st.flat_evidence and any(a > b for a, b in zip(flat, flat[1:])):
+                return False
+            if st.steps and len(st.steps) == 1:
+                if len(v) > 1 and {len(b) - len(a) for a, b in zip(v, v[1:])} != st.steps:
+                    return False
+                if len(st.first_lens) == 1 and len(v[0]) not in st.first_lens:
+                    return False
+            if st.row_order:
+                for row in v:
+                    if len(row) > 1 and not st.row_order <= _row_order(row) | {
+                        r for r in st.row_order if r[0] >= len(row) or r[1] >= len(row)
+                    }:
+                        return False
+        except TypeError:
+            return False
+        return True
+
     def _range(self, st: _Stats) -> tuple[float, float]:
+        """Values a number may take: up to about twice the largest seen (and down to twice the
+        smallest when negatives were seen), never below the smallest seen otherwise."""
         lo, hi = st.lo, st.hi
         assert lo is not None and hi is not None
         span = max(hi - lo, 1)
-        wide_hi = hi + max(1, span // 2) if isinstance(span, int) else hi + span / 2
-        wide_lo = lo if lo >= 0 else lo - (max(1, span // 2) if isinstance(span, int) else span / 2)
+        if isinstance(span, int):
+            wide_hi = max(hi + max(1, span // 2), 2 * hi + 2)
+            wide_lo = lo if lo >= 0 else min(lo - max(1, span // 2), 2 * lo - 2)
+        else:
+            wide_hi = max(hi + span / 2, 2 * hi)
+            wide_lo = lo if lo >= 0 else min(lo - span / 2, 2 * lo)
         return wide_lo, wide_hi
 
     def _mutate(self, v: Any, path: Path, rng: random.Random, depth: int) -> Any:
@@ -338,7 +411,8 @@ class CallInputs:
         if not alphabet:
             return v
         fixed = fixed or (st is not None and st.min_len == st.max_len)
-        if not fixed and st is not None and st.words and " " in v.strip() and rng.random() < 0.6:
+        wordy = st is not None and st.words and all(w.isalpha() for w in st.words)
+        if not fixed and wordy and " " in v.strip() and rng.random() < 0.6:
             return self._mutate_words(v, sorted(st.words), rng)
         lo = st.min_len if st and st.min_len is not None else 0
         hi = max(st.max_len or 0, 1) if st else len(v)
@@ -429,6 +503,12 @@ class CallInputs:
     def _restore(out: list[Any], st: _Stats | None) -> list[Any]:
         if st is None:
             return out
+        if st.flat_sorted and st.flat_evidence and out and all(type(x) is list for x in out):
+            try:  # rows whose values read in order never decrease: sort the values, keep the rows
+                flat = iter(sorted(y for x in out for y in x))
+                out = [[next(flat) for _ in x] for x in out]
+            except TypeError:
+                pass
         try:
             if st.sorted_asc and len(out) > 1:
                 out.sort()

@@ -3,6 +3,11 @@
 Each mutant changes one thing: a flipped comparison, an off-by-one constant, a swapped operator,
 a dropped statement, `and` for `or`, `break` for `continue`. Tests that reject most mutants are
 strong; tests that accept them leave a reward open to wrong programs.
+
+`focus` (an entry point: `name` or `Solution().method`) limits the mutants to the code that entry
+point can reach: the function (or the whole class) and the module-level functions and classes it
+names, transitively. A reference that ships helpers it never calls (LeetCodeDataset's references
+carry `ListNode`, `TreeNode`, `is_same_tree`...) would otherwise give mutants no test can kill.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import ast
 import random
 from collections.abc import Callable
 
-__all__ = ["mutation_sites", "generate_mutants"]
+__all__ = ["mutation_sites", "generate_mutants", "reachable_nodes"]
 
 _CMP: dict[type, type] = {
     ast.Lt: ast.LtE,
@@ -129,16 +134,43 @@ def _apply(code: str, k: int, which: int) -> str | None:
         return None
 
 
-def generate_mutants(code: str, n: int = 8, seed: int = 0) -> list[str]:
-    """Up to `n` distinct single-mutation variants of `code`, chosen deterministically by `seed`."""
+def reachable_nodes(tree: ast.Module, focus: str | None) -> set[int] | None:
+    """ids of the nodes the entry point `focus` can reach (see the module docstring); None = all
+    (no focus, or an entry point that names nothing defined at module level)."""
+    if not focus:
+        return None
+    name = focus.split("(")[0].split(".")[0].strip()
+    defs = {
+        d.name: d
+        for d in tree.body
+        if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    if name not in defs:
+        return None
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        cur = todo.pop()
+        if cur in seen or cur not in defs:
+            continue
+        seen.add(cur)
+        todo.extend(n.id for n in ast.walk(defs[cur]) if isinstance(n, ast.Name) and n.id in defs)
+    return {id(n) for d in seen for n in ast.walk(defs[d])}
+
+
+def generate_mutants(code: str, n: int = 8, seed: int = 0, focus: str | None = None) -> list[str]:
+    """Up to `n` distinct single-mutation variants of `code`, chosen deterministically by `seed`
+    (`focus`: only in the code that entry point reaches)."""
     try:
         tree = ast.parse(code)
         original = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
+    allowed = reachable_nodes(tree, focus)
     sites: list[tuple[int, int]] = []
     for k, node in enumerate(ast.walk(tree)):
-        sites.extend((k, w) for w in range(len(_sites_of(node))))
+        if allowed is None or id(node) in allowed:
+            sites.extend((k, w) for w in range(len(_sites_of(node))))
     random.Random(seed).shuffle(sites)
     out: list[str] = []
     seen = {original}

@@ -390,7 +390,11 @@ class VerifyStage(Stage):
                 ("incorrect", c)
                 for c in (r.problem.get("incorrect_solutions") or [])[: self.max_solutions]
             ]
-            muts = generate_mutants(code, self.mutants, self.seed) if self.mutants > 0 else []
+            muts = (
+                generate_mutants(code, self.mutants, self.seed, r.problem.get("entry_point"))
+                if self.mutants > 0
+                else []
+            )
             for k, (kind, c) in enumerate(wrong):
                 jobs.append((r.problem, c, {"time_limit_s": r.limit, "stop_on_failure": True}))
                 owners.append((r.index, kind, k))

@@ -332,3 +332,20 @@ def test_a_rotated_sorted_list_stays_rotated():
         if text is not None:
             nums = gen._decode(text)[0]
             assert sum(a > b for a, b in zip(nums, nums[1:])) <= 1
+
+
+def test_rows_keep_their_order_their_steps_and_their_flat_reading():
+    intervals = [[[[1, 3], [6, 9]]], [[[1, 2], [3, 5], [6, 7], [8, 10]]], [[[2, 4]]]]
+    triangle = [[[[2], [3, 4], [6, 5, 7]]], [[[-10]]], [[[1], [2, 3]]]]
+    for originals, check in (
+        (intervals, lambda v: all(a <= b for a, b in zip(sum(v, []), sum(v, [])[1:]))),
+        (triangle, lambda v: [len(r) for r in v] == list(range(1, len(v) + 1))),
+    ):
+        gen = CallInputs(_typed(originals), typed=True)
+        made = 0
+        for seed in range(300):
+            text = gen.generate(random.Random(seed), seed % 3)
+            if text is not None:
+                made += 1
+                assert check(gen._decode(text)[0]), text
+        assert made > 20
