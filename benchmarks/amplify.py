@@ -173,7 +173,7 @@ def _dist(xs: list[float]) -> dict[str, float] | None:
     if not xs:
         return None
     xs = sorted(xs)
-    q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
+    q = statistics.quantiles(xs, n=4, method="inclusive") if len(xs) > 1 else [xs[0]] * 3
     return {
         "n": len(xs),
         "mean": round(statistics.fmean(xs), 3),
