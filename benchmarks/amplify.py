@@ -398,7 +398,9 @@ def _build_counts(out: Path) -> dict[str, Any]:
             per.setdefault(r["source"], Counter())[
                 f"{r['reject_stage']}:{reason_kind(r['reject_reason'])}"
             ] += 1
+    timing = out / "report" / "timing.json"
     return {"kept": m["counts"]["output"], "input": m["counts"]["input"],
+            "stage_s": json.loads(timing.read_text()) if timing.exists() else None,
             "rejected": {k: dict(v.most_common()) for k, v in sorted(per.items())}}  # fmt: skip
 
 

@@ -22,6 +22,7 @@ import ast
 import json
 import math
 import random
+import threading
 import zlib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -281,6 +282,7 @@ class AmplifyStage(Stage):
         self._sandbox = sandbox
         self._own_sandbox = sandbox is None
         self._rerun: Sandbox | None = None
+        self._lock = threading.Lock()  # problems are amplified on threads; one rerun sandbox
 
     def config(self) -> dict[str, Any]:
         keys = ("target_tests", "max_generated", "mutants", "rounds", "candidates",
@@ -296,9 +298,10 @@ class AmplifyStage(Stage):
     @property
     def rerun_sandbox(self) -> Sandbox:
         """Where a new test's label is checked again: a sibling sandbox with the next hash seed."""
-        if self._rerun is None:
-            self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
-        return self._rerun
+        with self._lock:
+            if self._rerun is None:
+                self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
+            return self._rerun
 
     def close(self) -> None:
         """Stop the sandboxes this stage started (a sandbox passed in is left to its owner)."""
@@ -312,7 +315,12 @@ class AmplifyStage(Stage):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.update(_sandbox=None, _rerun=None, _own_sandbox=True)
+        del state["_lock"]
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
         threads = max(1, min(len(rows), self.sandbox.n_workers))

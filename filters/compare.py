@@ -60,31 +60,40 @@ class Comparison:
         return ",".join(parts) or "strict"
 
     @staticmethod
-    @functools.lru_cache(maxsize=256)
     def parse(text: str | None) -> Comparison:
         """The mode from its text (`strict`, `tolerance=1e-06`, `any_case`, comma-joined); None is
         strict. ValueError for anything else."""
-        if text is None or text == "strict":
+        if text is None:
             return STRICT
-        tolerance: float | None = None
-        any_case = False
-        for part in str(text).split(","):
-            key, _, value = part.strip().partition("=")
-            if key == "any_case" and not value:
-                any_case = True
-            elif key == "tolerance" and value:
-                try:
-                    tolerance = float(value)
-                except ValueError:
-                    raise ValueError(f"comparison {text!r}: tolerance must be a number") from None
-                if not (math.isfinite(tolerance) and 0 < tolerance < 1):
-                    raise ValueError(f"comparison {text!r}: tolerance must be in (0, 1)")
-            else:
-                raise ValueError(
-                    f"unknown comparison {text!r}; expected strict, tolerance=X, any_case, "
-                    "or tolerance=X,any_case"
-                )
-        return Comparison(tolerance, any_case)
+        if not isinstance(text, str):
+            raise ValueError(f"comparison must be text, got {type(text).__name__}")
+        return _parse(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> Comparison:
+    """`Comparison.parse` of a text, cached (a problem's mode is read once per test)."""
+    if text == "strict":
+        return STRICT
+    tolerance: float | None = None
+    any_case = False
+    for part in str(text).split(","):
+        key, _, value = part.strip().partition("=")
+        if key == "any_case" and not value:
+            any_case = True
+        elif key == "tolerance" and value:
+            try:
+                tolerance = float(value)
+            except ValueError:
+                raise ValueError(f"comparison {text!r}: tolerance must be a number") from None
+            if not (math.isfinite(tolerance) and 0 < tolerance < 1):
+                raise ValueError(f"comparison {text!r}: tolerance must be in (0, 1)")
+        else:
+            raise ValueError(
+                f"unknown comparison {text!r}; expected strict, tolerance=X, any_case, "
+                "or tolerance=X,any_case"
+            )
+    return Comparison(tolerance, any_case)
 
 
 STRICT = Comparison()

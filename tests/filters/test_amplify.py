@@ -349,3 +349,12 @@ def test_rows_keep_their_order_their_steps_and_their_flat_reading():
                 made += 1
                 assert check(gen._decode(text)[0]), text
         assert made > 20
+
+
+def test_the_stage_pickles_without_its_sandboxes(sb):
+    import pickle
+
+    stage = AmplifyStage(sandbox=sb, target_tests=7)
+    copy = pickle.loads(pickle.dumps(stage))
+    assert copy.config() == stage.config() and copy._sandbox is None and copy._own_sandbox
+    copy.close()
