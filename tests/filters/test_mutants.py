@@ -105,3 +105,29 @@ def test_focus_mutates_only_what_the_entry_point_reaches():
         "x * 2 - 1" in m or "x * 3 + 1" in m or "x + 2 + 1" in m for m in focused
     )  # helper reached
     assert generate_mutants(LEETCODE_LIKE, n=200, focus="missing") == everywhere  # unknown: all
+
+
+CONTEST_LIKE = """
+import sys
+
+
+def unused_template(a, b):
+    return (a * b) // 2 + 1
+
+
+def solve(n):
+    return n * (n + 1) // 2
+
+
+n = int(sys.stdin.readline())
+print(solve(n))
+"""
+
+
+def test_a_program_mutates_what_its_statements_reach():
+    """A contest solution's unused template functions never run: no mutant there."""
+    muts = generate_mutants(CONTEST_LIKE, n=200)
+    original = ast.unparse(ast.parse(CONTEST_LIKE))
+    template = original.split("def solve")[0]
+    assert muts and all(m.startswith(template) for m in muts)
+    assert any("n - 1" in m for m in muts) and any("print(solve(n))" not in m for m in muts)
