@@ -87,7 +87,9 @@ class VerifyStage(Stage):
     passing reference used for `test_strength` (0 disables); min_mutation_score: without a
     known-incorrect solution, a suite killing fewer of those mutants is `weak_tests` (0 disables);
     time_floor_s / time_factor: the calibrated limit max(floor, factor x reference); max_solutions:
-    references judged per problem.
+    references judged per problem; keep_incomplete_tests: judge problems whose source says it left
+    out some of their tests (`tests_complete` false, e.g. open-r1/codeforces) instead of dropping
+    them as `incomplete_tests`.
     """
 
     name = "verify"
@@ -123,6 +125,7 @@ class VerifyStage(Stage):
         seed: int = 0,
         hash_check: bool = True,
         min_mutation_score: float = DEFAULT_MIN_MUTATION_SCORE,
+        keep_incomplete_tests: bool = False,
     ) -> None:
         self.workers = workers
         self.min_tests = min_tests
@@ -135,6 +138,7 @@ class VerifyStage(Stage):
         self.seed = seed
         self.hash_check = hash_check
         self.min_mutation_score = min_mutation_score
+        self.keep_incomplete_tests = keep_incomplete_tests
         self._sandbox = sandbox
         self._own_sandbox = sandbox is None
         self._rerun_sandbox: Sandbox | None = None
@@ -153,6 +157,7 @@ class VerifyStage(Stage):
                 "seed",
                 "hash_check",
                 "min_mutation_score",
+                "keep_incomplete_tests",
             )
         }
         return cfg
@@ -212,6 +217,8 @@ class VerifyStage(Stage):
                 r.decision = Decision.drop("bad_generated_tests", error=bad, tests_total=n)
             elif n == 0:
                 r.decision = Decision.drop("no_tests", tests_total=0)
+            elif row.get("tests_complete") is False and not self.keep_incomplete_tests:
+                r.decision = Decision.drop("incomplete_tests", tests_total=n)
             elif n < self.min_tests:
                 r.decision = Decision.drop("too_few_tests", tests_total=n, min_tests=self.min_tests)
             elif not r.solutions:

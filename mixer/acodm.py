@@ -436,7 +436,7 @@ class ACODM(_ActorCritic):
 
     # ---- the mixer step ---------------------------------------------------------------------
     def _update(self, fb: Feedback) -> None:
-        used = self.weights()
+        used = self.used_weights
         proj = align = np.full(self.n_sources, np.nan)
         if fb.grad_sketch is not None and fb.target_sketch is not None:
             proj, align = target_scores(fb.grad_sketch, fb.target_sketch)
@@ -445,7 +445,7 @@ class ACODM(_ActorCritic):
         c, bonus = self._coefficients(fb, align, proj)
         self._track(fb, align)
         if self.step < self.warmup:
-            self.odm.update(fb)
+            self.odm._learn(fb, used)  # the warm-up ODM is credited with what was executed
         ok = np.isfinite(c) & self.active
         s2 = self._features()
         if not ok.any() and self.rms["n_coef"] == 0 and self.step >= max(2 * self.warmup, 50):

@@ -45,7 +45,16 @@ class Mixer(ABC):
     Subclasses set `self._policy` (a distribution over all sources) in `__init__` and `_update`; the
     base class applies the per-source `floor` (default: a tenth of uniform) and zeroes exhausted
     sources, records `history`, and round-trips its state exactly (including the RNG).
+
+    Credit: a sampler calls `issue()` for each batch it draws and passes the returned id back in
+    `Feedback.weights_id`; `update` then credits the weights that drew that batch, however many
+    batches a loader prefetched in between (a batch made of several draws names each id with its
+    share and is credited their share-weighted mean). Inside `_update`, `self.used_weights` holds
+    them.
     """
+
+    #: How many issued, not yet credited weights are kept (a loader's prefetch depth is far below).
+    max_pending: int = 256
 
     name: str = "mixer"
 
@@ -75,6 +84,9 @@ class Mixer(ABC):
         self.record_history = record_history
         self.history: list[dict] = []
         self._policy = np.full(self.n_sources, 1.0 / self.n_sources)
+        self.used_weights = self._policy.copy()
+        self._issued: dict[int, np.ndarray] = {}
+        self._issue_seq = 0
 
     # ---- what subclasses implement ----------------------------------------------------------
     @abstractmethod
@@ -107,12 +119,43 @@ class Mixer(ABC):
             p = np.where(self.active, (1.0 - m * floor) * p + floor, 0.0)
         return p / p.sum()
 
+    def issue(self) -> tuple[int, np.ndarray]:
+        """`weights()` for drawing one batch, and the id to send back as `Feedback.weights_id`."""
+        w = self.weights()
+        self._issue_seq += 1
+        self._issued[self._issue_seq] = w
+        while len(self._issued) > self.max_pending:
+            del self._issued[next(iter(self._issued))]
+        return self._issue_seq, w
+
+    def _weights_used(self, weights_id: int | Mapping[int, float] | None) -> np.ndarray:
+        if weights_id is None:
+            return self.weights()
+        shares = weights_id if isinstance(weights_id, Mapping) else {weights_id: 1.0}
+        missing = [k for k in shares if k not in self._issued]
+        if missing:
+            raise ValueError(
+                f"Feedback.weights_id={missing[0]} was not issued by this mixer, was already "
+                f"credited, or is older than the last {self.max_pending} issued weights"
+            )
+        total = float(sum(shares.values()))
+        used = sum(self._issued.pop(k) * (float(s) / total) for k, s in shares.items())
+        return np.asarray(used, dtype=np.float64)
+
     def update(self, feedback: Feedback | Mapping[str, Any]) -> None:
-        """Learn from the feedback of the step that used the current `weights()`; call once per step."""
+        """Learn from one step's feedback; call once per step.
+
+        The step is credited to the weights named by `feedback.weights_id` (see `issue`), or to
+        the current `weights()` when it is None (a loop that draws and trains in lockstep).
+        """
         fb = feedback if isinstance(feedback, Feedback) else Feedback(**feedback)
         if fb.n_sources != self.n_sources:
             raise ValueError(f"feedback has {fb.n_sources} sources, mixer has {self.n_sources}")
-        used = self.weights()
+        self._learn(fb, self._weights_used(fb.weights_id))
+
+    def _learn(self, fb: Feedback, used: np.ndarray) -> None:
+        """One step of `update` with the weights `used` to draw its batch already resolved."""
+        self.used_weights = used
         self.step += 1
         self._update(fb)
         if self.record_history:
@@ -146,6 +189,9 @@ class Mixer(ABC):
                 "rng": self.rng.bit_generator.state,
                 "history": [dict(h) for h in self.history],
                 "_policy": self._policy.copy(),
+                "used_weights": self.used_weights.copy(),
+                "issued": [[k, v.copy()] for k, v in self._issued.items()],
+                "issue_seq": self._issue_seq,
                 "policy_state": self._state(),
             }
         )
@@ -164,6 +210,12 @@ class Mixer(ABC):
         self.rng.bit_generator.state = st["rng"]
         self.history = [dict(h) for h in st["history"]]
         self._policy = np.asarray(st["_policy"], dtype=np.float64).copy()
+        # states saved before weights ids existed have none pending
+        self.used_weights = np.asarray(
+            st.get("used_weights", self._policy), dtype=np.float64
+        ).copy()
+        self._issued = {int(k): np.asarray(v, dtype=np.float64) for k, v in st.get("issued", [])}
+        self._issue_seq = int(st.get("issue_seq", 0))
         self._load_state(st["policy_state"])
 
     def __repr__(self) -> str:

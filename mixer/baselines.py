@@ -97,7 +97,7 @@ class ODM(Mixer):
         k = self.n_sources
         self.t += 1
         if self.variant == "exp3":
-            pi = np.maximum(self.weights(), 1e-8)
+            pi = np.maximum(self.used_weights, 1e-8)
             draws = max(float(fb.counts.sum()), 1.0)
             p_in = 1.0 - (1.0 - pi) ** draws
             est = np.where(seen, r, 0.0) / np.maximum(p_in, 1e-8)
