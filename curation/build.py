@@ -49,7 +49,7 @@ __all__ = [
     "OPTION_OF",
 ]
 
-DEFAULT_STAGES = ("exact_id", "decontam", "verify", "dedup", "difficulty")
+DEFAULT_STAGES = ("exact_id", "decontam", "amplify", "verify", "dedup", "difficulty")
 
 
 @dataclass
@@ -86,6 +86,8 @@ class BuildConfig:
     lcb_end: str | None = None
     buckets: int = 5
     mutants: int = 8
+    #: verify: without known-incorrect solutions, a suite killing fewer of the mutants is weak_tests
+    min_mutation_score: float = 0.5
 
     def __post_init__(self) -> None:
         self.decontaminate_against = expand_benchmarks(list(self.decontaminate_against))
@@ -125,10 +127,16 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
     """One configured stage. Imports lazily: a build pays only for what it runs."""
     if name == "exact_id":
         return ExactIdStage()
+    if name == "amplify":
+        from filters.amplify import AmplifyStage
+
+        return AmplifyStage(workers=workers, target_tests=max(10, cfg.min_tests))
     if name == "verify":
         from filters.verify import VerifyStage
 
-        return VerifyStage(workers=workers, min_tests=cfg.min_tests, mutants=cfg.mutants)
+        return VerifyStage(
+            workers=workers, min_tests=cfg.min_tests, mutants=cfg.mutants, min_mutation_score=cfg.min_mutation_score
+        )
     if name == "dedup":
         from filters.dedup import DedupStage
 

@@ -1,6 +1,7 @@
-"""Judging problems and code: stages, sandbox, comparison, verification, dedup, decontamination,
-difficulty and rewards. Never imports `curation` or `mixer`."""
+"""Judging problems and code: stages, sandbox, comparison, test amplification, verification,
+dedup, decontamination, difficulty and rewards. Never imports `curation` or `mixer`."""
 
+from filters.amplify import AmplifyStage
 from filters.compare import compare_call, compare_stdio
 from filters.decontam import DecontamStage
 from filters.dedup import DedupStage, find_duplicates
@@ -14,6 +15,7 @@ from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
 from filters.verify import VerifyStage
 
 __all__ = [
+    "AmplifyStage",
     "DedupStage",
     "DecontamStage",
     "find_duplicates",

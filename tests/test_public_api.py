@@ -25,6 +25,7 @@ PUBLIC = {
         'write_report',
     ],
     'filters': [
+        'AmplifyStage',
         'Decision',
         'DecontamStage',
         'DedupStage',
@@ -109,6 +110,7 @@ PUBLIC = {
     ],
     'filters.sandbox': [
         'Limits',
+        'Output',
         'RunResult',
         'Sandbox',
         'TestResult',
