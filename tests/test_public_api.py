@@ -54,6 +54,7 @@ PUBLIC = {
     'mixer': [
         'ACODM',
         'AdvantageBandit',
+        'DUMP',
         'Feedback',
         'GradientSketch',
         'MixedDataset',
@@ -63,6 +64,7 @@ PUBLIC = {
         'POLICIES',
         'ProxyACODM',
         'Static',
+        'TransferBandit',
         'Uniform',
         'alignment_scores',
         'feedback_from_rewards',
