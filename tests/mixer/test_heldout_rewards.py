@@ -93,7 +93,7 @@ def test_coefficient_scale_comes_from_the_data_not_a_fixed_start() -> None:
 def test_heldout_state_round_trip_keeps_the_last_dev_loss() -> None:
     a = ACODM(N, reward="heldout", seed=0, warmup=3)
     run_stream(a, "heldout", FAV, steps=20)
-    b = ACODM(N, reward="heldout", seed=5)
+    b = ACODM(N, reward="heldout", seed=5, warmup=3)  # the same configuration, another seed
     b.load_state_dict(a.state_dict())
     assert np.array_equal(a.last_dev, b.last_dev)
     Wa = run_stream(a, "heldout", FAV, steps=10, seed=4)
@@ -104,7 +104,7 @@ def test_heldout_state_round_trip_keeps_the_last_dev_loss() -> None:
 def test_a_reward_whose_feedback_never_comes_is_an_error_not_a_silent_uniform() -> None:
     m = ACODM(4, reward="heldout", seed=0)
     with pytest.raises(ValueError, match="dev_loss"):
-        for _ in range(60):
+        for _ in range(2 * m.warmup + 10):  # it waits two warm-ups (at least 50 steps)
             m.update(Feedback(counts=[2, 2, 2, 2], loss=[1.0, 2.0, 3.0, 4.0]))
     ok = ACODM(4, reward="heldout", seed=0)
     for t in range(60):  # measured only every 10 steps: fine
