@@ -142,8 +142,8 @@ class AdvantageBandit(Mixer):
     over their mean across sources (scale-free: a signal in any unit steers alike), and
     `mode="boltzmann"` samples in proportion to exp(score / temperature); `mode="ucb"` adds an
     exploration bonus c * sqrt(ln N / n_i) (n_i = steps source i was observed) first. With the
-    default temperature 0.5 a source whose signal is twice the mean gets e^2 = 7.4 times the weight
-    of an average one (see docs/mixer.md for the benchmark that chose it).
+    default temperature 1.0 a source whose signal is twice the mean gets e = 2.7 times the weight
+    of an average one (docs/mixer.md names the benchmark that chose it).
     """
 
     name = "advantage-bandit"
@@ -152,7 +152,7 @@ class AdvantageBandit(Mixer):
         self,
         n_sources: int,
         mode: str = "boltzmann",
-        temperature: float = 0.5,
+        temperature: float = 1.0,
         decay: float = 0.9,
         c: float = 0.5,
         prior: float | None = None,

@@ -265,3 +265,19 @@ def test_a_deployed_policy_is_frozen_and_greedy(tmp_path) -> None:
         ACODM(N, state="paper").load_state_dict(m.state_dict())
     with pytest.raises(ValueError, match="parameters"):
         ACODM(N, hidden=4).load_state_dict(m.state_dict())
+
+
+def test_the_docs_deploy_example_runs() -> None:
+    """docs/mixer.md's example of the paper's recipe (learn in a proxy run, deploy) runs as written."""
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mixer.md").read_text()
+    section = doc[doc.index("### The paper's recipe") :]
+    block = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "docs/mixer.md", "exec"), {})
+    assert out.getvalue().split() == ["True", "True"]

@@ -201,7 +201,7 @@ def test_transfer_bandit_prefers_sources_that_help_the_others() -> None:
     m = TransferBandit(4, floor=0.0)
     d, e = np.eye(16)[0], np.eye(16)[1]
     for _ in range(60):
-        g = 0.2 * rng.standard_normal((4, 16)) + np.array([d, d, e, d])
+        g = 0.05 * rng.standard_normal((4, 16)) + np.array([d, d, e, d])
         m.update(Feedback(counts=[8, 8, 8, 8], adv_abs=[0.3] * 4, grad_sketch=g))
     w = m.weights()
     assert w.argmin() == 2 and w[2] < 0.5 * w[[0, 1, 3]].min(), w
