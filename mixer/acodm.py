@@ -32,6 +32,10 @@ _REWARDS = {
     "alignment": ("grad_sketch", "loss"),
     "interference": ("grad_sketch", "loss"),
     "learnability": ("pass_rate", "adv_abs"),
+    "spread": (
+        "extra['pass_spread'] (the spread of pass rates across a source's problems)",
+        "adv_abs",
+    ),
     "progress": ("loss or reward", "loss"),
 }
 _STATES = ("ours", "paper")
@@ -547,6 +551,8 @@ class ACODM(_ActorCritic):
             c = fb.adv_abs.copy()
         elif self.reward_kind == "learnability":
             c = fb.pass_rate * (1.0 - fb.pass_rate)
+        elif self.reward_kind == "spread":
+            c = np.asarray(fb.extra.get("pass_spread", np.full(self.n_sources, np.nan)), float)
         elif self.reward_kind == "alignment":
             c = align
         elif self.reward_kind == "interference":
