@@ -39,7 +39,6 @@ ARMS = {
     "acodm-learnability": MixerSpec(
         "acodm-learnability", "acodm", reward="learnability", odm_signal="adv_abs"
     ),
-    "acodm-spread": MixerSpec("acodm-spread", "acodm", reward="spread", odm_signal="adv_abs"),
     "acodm-interference": MixerSpec(
         "acodm-interference", "acodm", reward="interference", odm_signal="adv_abs"
     ),

@@ -551,8 +551,6 @@ class ACODM(_ActorCritic):
             c = fb.adv_abs.copy()
         elif self.reward_kind == "learnability":
             c = fb.pass_rate * (1.0 - fb.pass_rate)
-        elif self.reward_kind == "spread":
-            c = np.asarray(fb.extra.get("pass_spread", np.full(self.n_sources, np.nan)), float)
         elif self.reward_kind == "alignment":
             c = align
         elif self.reward_kind == "interference":

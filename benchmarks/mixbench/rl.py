@@ -118,18 +118,6 @@ def _dev_loss(logits: torch.Tensor, y: torch.Tensor, kind: str) -> torch.Tensor:
     return -F.softmax(logits, -1).gather(1, y[:, None]).mean()
 
 
-def _pass_spread(r: np.ndarray, src: np.ndarray, n: int, group: int) -> list[float]:
-    """Per source: the variance of the pass rate across its prompts (each prompt's G samples),
-    less the variance sampling alone gives; high where some problems are solved and others not."""
-    pg = r.reshape(-1, group).mean(1)
-    out = [float("nan")] * n
-    for s in np.unique(src):
-        p = pg[src == s]
-        if len(p) >= 2:
-            out[int(s)] = float(p.var(ddof=1) - (p * (1 - p)).mean() / (group - 1))
-    return out
-
-
 def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig, keep_mixer: bool = False) -> dict:
     """One GRPO run; returns held-out pass-rate curves, weights over time, timings and compute.
 
@@ -276,7 +264,7 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig, keep_mixer: bool = False) 
                 with t_fb, torch.no_grad():
                     dev_loss = [float(_dev_loss(model(t), y, target_loss)) for t, y in slices]
                 meter.forward_rows(sum(len(y) for _, y in slices))
-            extra = {"pass_spread": _pass_spread(r, src, n, G)}
+            extra = {}
             if needs["norms"]:
                 extra["param_norms"] = [float(p.detach().norm()) for p in sel]
                 meter.touch(sel_coords)
