@@ -32,10 +32,6 @@ _REWARDS = {
     "alignment": ("grad_sketch", "loss"),
     "interference": ("grad_sketch", "loss"),
     "learnability": ("pass_rate", "adv_abs"),
-    "spread": (
-        "extra['pass_spread'] (the spread of pass rates across a source's problems)",
-        "adv_abs",
-    ),
     "progress": ("loss or reward", "loss"),
 }
 _STATES = ("ours", "paper")
