@@ -405,9 +405,10 @@ class ACODM(_ActorCritic):
     `allocation` decides how the learnt per-source values become weights:
       - `"proportional"` (default): c is not centred; the critic learns each source's value u_i(s)
         (a regression of c_i on the state, no bootstrap) and the actor ascends
-        sum_i max(u_i, 0) log a_i + `entropy` * H(a), whose optimum is a_i ~ max(u_i, 0): a
-        source worth twice as much gets twice the weight, and no single source takes everything
-        (diminishing returns per source). Sources of no value fall to the floor.
+        sum_i max(u_i, 0)^`power` log a_i + `entropy` * H(a), whose optimum is a_i ~ max(u_i, 0)^power:
+        with power 1 a source worth twice as much gets twice the weight (power 2: four times), and
+        no single source takes everything (diminishing returns per source). Sources of no value
+        fall to the floor.
       - `"softmax"`: c is centred across sources; the critic is Q(s, a) = sum_i a_i u_i(s) + v(s),
         trained DDPG-style on r + gamma Q'(s', mu'(s')) (split exactly per source, since the
         weights sum to one), and the actor ascends Q(s, mu(s)) + `entropy` * H(mu(s)), whose
@@ -457,6 +458,7 @@ class ACODM(_ActorCritic):
         smoothing: float = 0.0,
         source_bias: bool = True,
         allocation: str = "proportional",
+        power: float = 1.0,
         clone_warmup: bool = False,
         state: str = "ours",
         n_norms: int = 3,
@@ -482,6 +484,9 @@ class ACODM(_ActorCritic):
             raise ValueError(f"ACODM reward must be one of {tuple(_REWARDS)}, got {reward!r}")
         self.reward_kind = reward
         self.allocation = allocation
+        if power <= 0:
+            raise ValueError(f"power must be > 0, got {power}")
+        self.power = float(power)
         self.gamma, self.tau, self.entropy = float(gamma), float(tau), float(entropy)
         self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
         if not 0.0 <= warmup_frac <= 1.0:
@@ -635,8 +640,8 @@ class ACODM(_ActorCritic):
             gi = self._dq_da(hq, a.shape) / self.n_sources
             dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
         elif self._prop:
-            # ascend sum_i max(u_i, 0) log a_i + entropy * H(a): optimum a_i ~ max(u_i, 0)
-            w = np.maximum(u, 0.0)
+            # ascend sum_i max(u_i, 0)^power log a_i + entropy * H(a): optimum a_i ~ max(u_i, 0)^power
+            w = np.maximum(u, 0.0) ** self.power
             ge = -self.entropy * (np.log(a + 1e-12) + 1.0)
             dz2 = w - a * w.sum(-1, keepdims=True) + a * (ge - (a * ge).sum(-1, keepdims=True))
             dz = (dz2 / B).reshape(-1)

@@ -68,6 +68,28 @@ def test_allocation_proportional_shares_softmax_concentrates() -> None:
         ACODM(N, allocation="greedy")
 
 
+def test_power_sharpens_proportional_shares() -> None:
+    """Values 2 and 1: shares about 2:1 at power 1 and about 4:1 at power 2, with less left to
+    the useless sources."""
+    rng = np.random.default_rng(0)
+    value = np.array([2.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    late = {}
+    for power in (1.0, 2.0):
+        m = ACODM(N, reward="heldout", power=power, seed=0, warmup=5)
+        dev = np.full(N, 10.0)
+        W = []
+        for _ in range(200):
+            W.append(m.weights())
+            dev = dev - 0.01 * value * (1 + 0.2 * rng.standard_normal(N))
+            m.update(Feedback(counts=np.full(N, 8), dev_loss=dev))
+        late[power] = np.array(W[-50:]).mean(axis=0)
+    r1, r2 = late[1.0][0] / late[1.0][1], late[2.0][0] / late[2.0][1]
+    assert r2 > 1.5 * r1, (late[1.0], late[2.0])
+    assert late[2.0][2:].sum() < late[1.0][2:].sum()
+    with pytest.raises(ValueError, match="power"):
+        ACODM(N, power=0.0)
+
+
 def test_coefficient_scale_comes_from_the_data_not_a_fixed_start() -> None:
     """Held-out drops of 1e-5 per step must steer the mixer as well as drops of 1 would.
 
