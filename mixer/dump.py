@@ -9,6 +9,8 @@ the weights are softmax(score / temperature). Defaults follow the authors' relea
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 
 from mixer.base import Mixer
@@ -22,7 +24,8 @@ class DUMP(Mixer):
     """UCB over a sliding window of `signal` per source, then a softmax.
 
     Feedback carries one mean per source and step, so the window holds (count, mean) pairs and
-    keeps the last `window` samples by count (the oldest pair is cut partially). `counts` decide
+    keeps the last `window` samples by count (the oldest pair is cut partially), with running
+    sums so an update costs the same whatever the window. `counts` decide
     what a sample is: prompts when the trainer counts groups (`feedback_from_rewards` does),
     completions otherwise. `signal` is `adv_abs` in RL; a trainer without advantages may give
     another per-source signal (the LM benchmark uses the training `loss`).
@@ -45,56 +48,61 @@ class DUMP(Mixer):
                 f"DUMP needs window >= 1, temperature > 0, c >= 0; got {window}, {temperature}, {c}"
             )
         Feedback(counts=np.zeros(n_sources)).get(signal)  # validates the name
-        self.window, self.c, self.temperature, self.signal = (
-            int(window),
-            float(c),
-            temperature,
-            signal,
-        )
-        self.win_n: list[list[float]] = [[] for _ in range(self.n_sources)]
-        self.win_x: list[list[float]] = [[] for _ in range(self.n_sources)]
+        self.window, self.c = int(window), float(c)
+        self.temperature, self.signal = float(temperature), signal
+        self._reset_windows()
         self.pulls = np.zeros(self.n_sources)
         self._policy = self._compute()
 
+    def _reset_windows(self) -> None:
+        self.win: list[deque[list[float]]] = [deque() for _ in range(self.n_sources)]
+        self.win_n = [0.0] * self.n_sources  # samples in each window
+        self.win_sum = [0.0] * self.n_sources  # their sum of the signal
+
     def window_mean(self) -> np.ndarray:
         """Each source's mean signal over its window (0 before it is first seen, as in DUMP)."""
-        out = np.zeros(self.n_sources)
-        for i in range(self.n_sources):
-            n = np.asarray(self.win_n[i])
-            if n.sum() > 0:
-                out[i] = float((n * np.asarray(self.win_x[i])).sum() / n.sum())
-        return out
+        n = np.asarray(self.win_n)
+        return np.divide(np.asarray(self.win_sum), n, out=np.zeros(self.n_sources), where=n > 0)
 
     def _compute(self) -> np.ndarray:
         total = self.pulls.sum()
         bonus = self.c * np.sqrt(2.0 * np.log(total + 1.0) / (self.pulls + 1.0))
         return softmax((self.window_mean() + bonus) / self.temperature)
 
+    def _push(self, i: int, n: float, x: float) -> None:
+        """Add n samples of mean x to source i's window, dropping its oldest beyond `window`."""
+        w = self.win[i]
+        w.append([n, x])
+        total, acc = self.win_n[i] + n, self.win_sum[i] + n * x
+        while total > self.window:
+            old = w[0]
+            cut = min(old[0], total - self.window)
+            old[0] -= cut
+            total -= cut
+            acc -= cut * old[1]
+            if old[0] <= 0:
+                w.popleft()
+        self.win_n[i], self.win_sum[i] = total, acc
+
     def _update(self, fb: Feedback) -> None:
         x = fb.get(self.signal)
         seen = np.isfinite(x) & (fb.counts > 0)
-        for i in np.flatnonzero(seen):
-            self.win_n[i].append(float(fb.counts[i]))
-            self.win_x[i].append(float(x[i]))
-            excess = sum(self.win_n[i]) - self.window
-            while excess > 0:  # drop the oldest samples, cutting the oldest pair if needed
-                if self.win_n[i][0] <= excess:
-                    excess -= self.win_n[i].pop(0)
-                    self.win_x[i].pop(0)
-                else:
-                    self.win_n[i][0] -= excess
-                    excess = 0
+        counts, values = fb.counts.tolist(), x.tolist()
+        for i in np.flatnonzero(seen).tolist():
+            self._push(i, counts[i], values[i])
         self.pulls = self.pulls + np.where(seen, fb.counts, 0.0)
         self._policy = self._compute()
 
     def _state(self) -> dict:
         return {
-            "win_n": [list(v) for v in self.win_n],
-            "win_x": [list(v) for v in self.win_x],
+            "win": [[list(e) for e in w] for w in self.win],
+            "win_n": list(self.win_n),
+            "win_sum": list(self.win_sum),
             "pulls": self.pulls.copy(),
         }
 
     def _load_state(self, st: dict) -> None:
-        self.win_n = [[float(v) for v in w] for w in st["win_n"]]
-        self.win_x = [[float(v) for v in w] for w in st["win_x"]]
+        self.win = [deque([float(n), float(x)] for n, x in w) for w in st["win"]]
+        self.win_n = [float(v) for v in st["win_n"]]
+        self.win_sum = [float(v) for v in st["win_sum"]]
         self.pulls = np.asarray(st["pulls"], dtype=np.float64).copy()
