@@ -310,6 +310,7 @@ def run_rl(spec: MixerSpec, seed: int, cfg: RLConfig, keep_mixer: bool = False) 
         "flops_train": meter.train,
         "flops_feedback": meter.feedback,
         "flops_total": meter.total,
+        "flops_pretrain": sl_flops,  # the supervised warm-up (in flops_total only for a proxy run)
         "proxy": proxy_info,
     }
     if proxy_learning:

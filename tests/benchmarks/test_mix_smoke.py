@@ -171,6 +171,12 @@ def test_mix_proxy_quick_trains_then_deploys(out_dir: Path, bench: str) -> None:
     for label in deployed:
         w = np.array(res["deployed_weights_mean"][label])
         assert (w > 0).all() and abs(w.sum() - 1) < 1e-4  # the JSON keeps 5 digits
+    # the policy is charged for the proxy runs it learnt from: 4 runs cost twice what 2 did
+    arms = res["summary"]["arms"]
+    c2, c4 = (arms[next(k for k in deployed if k.startswith(f"acodm-proxy[{n} "))] for n in (2, 4))
+    assert c2["compute_proxy"] > 0 and c4["compute_proxy"] == pytest.approx(
+        2 * c2["compute_proxy"], rel=0.2
+    )
     _check_summary(res["summary"], {"uniform", "static", "odm", *deployed})
     for k in (2, 4):  # the deployed policies, loadable and marked deployed
         state = json.loads((out_dir / f"{name}_state_{k}.json").read_text())
