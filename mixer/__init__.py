@@ -3,16 +3,19 @@
 from mixer.acodm import ACODM
 from mixer.base import Mixer
 from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
+from mixer.dump import DUMP
 from mixer.factory import POLICIES, make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
 from mixer.history import load_history
 from mixer.proxy import ProxyACODM
 from mixer.sampler import MixedDataset, MixedSampler, stochastic_round
 from mixer.sketch import GradientSketch, alignment_scores, target_scores
+from mixer.transfer import TransferBandit
 
 __all__: list[str] = [
     "ACODM",
     "AdvantageBandit",
+    "DUMP",
     "Feedback",
     "GradientSketch",
     "MixedDataset",
@@ -22,6 +25,7 @@ __all__: list[str] = [
     "POLICIES",
     "ProxyACODM",
     "Static",
+    "TransferBandit",
     "Uniform",
     "feedback_from_rewards",
     "grpo_advantages",

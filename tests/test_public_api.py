@@ -55,6 +55,7 @@ PUBLIC = {
     'mixer': [
         'ACODM',
         'AdvantageBandit',
+        'DUMP',
         'Feedback',
         'GradientSketch',
         'MixedDataset',
@@ -64,6 +65,7 @@ PUBLIC = {
         'POLICIES',
         'ProxyACODM',
         'Static',
+        'TransferBandit',
         'Uniform',
         'alignment_scores',
         'feedback_from_rewards',
