@@ -5,21 +5,32 @@ from mixer.base import Mixer
 from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
 from mixer.factory import POLICIES, make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
+from mixer.frontier import FrontierSampler
 from mixer.history import load_history
+from mixer.learnability import PassRateModel
+from mixer.problems import GroupOutcome, ProblemSampler
 from mixer.proxy import ProxyACODM
+from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
 from mixer.sampler import MixedDataset, MixedSampler, stochastic_round
 from mixer.sketch import GradientSketch, alignment_scores, target_scores
 
 __all__: list[str] = [
     "ACODM",
     "AdvantageBandit",
+    "DynamicSampling",
     "Feedback",
+    "FrontierSampler",
+    "GRESO",
     "GradientSketch",
+    "GroupOutcome",
     "MixedDataset",
     "MixedSampler",
     "Mixer",
     "ODM",
     "POLICIES",
+    "PassRateBand",
+    "PassRateModel",
+    "ProblemSampler",
     "ProxyACODM",
     "Static",
     "Uniform",
