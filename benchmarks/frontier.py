@@ -93,6 +93,13 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--steps", type=int, default=None)
+    p.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override run settings, e.g. prompts=32 (numbers only)",
+    )
     p.add_argument("--arms", nargs="+", default=None, choices=list(ARMS))
     p.add_argument("--name", default=None, help="output name (default frontier_<task>[_quick])")
     p.add_argument("--out-dir", type=Path, default=RESULTS)
@@ -102,6 +109,14 @@ def main(argv: list[str] | None = None) -> dict:
     cfg = FrontierConfig.make(args.quick, args.task)
     if args.steps:
         cfg["steps"] = args.steps
+    for item in args.set:
+        key, _, value = item.partition("=")
+        if key not in cfg or key == "task" or not value:
+            p.error(f"--set {item!r}: settings are {', '.join(k for k in cfg if k != 'task')}")
+        try:
+            cfg[key] = type(cfg[key])(float(value)) if isinstance(cfg[key], int) else float(value)
+        except ValueError:
+            p.error(f"--set {item!r}: {key} takes a number")
     seeds = list(
         range(args.first_seed, args.first_seed + (args.seeds or (2 if args.quick else 10)))
     )
