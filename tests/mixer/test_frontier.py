@@ -201,6 +201,8 @@ def test_bad_inputs_get_one_clear_error():
         s.observe([7], [1.0])
     with pytest.raises(ValueError, match="integer"):
         s.observe([0.5], [1.0])
+    logit = FrontierSampler(groups, 2, difficulty=[-2, -1, 0, 1, 2], difficulty_scale="logit")
+    assert (np.diff(logit.predicted_pass_rate(range(5))) < 0).all()
     # None and NaN: unknown
     ok = FrontierSampler(groups, 2, difficulty=[np.nan, 0.2, None, 0.3, 0.4])
     assert np.isfinite(ok.predicted_pass_rate(range(5))).all()
@@ -297,3 +299,40 @@ def test_usable_wherever_a_mixed_sampler_is():
     trl = MixerRepeatSampler(s, mini_repeat_count=G, num_batches=2)
     stream = list(trl)
     assert len(stream) == 2 * 6 * G and stream[:G] == [stream[0]] * G
+
+
+def _shards(tmp_path, **cols):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "problems").mkdir()
+    base = {"problem_id": [f"s/{i}" for i in range(6)], "source": ["x", "x", "x", "y", "y", "y"]}
+    pq.write_table(pa.table(base | cols), tmp_path / "problems" / "part-0.parquet")
+    return tmp_path
+
+
+def test_from_shards_reads_the_prior_from_named_columns(tmp_path):
+    from filters.errors import UserError
+
+    d = [0.1, None, 0.9, 0.5, 0.5, None]
+    out = _shards(
+        tmp_path, difficulty=d, difficulty_std=[0.05] * 6, mine=[0.9, 0.9, 0.1, 0.5, 0.5, 0.5]
+    )
+    s = FrontierSampler.from_shards(out, 4)
+    assert s.names == ["x", "y"] and s.model.has_prior
+    assert s.model.b[1] == pytest.approx(0.0, abs=1e-9)  # null: source x's mean logit (-2.2, 2.2)
+    p = s.predicted_pass_rate(range(6))
+    assert p[0] > p[2]  # easier problem, higher predicted pass rate
+    t = FrontierSampler.from_shards(out, 4, difficulty_column="mine", std_column=None)
+    assert t.predicted_pass_rate([0])[0] < t.predicted_pass_rate([2])[0]
+    assert not FrontierSampler.from_shards(out, 4, difficulty_column=None).model.has_prior
+    with pytest.raises(UserError, match="no column 'rating'"):
+        FrontierSampler.from_shards(out, 4, difficulty_column="rating")
+
+
+def test_from_shards_refuses_values_off_the_unit_scale(tmp_path):
+    from filters.errors import UserError
+
+    out = _shards(tmp_path, difficulty=[1200.0, 1500, 1800, 2100, 900, 1000])
+    with pytest.raises(UserError, match="\\[0, 1\\]"):
+        FrontierSampler.from_shards(out, 4, std_column=None)
