@@ -57,7 +57,7 @@ ARMS = {
 }
 DEFAULT_ARMS = {
     # B2-spread's sources are the same size, so static by size is uniform: the bandit is the mixer
-    "spread": [a for a in ARMS if a not in ("static", "frontier+static")],
+    "spread": [a for a in ARMS if a not in ("static", "frontier+static", "frontier-explore25")],
     # B2: static by size is its best source mixer (tied with the bandit, and free)
     "b2": [
         "uniform",
