@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mixer.base import Mixer, from_state, to_state
-from mixer.feedback import feedback_from_rewards
+from mixer.feedback import feedback_from_rewards, grpo_advantages
 from mixer.sampler import MixedSampler
 
 __all__ = ["GroupOutcome", "ProblemSampler", "group_rewards"]
@@ -248,14 +248,18 @@ class ProblemSampler(MixedSampler):
         )
         p = np.asarray(problems, dtype=np.int64).reshape(-1)
         raw = np.asarray(rewards, dtype=np.float64).reshape(-1)
+        n = len(self.names)
         fb = feedback_from_rewards(
             raw,
             self._source_lookup[p],
-            len(self.names),
-            group_ids=out.group_of,
+            n,
+            advantages=grpo_advantages(raw, out.group_of),
             pass_threshold=self.reward_range[1],
+            count_groups=False,
         )
-        self.mixer.update(dataclasses.replace(fb, weights_id=weights_id, **feedback))
+        counts = np.bincount(out.sources, minlength=n).astype(np.float64)  # groups per source
+        fb = dataclasses.replace(fb, counts=counts, weights_id=weights_id)
+        self.mixer.update(dataclasses.replace(fb, **feedback) if feedback else fb)
         return out
 
     # ---- what subclasses change -------------------------------------------------------------
