@@ -41,7 +41,8 @@ def test_prior_orders_predictions_and_attempts_move_them():
     assert p0[0] > p0[1] > p0[2] == p0[3]  # harder problems, lower predicted pass rate
     m.observe(np.array([3]), np.array([8.0]), np.array([8.0]))  # the hard one was solved 8/8
     p1 = m.pass_rate(np.arange(4))
-    assert p1[3] > p0[3] + 0.2 and p1[3] > p1[2]  # its own attempts lift it above its twin
+    assert p1[3] > p0[3] + 0.2 and p1[3] > p1[2] + 0.08  # its attempts lift it above its twin
+    assert m.m[3] > 1.0 and m.m[2] == 0.0  # through its own posterior, not its twin's
     assert m.learnability(np.arange(4)).max() <= 0.25
 
 
