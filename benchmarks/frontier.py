@@ -17,6 +17,7 @@ discarded or not. Writes benchmarks/results/frontier_<task>.json.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import time
 from pathlib import Path
@@ -83,6 +84,30 @@ QUICK_ARMS = [
 KIND_NAMES = {"easy": "copy", "medium": "add", "medium2": "max", "hard": "muladd"}
 
 
+def parse_arm(text: str) -> SamplerArm:
+    """An arm of ARMS by name, optionally with sampler keywords: `frontier[explore=0.25,power=2]`
+    (`model_kwargs={'tau': 0.5}` for the pass-rate model)."""
+    name, _, rest = text.partition("[")
+    if name not in ARMS:
+        sys.exit(
+            f"unknown arm {name!r}; choose from {', '.join(ARMS)} (overrides as name[key=value])"
+        )
+    base = ARMS[name]
+    kw = dict(base.kw)
+    if rest:
+        try:
+            if not rest.endswith("]"):
+                raise SyntaxError
+            call = ast.parse(f"f({rest[:-1]})", mode="eval").body
+            if not isinstance(call, ast.Call) or call.args:
+                raise SyntaxError
+            for k in call.keywords:
+                kw[k.arg] = ast.literal_eval(k.value)
+        except (SyntaxError, ValueError):
+            sys.exit(f"bad arm {text!r}: overrides go as name[key=value,...] with Python literals")
+    return SamplerArm(text, base.sampler, mixer=base.mixer, prior=base.prior, **kw)
+
+
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--task", choices=TASKS, default="spread")
@@ -100,7 +125,9 @@ def main(argv: list[str] | None = None) -> dict:
         metavar="KEY=VALUE",
         help="override run settings, e.g. prompts=32 (numbers only)",
     )
-    p.add_argument("--arms", nargs="+", default=None, choices=list(ARMS))
+    p.add_argument(
+        "--arms", nargs="+", default=None, help="arms (default per task); name[key=value] overrides"
+    )
     p.add_argument("--name", default=None, help="output name (default frontier_<task>[_quick])")
     p.add_argument("--out-dir", type=Path, default=RESULTS)
     p.add_argument("--cache", type=Path, default=None, help="keep finished runs and priors here")
@@ -123,7 +150,7 @@ def main(argv: list[str] | None = None) -> dict:
     names = args.arms or (QUICK_ARMS if args.quick else DEFAULT_ARMS[args.task])
     if "uniform" not in names:
         names = ["uniform", *names]
-    arms = [ARMS[n] for n in names]
+    arms = [parse_arm(n) for n in names]
     name = args.name or f"frontier_{args.task}" + ("_quick" if args.quick else "")
     started, mach, t0 = stamp(), machine(), time.perf_counter()
 

@@ -19,6 +19,12 @@ def _reach(x: np.ndarray, curve: np.ndarray, target: float, steps: list[int]) ->
     return float(x[i[0]]) if i.size else float("nan")
 
 
+def _at_budget(x: np.ndarray, curve: np.ndarray, budget: float) -> float:
+    """The curve at the last evaluation whose cumulative rollouts `x` are within `budget`."""
+    i = np.flatnonzero(x <= budget + 1e-9)
+    return float(curve[i[-1]]) if i.size else float("nan")
+
+
 def summarize_rollouts(runs: list[dict], baseline: str = "uniform") -> dict:
     """`summarize` (steps, finals, weights) plus, per arm, rollouts to the baseline's final pass rate
     (mean curve against mean cumulative rollouts, and per seed), zero-advantage and discarded shares."""
@@ -44,8 +50,19 @@ def summarize_rollouts(runs: list[dict], baseline: str = "uniform") -> dict:
         zero = sum(sum(r["per_step"]["zero_groups"]) for r in v)
         gen = sum(r["ledger"]["rollouts"] for r in v)
         disc = sum(r["ledger"]["discarded_rollouts"] for r in v)
+        half = 0.5 * float(np.mean([r["rollouts_at"][-1] for r in grouped.get(baseline, v)]))
+        at_half = np.array([_at_budget(ro[i], curves[i], half) for i in range(len(v))])
+        base_final = {r["seed"]: r["pass_rate"][-1] for r in grouped.get(baseline, [])}
+        gap = np.array(
+            [at_half[i] - base_final[r["seed"]] for i, r in enumerate(v) if r["seed"] in base_final]
+        )
         a = out["arms"][k]
         a.update(
+            pass_at_half_budget=float(np.nanmean(at_half)),
+            at_half_minus_target=float(np.nanmean(gap)) if gap.size else float("nan"),
+            at_half_minus_target_se=float(np.nanstd(gap, ddof=1) / np.sqrt(gap.size))
+            if gap.size > 1
+            else 0.0,
             rollouts_to_target=reach,
             rollouts_ratio=reach / base_ro if np.isfinite(reach) and base_ro > 0 else float("nan"),
             rollouts_to_target_per_seed=per_seed,
@@ -84,6 +101,7 @@ def rollout_table(summary: dict) -> str:
         "seeds reaching",
         "zero-adv groups",
         "discarded rollouts",
+        "pass at half uniform's rollouts - uniform final (paired ± se)",
         "rollouts/step",
         "sampler ms/step",
     ]
@@ -104,6 +122,7 @@ def rollout_table(summary: dict) -> str:
                     f"{a['seeds_reaching_target']}/{a['seeds']}",
                     f"{a['zero_advantage_share']:.2f}",
                     f"{a['discarded_share']:.2f}",
+                    f"{a['at_half_minus_target']:+.4f} ± {a['at_half_minus_target_se']:.4f}",
                     f"{a['rollouts_per_step']:,.0f}",
                     f"{a['time_mixer_s'] * 1e3:.1f}",
                 ]
