@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from filters.reward import RewardSandbox, SpeedConfig, grade_many, measure_speed
-from filters.sandbox import default_workers
+from filters.reward import SpeedConfig, grade_many, measure_speed
+from filters.sandbox import Sandbox, default_workers
 
 RESULTS = Path(__file__).with_name("results") / "speed_reward.json"
 SHARED = (
@@ -62,7 +62,7 @@ def problem(n: int, reference_work: float) -> dict[str, Any]:
     }
 
 
-def naive(sb: RewardSandbox, prob: dict[str, Any], cand: str) -> str:
+def naive(sb: Sandbox, prob: dict[str, Any], cand: str) -> str:
     """One wall-clock run of each (reference first, then candidate): 'faster' or 'slower'."""
     r = sb.run(prob, prob["solutions"][0])
     c = sb.run(prob, cand)
@@ -75,7 +75,7 @@ def burners(seconds: float) -> list[subprocess.Popen]:
 
 
 def decisions(
-    sb: RewardSandbox, n: int, factors: list[float], trials: int, trials_13: int, identical: int
+    sb: Sandbox, n: int, factors: list[float], trials: int, trials_13: int, identical: int
 ) -> dict[str, Any]:
     cfg = SpeedConfig(mode="binary")
     out: dict[str, Any] = {"factors": {}, "load_before": os.getloadavg()[0]}
@@ -131,7 +131,7 @@ def decisions(
     return out
 
 
-def instructions(sb: RewardSandbox, n: int, pairs: int) -> dict[str, Any]:
+def instructions(sb: Sandbox, n: int, pairs: int) -> dict[str, Any]:
     res: dict[str, Any] = {"pairs": []}
     for f in (1.1, 1.3)[:pairs]:
         prob = problem(n, f)
@@ -179,7 +179,7 @@ def codecontests(limit: int) -> list[dict[str, Any]]:
     return out
 
 
-def throughput(sb: RewardSandbox, total: int, per_problem: int = 16) -> dict[str, Any]:
+def throughput(sb: Sandbox, total: int, per_problem: int = 16) -> dict[str, Any]:
     if not SHARED.exists():
         print("  throughput: ../shared/data is absent, skipped")
         return {"skipped": "no shared data"}
@@ -246,7 +246,7 @@ def main() -> None:
         "n": args.n,
         "conditions": {},
     }
-    with RewardSandbox(workers=args.workers) as sb:
+    with Sandbox(workers=args.workers) as sb:
         for load in args.loads.split(","):
             print(f"[{load}] load average {os.getloadavg()[0]:.2f}", flush=True)
             procs = burners(1200) if load == "burn" else []  # bounded even if we die

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from curation.executors import make_executor
 from curation.ingest import ROW_COLUMN, ExactIdStage
+from curation.notes import source_notes
 from curation.pipeline import Pipeline, Progress, StageRun
 from curation.schema import REJECTED_SCHEMA, SCHEMA_VERSION, RecordError
 from curation.store import (
@@ -33,10 +34,20 @@ from curation.store import (
     write_json,
     write_shards,
 )
+from filters.benchmarks import DEFAULT_BENCHMARKS, describe_benchmark, expand_benchmarks
 from filters.errors import UserError
 from filters.stage import Stage
 
-__all__ = ["SourceSpec", "BuildConfig", "BuildResult", "build", "source_stream", "DEFAULT_STAGES"]
+__all__ = [
+    "SourceSpec",
+    "BuildConfig",
+    "BuildResult",
+    "build",
+    "source_stream",
+    "config_changes",
+    "DEFAULT_STAGES",
+    "OPTION_OF",
+]
 
 DEFAULT_STAGES = ("exact_id", "decontam", "verify", "dedup", "difficulty")
 
@@ -53,7 +64,13 @@ class SourceSpec:
 
 @dataclass
 class BuildConfig:
-    """Everything that determines a build's output (stored in the manifest as the resolved recipe)."""
+    """Everything that determines a build's output (stored in the manifest as the resolved recipe).
+
+    Decontamination is on by default, against every benchmark shipped with codemix
+    (`filters.benchmarks.DEFAULT_BENCHMARKS`; `shipped` in the list stands for them). An empty
+    `decontaminate_against` turns it off and removes `decontam` from `stages`, so the configured
+    stages are the ones that run.
+    """
 
     sources: list[SourceSpec]
     stages: list[str] = field(default_factory=lambda: list(DEFAULT_STAGES))
@@ -62,13 +79,18 @@ class BuildConfig:
     min_tests: int = 5
     dedup_threshold: float = 0.8
     prefer: list[str] = field(default_factory=list)
-    decontaminate_against: list[str] = field(default_factory=list)
+    decontaminate_against: list[str] = field(default_factory=lambda: list(DEFAULT_BENCHMARKS))
     ngram: int = 13
     #: LiveCodeBench's evaluation window for `--decontaminate-against lcb=PATH` (contest_date, ISO).
     lcb_start: str | None = None
     lcb_end: str | None = None
     buckets: int = 5
     mutants: int = 8
+
+    def __post_init__(self) -> None:
+        self.decontaminate_against = expand_benchmarks(list(self.decontaminate_against))
+        if not self.decontaminate_against:
+            self.stages = [s for s in self.stages if s != "decontam"]
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -99,8 +121,8 @@ def source_stream(specs: list[SourceSpec]) -> Iterator[dict[str, Any] | RecordEr
         yield from itertools.islice(it, spec.limit) if spec.limit is not None else it
 
 
-def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage | None:
-    """One configured stage (None when it has nothing to do). Imports lazily: a build pays only for what it runs."""
+def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
+    """One configured stage. Imports lazily: a build pays only for what it runs."""
     if name == "exact_id":
         return ExactIdStage()
     if name == "verify":
@@ -112,8 +134,6 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage | None
 
         return DedupStage(threshold=cfg.dedup_threshold, prefer=list(cfg.prefer))
     if name == "decontam":
-        if not cfg.decontaminate_against:
-            return None
         from filters.decontam import DecontamStage
 
         return DecontamStage(
@@ -128,7 +148,42 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage | None
 
 def make_stages(cfg: BuildConfig, workers: int | None) -> list[Stage]:
     """The configured stages, in order."""
-    return [s for s in (make_stage(n, cfg, workers) for n in cfg.stages) if s is not None]
+    return [make_stage(n, cfg, workers) for n in cfg.stages]
+
+
+#: BuildConfig field -> the command-line option that sets it (recipes use the field names).
+OPTION_OF = {
+    "sources": "--source/--limit",
+    "stages": "--skip",
+    "shard_rows": "--shard-rows",
+    "batch_rows": "--batch-rows",
+    "min_tests": "--min-tests",
+    "dedup_threshold": "--dedup-threshold",
+    "prefer": "--prefer",
+    "decontaminate_against": "--decontaminate-against/--no-decontaminate",
+    "ngram": "--ngram",
+    "lcb_start": "--lcb-start",
+    "lcb_end": "--lcb-end",
+    "buckets": "--buckets",
+    "mutants": "recipe key mutants",
+}
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+        value = [v["name"] + (f":{v['path']}" if v.get("path") else "") + (f" (limit {v['limit']})" if v.get("limit") else "")
+                 for v in value]  # fmt: skip
+    text = json.dumps(value, default=str) if not isinstance(value, str) else value
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def config_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What differs between two resolved configurations, each as `--option: old -> new`."""
+    changes = []
+    for key in sorted(set(old) | set(new), key=lambda k: (k not in OPTION_OF, list(OPTION_OF).index(k) if k in OPTION_OF else 0, k)):
+        if old.get(key) != new.get(key):
+            changes.append(f"{OPTION_OF.get(key, key)}: {_short(old.get(key))} -> {_short(new.get(key))}")
+    return changes
 
 
 def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
@@ -140,17 +195,19 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
         if manifest.get("config") == cfg_json and not force:
             return False, True
         if not force:
+            changed = "; ".join(config_changes(manifest.get("config") or {}, cfg_json))
             raise UserError(
-                f"{out} already holds a finished build with another configuration; "
+                f"{out} already holds a finished build with another configuration ({changed}); "
                 "choose a new --out directory or pass --force to rebuild it"
             )
         clear_outputs(out)
     elif work_cfg.exists():
-        if json.loads(work_cfg.read_text()) == cfg_json and not force:
+        old = json.loads(work_cfg.read_text())
+        if old == cfg_json and not force:
             return True, False
         if not force:
             raise UserError(
-                f"{out} holds an unfinished build with another configuration; "
+                f"{out} holds an unfinished build with another configuration ({'; '.join(config_changes(old, cfg_json))}); "
                 "rerun with the same options to resume, or pass --force to start over"
             )
         clear_outputs(out)
@@ -187,8 +244,13 @@ def build(
     force: bool = False,
     progress: Progress | None = None,
     write_report: bool = True,
+    chunk_rows: int = 32,
 ) -> BuildResult:
-    """Run a whole build into `out`; resume it when `out` holds an unfinished one."""
+    """Run a whole build into `out`; resume it when `out` holds an unfinished one.
+
+    `chunk_rows`: problems judged between two progress reports (a runtime option: it changes no
+    result, only how often `progress` hears of a unit's work).
+    """
     out = Path(out)
     if not cfg.sources:
         raise UserError("no sources given; pass --source NAME[:PATH] (see `codemix sources`)")
@@ -199,7 +261,10 @@ def build(
     # On Ray every task is one CPU: row stages are rebuilt there with one sandbox worker each.
     stages = make_stages(cfg, workers if ex.local else 1)
     factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not s.is_global}
-    pipe = Pipeline(out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories)
+    pipe = Pipeline(
+        out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
+        chunk_rows=chunk_rows,
+    )  # fmt: skip
     try:
         runs = pipe.run(source_stream(cfg.sources))
         manifest = _finish(out, cfg, pipe, runs, stages)
@@ -240,13 +305,14 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
     rejected = write_shards(rejected_batches(), out / REJECTED_DIR, cfg.shard_rows, REJECTED_SCHEMA)
     input_counts = Counter(runs[0].kept) + Counter(runs[0].dropped)
     output_counts = Counter(runs[-1].kept)
-    return {
+    manifest = {
         "schema_version": SCHEMA_VERSION,
         "codemix_version": _version(),
         "config": cfg.as_dict(),
         "stage_config": {s.name: s.config() for s in stages},
         "environment": _environment(stages),
         "measured_columns": sorted({c for s in stages for c in s.measured_columns}),
+        "decontamination": _decontamination(cfg, stages),
         "counts": {
             "input": dict(sorted(input_counts.items())),
             "output": dict(sorted(output_counts.items())),
@@ -256,6 +322,22 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
         "problems": problems,
         "rejected": rejected,
     }
+    manifest["notes"] = source_notes(out, manifest)  # reads the rejected shards just written
+    return manifest
+
+
+def _decontamination(cfg: BuildConfig, stages: list[Stage]) -> list[dict[str, Any]]:
+    """What the build was decontaminated against: each benchmark's file, sha256, licence and size."""
+    stage = next((s for s in stages if s.name == "decontam"), None)
+    if stage is None:
+        return []
+    sizes = Counter(p.benchmark for p in getattr(stage, "problems", []))
+    out = []
+    for spec in cfg.decontaminate_against:
+        d = describe_benchmark(spec)
+        d["problems"] = sizes.get(d["name"], 0)
+        out.append(d)
+    return out
 
 
 def _version() -> str:

@@ -19,13 +19,13 @@ EXECUTORS = ("local", "ray")
 
 
 class Executor:
-    """Runs `fn(*args)` for each argument tuple; yields once per finished task."""
+    """Runs `fn(*args)` for each argument tuple; yields each task's result as it finishes."""
 
     name = "executor"
     #: True when tasks run in this process (stage objects need not travel).
     local = True
 
-    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[None]:
+    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -37,10 +37,9 @@ class LocalExecutor(Executor):
 
     name = "local"
 
-    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[None]:
+    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
         for job in jobs:
-            fn(*job)
-            yield None
+            yield fn(*job)
 
 
 class RayExecutor(Executor):
@@ -70,14 +69,13 @@ class RayExecutor(Executor):
             ray.init(**kwargs)
             self._started = True
 
-    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[None]:
+    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
         ray = self._ray
         task = ray.remote(num_cpus=1, max_retries=2)(fn)
         pending = [task.remote(*job) for job in jobs]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
-            ray.get(ready)  # re-raises a task's error here
-            yield None
+            yield ray.get(ready)[0]  # re-raises a task's error here
 
     def close(self) -> None:
         if self._started:

@@ -1,8 +1,16 @@
 """Exports of a finished build to the formats trainers read: jsonl, parquet, hf, verl, trl.
 
-Every format writes one file (or dataset) per split into the output directory. Splits are
-deterministic: `test=0.05` puts a problem in `test` when a hash of its `problem_id` says so,
-so the same problem lands in the same split on every export.
+Every format writes one file (or dataset) per split into the output directory, all with the same
+columns and types. Splits are deterministic: `test=0.05` puts a problem in `test` when a hash of
+its `problem_id` says so, so the same problem lands in the same split on every export. Split
+names are the values of `--split-by`'s column with characters other than letters, digits and `_`
+replaced by `_` (Hugging Face split names allow no others).
+
+File formats (jsonl, parquet, verl) also get a `README.md` dataset card naming the splits and
+every column's type, so `datasets.load_dataset(OUT)` loads them with the build's types. JSON has
+no types: `load_dataset("json", data_files=...)` infers them from the first file, and a column
+that is null in every row of that file (`entry_point` in a `stdio` split) fails the others.
+Every format carries `source` and `difficulty_bucket` as top-level columns (what a mixer groups by).
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -31,6 +40,7 @@ __all__ = [
     "prompt_text",
     "verl_row",
     "trl_row",
+    "split_name",
     "export",
 ]
 
@@ -47,7 +57,9 @@ def parse_split(spec: str | None) -> tuple[str, float] | None:
     except ValueError:
         raise UserError(f"--split must look like test=0.05, got {spec!r}") from None
     if not name or not 0 < f < 1 or name == "train":
-        raise UserError(f"--split must be NAME=FRACTION with 0 < FRACTION < 1 and NAME not 'train', got {spec!r}")
+        raise UserError(
+            f"--split must be NAME=FRACTION with 0 < FRACTION < 1 and NAME not 'train', got {spec!r}"
+        )
     return name, f
 
 
@@ -85,13 +97,17 @@ def _meta(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
 
 
 def verl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
-    """One row of the parquet verl's RL trainer reads."""
+    """One row of the parquet verl's RL trainer reads; `source`, `difficulty` and
+    `difficulty_bucket` are also top-level columns, which verl passes through to a sampler."""
     return {
         "data_source": row["source"],
         "prompt": [{"role": "user", "content": prompt_text(row)}],
         "ability": "code",
         "reward_model": {"style": "rule", "ground_truth": to_ground_truth(row)},
         "extra_info": _meta(row, split, index),
+        "source": row["source"],
+        "difficulty": row.get("difficulty"),
+        "difficulty_bucket": row.get("difficulty_bucket"),
     }
 
 
@@ -129,6 +145,9 @@ VERL_SCHEMA = pa.schema(
                 ]
             ),
         ),
+        ("source", pa.string()),
+        ("difficulty", pa.float64()),
+        ("difficulty_bucket", pa.int64()),
     ]
 )
 TRL_SCHEMA = pa.schema(
@@ -143,16 +162,62 @@ TRL_SCHEMA = pa.schema(
 )
 
 
-def _split_names(batch: pa.Table, split: tuple[str, float] | None, split_by: str | None) -> list[str]:
+def split_name(value: Any) -> str:
+    """A column value as a split name (and file stem): `demo-contest` -> `demo_contest`, None -> `none`."""
+    return re.sub(r"\W", "_", "none" if value is None else str(value), flags=re.ASCII) or "_"
+
+
+def _split_names(
+    batch: pa.Table, split: tuple[str, float] | None, split_by: str | None
+) -> list[str]:
     if split_by:
         if split_by not in batch.column_names:
-            raise UserError(f"--split-by {split_by!r}: no such column; columns: {', '.join(batch.column_names)}")
-        return [str(v) for v in batch.column(split_by).to_pylist()]
+            raise UserError(
+                f"--split-by {split_by!r}: no such column; columns: {', '.join(batch.column_names)}"
+            )
+        return [split_name(v) for v in batch.column(split_by).to_pylist()]
     return [split_of(pid, split) for pid in batch.column("problem_id").to_pylist()]
+
+
+def _check_split_values(batch: pa.Table, split_by: str, seen: dict[str, str]) -> None:
+    """Two values that give the same split name would share a file: refuse."""
+    for v in set(map(str, batch.column(split_by).to_pylist())):
+        name = split_name(v)
+        if seen.setdefault(name, v) != v:
+            raise UserError(
+                f"--split-by {split_by}: values {seen[name]!r} and {v!r} both become split {name!r}"
+            )
 
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _write_card(
+    directory: Path, fmt: str, paths: dict[str, Path], schema: pa.Schema, counts: dict[str, int]
+) -> None:
+    """`README.md` with the splits and every column's type, read by `datasets.load_dataset(directory)`."""
+    import datasets
+    from huggingface_hub import DatasetCardData
+
+    card = DatasetCardData()
+    info = datasets.DatasetInfo(features=datasets.Features.from_arrow_schema(schema))
+    datasets.info.DatasetInfosDict({"default": info}).to_dataset_card_data(card)
+    data = card.to_dict()
+    data["configs"] = [
+        {
+            "config_name": "default",
+            "data_files": [{"split": n, "path": p.name} for n, p in sorted(paths.items())],
+        }
+    ]
+    yaml = DatasetCardData(**data).to_yaml()
+    text = (
+        f"---\n{yaml}\n---\n\nProblems exported by codemix as {fmt}: "
+        + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+        + ".\n"
+        "Load them with `datasets.load_dataset(THIS_DIRECTORY)`: the splits and column types above apply.\n"
+    )
+    (directory / "README.md").write_text(text, encoding="utf-8")
 
 
 class _SplitFiles:
@@ -162,12 +227,21 @@ class _SplitFiles:
         self.dir, self.fmt = directory, fmt
         self.count: dict[str, int] = {}
         self.paths: dict[str, Path] = {}
+        self.schema: pa.Schema | None = None
         self._open: dict[str, Any] = {}
 
     def write(self, name: str, part: pa.Table) -> None:
         """Append the rows of `part` (shard rows of one split) in this export's format."""
         start = self.count.get(name, 0)
         self.count[name] = start + part.num_rows
+        if self.schema is None:
+            self.schema = (
+                VERL_SCHEMA
+                if self.fmt == "verl"
+                else TRL_SCHEMA
+                if self.fmt == "trl"
+                else part.schema
+            )
         if self.fmt in ("parquet", "hf"):  # the shard rows as they are (hf: read back by datasets)
             self._writer(name, part.schema).write_table(part)
             return
@@ -178,7 +252,9 @@ class _SplitFiles:
                 f.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
             return
         make, schema = (verl_row, VERL_SCHEMA) if self.fmt == "verl" else (trl_row, TRL_SCHEMA)
-        table = pa.Table.from_pylist([make(r, name, start + i) for i, r in enumerate(rows)], schema=schema)
+        table = pa.Table.from_pylist(
+            [make(r, name, start + i) for i, r in enumerate(rows)], schema=schema
+        )
         self._writer(name, schema).write_table(table)
 
     def _path(self, name: str, suffix: str) -> Path:
@@ -193,7 +269,9 @@ class _SplitFiles:
 
     def _writer(self, name: str, schema: pa.Schema) -> pq.ParquetWriter:
         if name not in self._open:
-            self._open[name] = pq.ParquetWriter(self._path(name, ".parquet"), schema, compression="zstd")
+            self._open[name] = pq.ParquetWriter(
+                self._path(name, ".parquet"), schema, compression="zstd"
+            )
         return self._open[name]
 
     def close(self) -> None:
@@ -203,7 +281,11 @@ class _SplitFiles:
 
 
 def export(
-    build_dir: str | Path, fmt: str, out: str | Path, split: str | None = None, split_by: str | None = None
+    build_dir: str | Path,
+    fmt: str,
+    out: str | Path,
+    split: str | None = None,
+    split_by: str | None = None,
 ) -> dict[str, int]:
     """Write the build's problems in `fmt` under `out`; returns rows per split.
 
@@ -227,8 +309,11 @@ def export(
         parts = tmp / "_parts" if datasets_formats else tmp
         parts.mkdir(exist_ok=True)
         files = _SplitFiles(parts, fmt)
+        seen: dict[str, str] = {}
         try:
             for batch in iter_shard_batches(build_dir):
+                if split_by and split_by in batch.column_names:
+                    _check_split_values(batch, split_by, seen)
                 names = pa.array(_split_names(batch, sp, split_by))
                 for name in pc.unique(names).to_pylist():
                     files.write(name, batch.filter(pc.equal(names, name)))
@@ -240,13 +325,17 @@ def export(
             datasets.disable_progress_bars()
             dd = datasets.DatasetDict(
                 {
-                    _safe(n): datasets.Dataset.from_parquet(str(path), cache_dir=str(tmp / "_cache"))
+                    _safe(n): datasets.Dataset.from_parquet(
+                        str(path), cache_dir=str(tmp / "_cache")
+                    )
                     for n, path in files.paths.items()
                 }
             )
             dd.save_to_disk(str(tmp / "_dataset"))
             final = tmp / "_dataset"
         else:
+            if files.schema is not None:
+                _write_card(tmp, fmt, files.paths, files.schema, files.count)
             final = tmp
         if out.exists():
             shutil.rmtree(out) if out.is_dir() else out.unlink()

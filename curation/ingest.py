@@ -74,7 +74,7 @@ def _convert(items: Iterable[tuple[int, dict[str, Any] | RecordError]]) -> Inges
         except RecordError as err:
             row = _partial_row(err, raw)
             row[ROW_COLUMN] = ordinal
-            row["reject_reason"] = f"malformed:{err.field}"
+            row["reject_reason"] = err.reject_reason
             row["reject_detail"] = json.dumps({"field": err.field, "error": err.message}, ensure_ascii=False)
             rejected.append(row)
             continue

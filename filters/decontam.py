@@ -1,11 +1,16 @@
 """Decontamination: drop problems that overlap an evaluation benchmark.
 
-A problem is contaminated by a benchmark problem when (in this order) its statement shares a
-word n-gram with it (default n = 13, case folded, punctuation skipped; n-grams found in many
-benchmark problems are boilerplate and ignored), or its whole normalised statement equals
-the benchmark's, or it carries the same tests (assert lines with the function name normalised,
-or test inputs; at least min(3, all) of the benchmark problem's tests), or one of its reference
-solutions equals a benchmark solution up to whitespace and comments.
+A problem is contaminated by a benchmark problem when (in this order) its statement shares word
+n-grams with it (default n = 13, case folded, punctuation skipped) covering at least
+`min_coverage` (default half) of the benchmark statement's n-grams, or its whole normalised
+statement equals the benchmark's, or it carries the same tests (assert lines with the function
+name normalised, or test inputs; at least min(3, all) of the benchmark problem's tests), or one
+of its reference solutions equals a benchmark solution up to whitespace and comments.
+N-grams found in many benchmark problems are boilerplate and ignored. The coverage rule exists
+because contest statements share long stock phrases ("The first line contains two integers n
+and m (1 <= n ..."; the "answer modulo 10^9+7 as an irreducible fraction" paragraph): on the
+shared data one common 13-gram flagged 107 of 300 CodeContests training problems against the
+CodeContests test split, all at most 16% coverage, while real copies cover 60 to 100%.
 The benchmark index is built once, at construction.
 """
 
@@ -100,6 +105,8 @@ class DecontamStage(RowStage):
     `against`: benchmark names (`humaneval`, `mbpp-test`, `lcb=PATH`), `NAME=PATH` or file
     paths. `ngram`: words per n-gram. `lcb_start`/`lcb_end`: contest_date window for `lcb`.
     `max_df`: an n-gram found in more benchmark problems than this is boilerplate.
+    `min_coverage`: the share of a benchmark statement's n-grams a problem must contain (0 = any
+    shared n-gram, the classic rule).
     """
 
     name = "decontam"
@@ -115,9 +122,13 @@ class DecontamStage(RowStage):
         check_solutions: bool = True,
         max_df: int = 10,
         problems: Sequence[BenchmarkProblem] | None = None,
+        min_coverage: float = 0.5,
     ):
         if ngram < 1:
             raise ValueError("ngram must be >= 1")
+        if not 0.0 <= min_coverage <= 1.0:
+            raise ValueError("min_coverage must be in [0, 1]")
+        self.min_coverage = float(min_coverage)
         self.against = [str(a) for a in against]
         self.ngram = int(ngram)
         self.lcb_start, self.lcb_end = lcb_start, lcb_end
@@ -138,6 +149,7 @@ class DecontamStage(RowStage):
             "check_tests": self.check_tests,
             "check_solutions": self.check_solutions,
             "max_df": self.max_df,
+            "min_coverage": self.min_coverage,
             "benchmark_problems": len(self.problems),
         }
 
@@ -156,6 +168,8 @@ class DecontamStage(RowStage):
         keep = df[inv] <= self.max_df
         self._gram_keys = pairs[keep, 0]
         self._gram_owner = pairs[keep, 1].astype(np.int64)
+        # distinct indexed n-grams per benchmark problem: the denominator of coverage
+        self._gram_total = np.bincount(self._gram_owner, minlength=len(probs)).astype(np.float64)
         keys, ntok = text_keys(statements)
         self._exact: dict[int, int] = {}
         for i, (k, n) in enumerate(zip(keys.tolist(), ntok.tolist())):
@@ -222,17 +236,11 @@ class DecontamStage(RowStage):
         out = []
         for j, r in enumerate(rows):
             lo, hi = int(off[j]), int(off[j + 1])
-            h = np.flatnonzero(hit[lo:hi])
-            if len(h):
-                # the benchmark problem sharing the most n-grams (ties: the first listed)
-                owners = [self._gram_owner[lo_pos[lo + x] : hi_pos[lo + x]] for x in h.tolist()]
-                counts = np.bincount(np.concatenate(owners))
-                owner = int(np.argmax(counts))
-                exact = self._exact.get(int(keys[j])) if ntok[j] else None
-                if exact is not None and exact < len(counts) and counts[exact] == counts[owner]:
-                    owner = exact
-                same = np.array([x for x, o in zip(h.tolist(), owners) if owner in o.tolist()])
-                out.append(self._drop(owner, "ngram", self._span(statements[j], same)))
+            d = self._judge_ngrams(
+                statements[j], keys[j], ntok[j], lo_pos[lo:hi], hi_pos[lo:hi], hit[lo:hi]
+            )
+            if d is not None:
+                out.append(d)
                 continue
             if ntok[j] and int(keys[j]) in self._exact:
                 out.append(self._drop(self._exact[int(keys[j])], "statement", statements[j]))
@@ -242,6 +250,38 @@ class DecontamStage(RowStage):
                 d = self._judge_solutions(r)
             out.append(d or Decision(True, columns={"contaminated_by": None}))
         return out
+
+    def _judge_ngrams(
+        self,
+        statement: str,
+        key: Any,
+        ntok: Any,
+        lo_pos: np.ndarray,
+        hi_pos: np.ndarray,
+        hit: np.ndarray,
+    ) -> Decision | None:
+        """The benchmark problem whose statement this one covers most (ties: most shared n-grams,
+        then the exact statement, then the first listed), if the coverage reaches `min_coverage`."""
+        h = np.flatnonzero(hit)
+        if not len(h):
+            return None
+        owners = [self._gram_owner[lo_pos[x] : hi_pos[x]] for x in h.tolist()]
+        grams_of: dict[int, set[int]] = {}
+        for x, o in zip(h.tolist(), owners):
+            gram = int(lo_pos[x])  # the position of the gram in the index identifies it
+            for i in o.tolist():
+                grams_of.setdefault(i, set()).add(gram)
+        exact = self._exact.get(int(key)) if ntok else None
+
+        def rank(i: int) -> tuple[float, int, bool, int]:
+            shared = len(grams_of[i])
+            return (shared / max(self._gram_total[i], 1.0), shared, i == exact, -i)
+
+        owner = max(grams_of, key=rank)
+        if rank(owner)[0] < self.min_coverage:
+            return None
+        same = np.array([x for x, o in zip(h.tolist(), owners) if owner in o.tolist()])
+        return self._drop(owner, "ngram", self._span(statement, same))
 
     def _judge_tests(self, row: dict[str, Any]) -> Decision | None:
         if not self._tests:

@@ -73,7 +73,9 @@ class VerifyStage(Stage):
     use another str hash seed, so an expected output that follows set iteration order (one valid
     order of many, which a correct completion need not reproduce) is `flaky` too; mutants: mutants of a
     passing reference used for `test_strength` (0 disables); time_floor_s / time_factor: the
-    calibrated limit max(floor, factor x reference); max_solutions: references judged per problem.
+    calibrated limit max(floor, factor x reference); max_solutions: references judged per problem;
+    keep_incomplete_tests: judge problems whose source says it left out some of their tests
+    (`tests_complete` false, e.g. open-r1/codeforces) instead of dropping them as `incomplete_tests`.
     """
 
     name = "verify"
@@ -107,6 +109,7 @@ class VerifyStage(Stage):
         drop_weak: bool = True,
         seed: int = 0,
         hash_check: bool = True,
+        keep_incomplete_tests: bool = False,
     ) -> None:
         self.workers = workers
         self.min_tests = min_tests
@@ -118,6 +121,7 @@ class VerifyStage(Stage):
         self.drop_weak = drop_weak
         self.seed = seed
         self.hash_check = hash_check
+        self.keep_incomplete_tests = keep_incomplete_tests
         self._sandbox = sandbox
         self._own_sandbox = sandbox is None
         self._rerun_sandbox: Sandbox | None = None
@@ -135,6 +139,7 @@ class VerifyStage(Stage):
                 "drop_weak",
                 "seed",
                 "hash_check",
+                "keep_incomplete_tests",
             )
         }
         return cfg
@@ -184,6 +189,8 @@ class VerifyStage(Stage):
             n = count_tests(row)
             if n == 0:
                 r.decision = Decision.drop("no_tests", tests_total=0)
+            elif row.get("tests_complete") is False and not self.keep_incomplete_tests:
+                r.decision = Decision.drop("incomplete_tests", tests_total=n)
             elif n < self.min_tests:
                 r.decision = Decision.drop("too_few_tests", tests_total=n, min_tests=self.min_tests)
             elif not r.solutions:

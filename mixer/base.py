@@ -48,7 +48,9 @@ class Mixer(ABC):
 
     Credit: a sampler calls `issue()` for each batch it draws and passes the returned id back in
     `Feedback.weights_id`; `update` then credits the weights that drew that batch, however many
-    batches a loader prefetched in between. Inside `_update`, `self.used_weights` holds them.
+    batches a loader prefetched in between (a batch made of several draws names each id with its
+    share and is credited their share-weighted mean). Inside `_update`, `self.used_weights` holds
+    them.
     """
 
     #: How many issued, not yet credited weights are kept (a loader's prefetch depth is far below).
@@ -126,16 +128,19 @@ class Mixer(ABC):
             del self._issued[next(iter(self._issued))]
         return self._issue_seq, w
 
-    def _weights_used(self, weights_id: int | None) -> np.ndarray:
+    def _weights_used(self, weights_id: int | Mapping[int, float] | None) -> np.ndarray:
         if weights_id is None:
             return self.weights()
-        used = self._issued.pop(weights_id, None)
-        if used is None:
+        shares = weights_id if isinstance(weights_id, Mapping) else {weights_id: 1.0}
+        missing = [k for k in shares if k not in self._issued]
+        if missing:
             raise ValueError(
-                f"Feedback.weights_id={weights_id} was not issued by this mixer, was already "
+                f"Feedback.weights_id={missing[0]} was not issued by this mixer, was already "
                 f"credited, or is older than the last {self.max_pending} issued weights"
             )
-        return used
+        total = float(sum(shares.values()))
+        used = sum(self._issued.pop(k) * (float(s) / total) for k, s in shares.items())
+        return np.asarray(used, dtype=np.float64)
 
     def update(self, feedback: Feedback | Mapping[str, Any]) -> None:
         """Learn from one step's feedback; call once per step.

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 __all__ = [
     "Feedback",
+    "WeightsId",
     "grpo_advantages",
     "per_source_mean",
     "feedback_from_rewards",
+    "weights_id_of",
 ]
+
+#: The weights a step's batch was drawn with: one id from `Mixer.issue()`, or {id: share} when the
+#: batch mixes draws made with different weights (e.g. micro-batches drawn across an update).
+WeightsId = int | dict[int, float]
 
 _ARRAY_FIELDS = ("counts", "loss", "reward", "pass_rate", "adv_abs", "dev_loss")
 
@@ -42,7 +49,8 @@ class Feedback:
     measured after the step (the same examples every time, so its changes are the model's, not
     sampling noise); `eval_loss` is an optional held-out loss value. `weights_id` names the
     weights that drew the step's batch (`Mixer.issue()`), so a loader that prefetches batches still
-    credits the right action; None means "the mixer's current weights".
+    credits the right action: one id, or {id: share} when the batch mixes several draws (the
+    mixer credits their share-weighted mean); None means "the mixer's current weights".
     """
 
     counts: np.ndarray
@@ -55,7 +63,7 @@ class Feedback:
     target_sketch: np.ndarray | None = None
     eval_loss: float | None = None
     extra: dict = field(default_factory=dict)
-    weights_id: int | None = None
+    weights_id: WeightsId | None = None
 
     def __post_init__(self) -> None:
         counts = np.asarray(self.counts, dtype=np.float64).reshape(-1)
@@ -81,8 +89,7 @@ class Feedback:
             self.target_sketch = t.copy() if np.isfinite(t).all() else None
         if self.eval_loss is not None and not np.isfinite(self.eval_loss):
             self.eval_loss = None
-        if self.weights_id is not None:
-            self.weights_id = int(self.weights_id)
+        self.weights_id = _weights_id(self.weights_id)
 
     @property
     def n_sources(self) -> int:
@@ -107,11 +114,36 @@ class Feedback:
                 if v:
                     out[f.name] = v
             elif f.name == "weights_id":
-                if v is not None:
+                if isinstance(v, dict):
+                    out[f.name] = {str(k): x for k, x in v.items()}
+                elif v is not None:
                     out[f.name] = v
             else:
                 out[f.name] = v
         return out
+
+
+def _weights_id(x: object) -> WeightsId | None:
+    """One id as int; a mapping {id: share} with positive shares (a single id collapses to int)."""
+    if x is None:
+        return None
+    if isinstance(x, Mapping):
+        shares = {int(k): float(v) for k, v in x.items() if float(v) > 0}
+        if not shares:
+            raise ValueError(f"feedback.weights_id {dict(x)!r} has no positive share")
+        return next(iter(shares)) if len(shares) == 1 else shares
+    if isinstance(x, bool) or not isinstance(x, int | np.integer):
+        raise ValueError(f"feedback.weights_id must be an int or {{id: share}}, got {x!r}")
+    return int(x)
+
+
+def weights_id_of(ids: Iterable[object]) -> WeightsId | None:
+    """The `Feedback.weights_id` of a batch from the weights id of each of its examples (None
+    entries, examples no mixer drew, are skipped): one id, or {id: count}; None when none has one."""
+    counts = Counter(int(i) for i in ids if i is not None and i == i)
+    if not counts:
+        return None
+    return _weights_id(dict(counts))
 
 
 def grpo_advantages(
@@ -160,12 +192,14 @@ def feedback_from_rewards(
     losses: Sequence[float] | np.ndarray | None = None,
     pass_threshold: float = 1.0,
     count_groups: bool = True,
+    weights_id: WeightsId | None = None,
 ) -> Feedback:
     """Build a `Feedback` from one step's per-sample (per-completion) data.
 
     reward = mean reward per source; pass_rate = share of samples with reward >= `pass_threshold`;
     adv_abs = mean |advantage|, taken from `advantages` or computed GRPO-style from `group_ids`.
     `counts` counts groups (prompts) when `count_groups` and group ids are given, else samples.
+    `weights_id` names the weights that drew the batch (see `Feedback`).
     """
     r = np.asarray(rewards, dtype=np.float64).reshape(-1)
     s = np.asarray(source_ids, dtype=np.int64).reshape(-1)
@@ -194,4 +228,5 @@ def feedback_from_rewards(
         pass_rate=per_source_mean(passed, s, n_sources),
         adv_abs=adv_abs,
         loss=loss,
+        weights_id=weights_id,
     )

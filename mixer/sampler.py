@@ -1,17 +1,66 @@
-"""MixedSampler: per-step source counts from a mixer's weights, then examples without replacement."""
+"""MixedSampler: per-step source counts from a mixer's weights, then examples without replacement.
+
+`BatchSource` is what the trainer adapters need from a sampler (MixedSampler is one), and
+`DrawnIndex` is an index that carries the weights id of the batch that drew it through a loader.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from mixer.base import Mixer, from_state, to_state
 from mixer.baselines import Uniform
 
-__all__ = ["MixedSampler", "stochastic_round", "MixedDataset"]
+__all__ = ["BatchSource", "DrawnIndex", "MixedSampler", "stochastic_round", "MixedDataset"]
+
+
+@runtime_checkable
+class BatchSource(Protocol):
+    """A batch sampler the trainer adapters can drive: `next_batch()` draws one batch of row
+    indices and sets `last_weights_id` to the id (from `mixer.issue()`) of the weights that drew it;
+    `source_of` maps rows to source ids in `range(len(names))`; `mixer` receives the feedback."""
+
+    batch_size: int
+    names: list[str]
+    mixer: Mixer
+    last_weights_id: int | None
+
+    def next_batch(self) -> list[int]: ...
+
+    def source_of(self, indices: Sequence[int]) -> np.ndarray: ...
+
+    def state_dict(self) -> dict: ...
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None: ...
+
+
+class DrawnIndex(int):
+    """A row index that remembers the weights id of the batch that drew it.
+
+    It is an `int` everywhere (datasets index with it), survives pickling into loader workers and
+    the batching of torch's and torchdata's loaders, so a dataset wrapper can put the id into the
+    row it returns and the feedback can name the weights that drew each example.
+    """
+
+    weights_id: int | None
+
+    def __new__(cls, index: int, weights_id: int | None) -> DrawnIndex:
+        obj = super().__new__(cls, int(index))
+        obj.weights_id = None if weights_id is None else int(weights_id)
+        return obj
+
+    def __reduce__(self) -> tuple:
+        return (DrawnIndex, (int(self), self.weights_id))
+
+    def __repr__(self) -> str:
+        return f"DrawnIndex({int(self)}, weights_id={self.weights_id})"
+
+    def __str__(self) -> str:
+        return int.__repr__(self)
 
 
 def stochastic_round(weights: np.ndarray, total: int, rng: np.random.Generator) -> np.ndarray:
@@ -217,6 +266,11 @@ class MixedSampler:
         self.last_sources = np.asarray(src, dtype=np.int64)
         self.steps += 1
         return idx
+
+    def next_drawn(self) -> list[DrawnIndex]:
+        """`next_batch()` with each index carrying the batch's weights id (for loaders that prefetch)."""
+        idx = self.next_batch()
+        return [DrawnIndex(i, self.last_weights_id) for i in idx]
 
     def __iter__(self) -> Iterator[list[int]]:
         while self.num_steps is None or self.steps < self.num_steps:

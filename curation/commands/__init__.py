@@ -15,7 +15,18 @@ from rich.console import Console
 
 from filters.errors import UserError
 
-__all__ = ["app", "fail"]
+__all__ = ["app", "fail", "table_console"]
+
+
+def table_console(stderr: bool = False) -> Console:
+    """A console for tables: the terminal's width on a terminal, wide enough for whole columns when
+    piped (rich falls back to 80 columns there, which cut an 8-column table to 8 characters each)."""
+    probe = Console(stderr=stderr)
+    if probe.is_terminal:
+        return probe
+    return Console(
+        stderr=stderr, width=max(160, probe.width), highlight=False
+    )  # probe.width: $COLUMNS or 80
 
 
 def fail(message: str) -> typer.Exit:
@@ -25,7 +36,9 @@ def fail(message: str) -> typer.Exit:
 
 
 class _App(typer.Typer):
-    def command(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def command(
+        self, *args: Any, **kwargs: Any
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         register = super().command(*args, **kwargs)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -42,10 +55,39 @@ class _App(typer.Typer):
         return decorator
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("codemix")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 app = _App(
     name="codemix",
     help="Curate verified coding problems for RL with verifiable rewards, and mix their sources online.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: flags shown as flags (`--force`, not `--force <bool>`), no boxes when piped
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"codemix {_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Curate verified coding problems for RL with verifiable rewards, and mix their sources online."""

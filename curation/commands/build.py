@@ -1,7 +1,8 @@
-"""`codemix build`: sources -> stages -> shards, with progress and a summary."""
+"""`codemix build`: sources -> stages -> shards, with progress, a summary and per-source notes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -9,23 +10,14 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from curation.build import DEFAULT_STAGES, BuildConfig, SourceSpec, build
 from curation.commands import app
+from curation.progress import ProgressReporter
+from filters.benchmarks import DEFAULT_BENCHMARKS
 from filters.errors import UserError
 
-__all__ = ["build_command", "parse_source_specs", "DEMO_BENCHMARKS"]
-
-#: The embedded demo decontaminates against HumanEval, which ships with the package.
-DEMO_BENCHMARKS = ["humaneval"]
+__all__ = ["build_command", "parse_source_specs"]
 
 
 def parse_source_specs(values: list[str], limit: int | None) -> list[SourceSpec]:
@@ -35,47 +27,109 @@ def parse_source_specs(values: list[str], limit: int | None) -> list[SourceSpec]
     specs = []
     for v in values:
         src, path = parse_source_arg(v)
-        specs.append(SourceSpec(name=src.name, path=str(Path(path).resolve()) if path else None, limit=limit))
+        specs.append(
+            SourceSpec(name=src.name, path=str(Path(path).resolve()) if path else None, limit=limit)
+        )
     return specs
 
 
 @app.command("build")
 def build_command(
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory (created; an unfinished one is resumed)."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Output directory (created; an unfinished one is resumed)."
+    ),
     source: list[str] = typer.Option(
-        None, "--source", "-s", help="NAME, NAME:PATH or a canonical JSONL/Parquet path; repeatable. Default: the embedded demo."
+        None,
+        "--source",
+        "-s",
+        metavar="SOURCE",
+        help="NAME, NAME:PATH or a canonical JSONL/Parquet path; repeatable. Default: the embedded demo.",
     ),
     limit: int | None = typer.Option(None, "--limit", help="Read at most N rows from each source."),
-    workers: int | None = typer.Option(None, "--workers", "-j", help="Parallel sandbox workers (default: all cores)."),
+    workers: int | None = typer.Option(
+        None, "--workers", "-j", help="Parallel sandbox workers (default: all cores)."
+    ),
     shard_rows: int = typer.Option(10_000, "--shard-rows", help="Rows per output shard."),
-    batch_rows: int = typer.Option(256, "--batch-rows", help="Rows per unit of work (resume granularity)."),
-    min_tests: int = typer.Option(5, "--min-tests", help="Drop problems with fewer tests (too_few_tests)."),
-    dedup_threshold: float = typer.Option(0.8, "--dedup-threshold", help="Jaccard similarity that makes a duplicate."),
-    prefer: list[str] = typer.Option(None, "--prefer", help="Source to keep first in a duplicate cluster; repeatable, in order."),
+    batch_rows: int = typer.Option(
+        256, "--batch-rows", help="Rows per unit of work (resume granularity)."
+    ),
+    min_tests: int = typer.Option(
+        5, "--min-tests", help="Drop problems with fewer tests (too_few_tests)."
+    ),
+    dedup_threshold: float = typer.Option(
+        0.8, "--dedup-threshold", help="Jaccard similarity that makes a duplicate."
+    ),
+    prefer: list[str] = typer.Option(
+        None,
+        "--prefer",
+        metavar="SOURCE",
+        help="Source to keep first in a duplicate cluster; repeatable, in order.",
+    ),
     decontaminate_against: list[str] = typer.Option(
-        None, "--decontaminate-against", help="Benchmark NAME (humaneval, mbpp-test, lcb) or canonical PATH; repeatable."
+        None,
+        "--decontaminate-against",
+        metavar="BENCHMARK",
+        help=f"Benchmark NAME ({', '.join(DEFAULT_BENCHMARKS)}, lcb=PATH), NAME=PATH or a canonical PATH; repeatable. "
+        f"Replaces the default, every shipped benchmark ({', '.join(DEFAULT_BENCHMARKS)}), which `shipped` stands for.",
+    ),
+    no_decontaminate: bool = typer.Option(
+        False, "--no-decontaminate", help="Do not decontaminate (drops the decontam stage)."
+    ),
+    lcb_start: str | None = typer.Option(
+        None,
+        "--lcb-start",
+        help="With lcb=PATH: only LiveCodeBench problems released on or after this date (YYYY-MM-DD).",
+    ),
+    lcb_end: str | None = typer.Option(
+        None,
+        "--lcb-end",
+        help="With lcb=PATH: only LiveCodeBench problems released on or before this date.",
     ),
     ngram: int = typer.Option(13, "--ngram", help="Word n-gram length for decontamination."),
     buckets: int = typer.Option(5, "--buckets", help="Number of difficulty buckets (quantiles)."),
-    skip: list[str] = typer.Option(None, "--skip", help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}."),
-    recipe: str | None = typer.Option(
-        None, "--recipe", help="A recipe TOML (or a shipped one: demo, deepcoder); it replaces --source and the stage options."
+    skip: list[str] = typer.Option(
+        None,
+        "--skip",
+        metavar="STAGE",
+        help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}.",
     ),
-    executor: str = typer.Option("local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance)."),
-    log_json: bool = typer.Option(False, "--log-json", help="Progress and the summary as JSON lines on stderr."),
-    force: bool = typer.Option(False, "--force", help="Rebuild even if OUT holds a build with another configuration."),
+    recipe: str | None = typer.Option(
+        None,
+        "--recipe",
+        help="A recipe TOML (or a shipped one, see `codemix recipes`); it replaces --source and the stage options.",
+    ),
+    executor: str = typer.Option(
+        "local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance)."
+    ),
+    log_json: bool = typer.Option(
+        False, "--log-json", help="Progress and the summary as JSON lines on stderr."
+    ),
+    progress_interval: float = typer.Option(
+        30.0,
+        "--progress-interval",
+        help="Seconds between two plain progress lines when stderr is not a terminal.",
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Rebuild even if OUT holds a build with another configuration."
+    ),
 ) -> None:
     """Build a curated corpus: verify, deduplicate, decontaminate and rank problems into Parquet shards."""
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True, highlight=False)
     if limit is not None and limit < 1:
         raise UserError("--limit must be at least 1")
     if shard_rows < 1 or batch_rows < 1:
         raise UserError("--shard-rows and --batch-rows must be at least 1")
     if not 0 < dedup_threshold <= 1:
         raise UserError("--dedup-threshold must be in (0, 1]")
+    if progress_interval <= 0:
+        raise UserError("--progress-interval must be a positive number of seconds")
+    if no_decontaminate and decontaminate_against:
+        raise UserError("pass either --decontaminate-against or --no-decontaminate, not both")
     unknown = [s for s in (skip or []) if s not in DEFAULT_STAGES]
     if unknown:
-        raise UserError(f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(DEFAULT_STAGES)}")
+        raise UserError(
+            f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(DEFAULT_STAGES)}"
+        )
     if recipe:
         if source:
             raise UserError("pass either --recipe or --source, not both")
@@ -86,14 +140,14 @@ def build_command(
             for spec in cfg.sources:
                 spec.limit = limit
         for spec in cfg.sources:
-            parse_source_specs([spec.name if spec.path is None else f"{spec.name}:{spec.path}"], None)
+            parse_source_specs(
+                [spec.name if spec.path is None else f"{spec.name}:{spec.path}"], None
+            )
     else:
-        against = list(decontaminate_against or [])
-        if source:
-            specs = parse_source_specs(source, limit)
-        else:
-            specs = [SourceSpec(name="demo", limit=limit)]
-            against = against or list(DEMO_BENCHMARKS)
+        specs = (
+            parse_source_specs(source, limit) if source else [SourceSpec(name="demo", limit=limit)]
+        )
+        against = [] if no_decontaminate else list(decontaminate_against or DEFAULT_BENCHMARKS)
         cfg = BuildConfig(
             sources=specs,
             shard_rows=shard_rows,
@@ -102,38 +156,37 @@ def build_command(
             dedup_threshold=dedup_threshold,
             prefer=list(prefer or []),
             decontaminate_against=against,
+            lcb_start=lcb_start,
+            lcb_end=lcb_end,
             ngram=ngram,
             buckets=buckets,
         )
+    if recipe and (
+        no_decontaminate or decontaminate_against
+    ):  # the command line wins over the recipe
+        against = [] if no_decontaminate else list(decontaminate_against)
+        stages = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
+        cfg = dataclasses.replace(cfg, decontaminate_against=against, stages=stages)
     if skip:
         cfg.stages = [s for s in cfg.stages if s not in skip]
+        if "decontam" in skip:  # the configuration says what ran
+            cfg.decontaminate_against = []
     workers = workers or os.cpu_count() or 1
-    with Progress(
-        TextColumn("{task.description:<10}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[info]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=log_json or not console.is_terminal,
-        transient=False,
-    ) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int | None, info: dict[str, int]) -> None:
-            if log_json:
-                print(json.dumps({"event": "progress", "stage": stage, "done": done, "total": total, **info}), file=sys.stderr)
-                return
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total, info="")
-            text = " ".join(f"{k}={v}" for k, v in info.items())
-            bar.update(tasks[stage], completed=done, total=total, info=text)
-
-        result = build(cfg, out, workers=workers, executor=executor, force=force, progress=progress)
+    mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
+    try:
+        with ProgressReporter(mode, interval=progress_interval) as reporter:
+            result = build(
+                cfg, out, workers=workers, executor=executor, force=force, progress=reporter
+            )
+    except KeyboardInterrupt:
+        console.print(
+            f"interrupted: finished units are kept in {out}/.work; rerun the same command to resume the build"
+        )
+        raise typer.Exit(130) from None
     if log_json:
         print(json.dumps({"event": "done", "out": str(out), "already_complete": result.already_complete,
-                          "resumed": result.resumed, "counts": result.manifest.get("counts")}), file=sys.stderr)
+                          "resumed": result.resumed, "counts": result.manifest.get("counts"),
+                          "notes": [n["line"] for n in result.manifest.get("notes", [])]}), file=sys.stderr)  # fmt: skip
         return
     if result.already_complete:
         console.print(f"{out} already holds this build; nothing to do (use --force to rebuild).")
@@ -144,10 +197,14 @@ def build_command(
         f"[bold green]built[/] {out}: {n_in} problems read, {n_out} kept, {counts['rejected']} rejected"
         + (" (resumed)" if result.resumed else "")
     )
-    for run in result.manifest["counts"]["stages"]:
+    for run in counts["stages"]:
         reasons = ", ".join(f"{k}={v}" for k, v in run["reasons"].items())
         console.print(
             f"  {run['stage']:<11} kept {sum(run['kept'].values()):>6}  dropped {sum(run['dropped'].values()):>5}"
             + (f"  ({reasons})" if reasons else "")
         )
+    against = [d["name"] for d in result.manifest.get("decontamination", [])]
+    console.print(f"  decontaminated against: {', '.join(against) if against else 'nothing'}")
+    for note in result.manifest.get("notes", []):
+        console.print(f"[bold yellow]note:[/] {note['line']}", markup=True)
     console.print(f"  see `codemix info {out}` and {out}/report/index.html")

@@ -1,15 +1,15 @@
-"""`codemix info DIR`: counts per source and per stage, and why rows were dropped."""
+"""`codemix info DIR`: counts per source and per stage, why rows were dropped, difficulty, notes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from curation.commands import app
-from curation.store import duckdb_views, require_build
+from curation.commands import app, table_console
+from curation.report import difficulty_buckets, reason_rows
+from curation.store import require_build
 
 __all__ = ["info_command"]
 
@@ -18,18 +18,20 @@ __all__ = ["info_command"]
 def info_command(out: Path = typer.Argument(..., help="A build's output directory.")) -> None:
     """Show a finished build: counts per source, the funnel per stage, reject reasons, difficulty."""
     manifest = require_build(out)
-    console = Console()
+    console = table_console()
     counts = manifest["counts"]
     stages = counts["stages"]
     sources = sorted(counts["input"])
 
-    t = Table(title=f"{out}: problems per source")
-    t.add_column("source")
+    t = Table(title=f"{out}: problems per source, kept after each stage")
+    t.add_column("source", no_wrap=True)
     t.add_column("input", justify="right")
     for st in stages:
-        t.add_column(f"after {st['stage']}", justify="right")
+        t.add_column(st["stage"], justify="right", no_wrap=True)
     for src in sources:
-        t.add_row(src, str(counts["input"].get(src, 0)), *[str(st["kept"].get(src, 0)) for st in stages])
+        t.add_row(
+            src, str(counts["input"].get(src, 0)), *[str(st["kept"].get(src, 0)) for st in stages]
+        )
     t.add_row(
         "[bold]total",
         str(sum(counts["input"].values())),
@@ -37,35 +39,39 @@ def info_command(out: Path = typer.Argument(..., help="A build's output director
     )
     console.print(t)
 
-    con = duckdb_views(out)
-    r = Table(title="reject reasons")
-    for col in ("stage", "reason", "source", "rows"):
-        r.add_column(col, justify="right" if col == "rows" else "left")
-    rows = con.execute(
-        """
-        SELECT reject_stage, regexp_extract(reject_reason, '^[^: ]+') AS kind, source, count(*) AS n
-        FROM rejected GROUP BY ALL ORDER BY reject_stage, n DESC, kind, source
-        """
-    ).fetchall()
-    for stage, kind, src, n in rows:
-        r.add_row(stage, kind, src or "?", str(n))
+    rows = reason_rows(out)
     if rows:
+        r = Table(title="reject reasons")
+        for col in ("stage", "reason", "source", "rows"):
+            r.add_column(col, justify="right" if col == "rows" else "left", no_wrap=True)
+        for stage, kind, src, n, _example in rows:
+            r.add_row(stage, kind, src, str(n))
         console.print(r)
     else:
         console.print("no rejected rows")
 
-    cols = {c[0] for c in con.execute("DESCRIBE problems").fetchall()}
-    if "difficulty_bucket" in cols:
-        d = Table(title="difficulty")
-        for col in ("bucket", "problems", "min", "mean", "max"):
-            d.add_column(col, justify="right")
-        for b, n, lo, mean, hi in con.execute(
-            """SELECT difficulty_bucket, count(*), min(difficulty), avg(difficulty), max(difficulty)
-               FROM problems GROUP BY 1 ORDER BY 1 NULLS LAST"""
-        ).fetchall():
-            fmt = lambda x: "-" if x is None else f"{x:.3f}"  # noqa: E731
-            d.add_row(str(b), str(n), fmt(lo), fmt(mean), fmt(hi))
+    buckets = difficulty_buckets(out)
+    if buckets:
+        d = Table(
+            title="difficulty buckets (equal-count quantiles; ties split by the feature model, then problem_id)"
+        )
+        for col in ("bucket", "problems", "distinct", "min", "mean", "max"):
+            d.add_column(col, justify="right", no_wrap=True)
+        d.add_column("note")
+
+        def fmt(x: float | None) -> str:
+            return "-" if x is None else f"{x:.3f}"
+
+        for b in buckets:
+            d.add_row("none" if b["bucket"] is None else str(b["bucket"]), str(b["problems"]), str(b["distinct"]),
+                      fmt(b["min"]), fmt(b["mean"]), fmt(b["max"]), b["note"])  # fmt: skip
         console.print(d)
+    against = [d["name"] for d in manifest.get("decontamination", [])]
+    console.print(
+        f"decontaminated against: {', '.join(against) if against else 'nothing'}", highlight=False
+    )
+    for note in manifest.get("notes", []):
+        console.print(f"[bold yellow]note:[/] {note['line']}", highlight=False)
     env = manifest.get("environment") or {}
     for name, e in env.items():
-        console.print(f"[dim]{name} environment: {e}[/]")
+        console.print(f"[dim]{name} environment: {e}[/]", highlight=False)

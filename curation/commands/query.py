@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from curation.commands import app
+from curation.commands import app, table_console
 from curation.store import duckdb_views
 from filters.errors import UserError
 
@@ -19,9 +19,14 @@ __all__ = ["query_command"]
 @app.command("query")
 def query_command(
     out: Path = typer.Argument(..., help="A build's output directory."),
-    sql: str = typer.Argument(..., help='SQL over the views `problems` and `rejected`, e.g. "SELECT source, count(*) FROM problems GROUP BY 1".'),
+    sql: str = typer.Argument(
+        ...,
+        help='SQL over the views `problems` and `rejected`, e.g. "SELECT source, count(*) FROM problems GROUP BY 1".',
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON lines instead of a table."),
-    max_width: int = typer.Option(60, "--max-width", help="Truncate table cells to this many characters."),
+    max_width: int = typer.Option(
+        60, "--max-width", help="Truncate table cells to this many characters."
+    ),
 ) -> None:
     """Run SQL over a build's shards."""
     import duckdb
@@ -46,5 +51,5 @@ def query_command(
             s = "NULL" if v is None else str(v)
             cells.append(s if len(s) <= max_width else s[: max_width - 1] + "…")
         t.add_row(*cells)
-    Console().print(t)
+    table_console().print(t)
     Console(stderr=True).print(f"[dim]{len(rows)} rows[/]")

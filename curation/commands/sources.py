@@ -1,39 +1,43 @@
-"""`codemix sources`: the registry of problem sources as a table."""
+"""`codemix sources`: the registry of problem sources, one block per source (readable at any width)."""
 
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from curation.commands import app
 
 __all__ = ["sources_command"]
 
 
+def _splits(source) -> str:  # noqa: ANN001 (a curation.sources.Source)
+    if source.configs:
+        return "; ".join(f"{c}: {', '.join(s)}" for c, s in source.configs.items())
+    return ", ".join(source.splits)
+
+
 @app.command("sources")
 def sources_command() -> None:
-    """List the known problem sources: name, kind, hub id or default file, test types."""
-    from curation.sources import SOURCES, data_dirs, source_options
+    """List the known problem sources: what each is, how its rows are read, its options."""
+    from curation.sources import SOURCES, data_dirs, how_read, how_read_locally, source_options
 
-    table = Table(
-        title="codemix sources  (use --source NAME, NAME:/local/path, or a canonical file path)"
-    )
-    for col in ("name", "kind", "hub id", "default path", "test types", "options", "description"):
-        table.add_column(col, overflow="fold")
-    for s in SOURCES.values():
-        if s.kind == "local" and s.default_file:
-            default = f"../shared/data/{s.default_file}"
-        elif s.name == "lcb":
-            default = "hub (version_tag release_v6)"
-        elif s.kind == "hub":
-            default = f"hub (split {s.split}" + (f", config {s.config})" if s.config else ")")
-        else:
-            default = "-" if s.kind == "local" else "built in (curation.demo)"
-        opts = ", ".join(source_options(s)) or "-"
-        types = ", ".join(s.test_types)
-        table.add_row(s.name, s.kind, s.hub_id or "-", default, types, opts, s.description)
-    console = Console()
-    console.print(table)
+    console = Console(soft_wrap=True, highlight=False)
     console.print(
-        "local files are looked up in: " + ", ".join(str(d) for d in data_dirs()), highlight=False
+        "codemix sources: use --source NAME, NAME:/local/path, or a canonical file path\n"
+    )
+    for s in SOURCES.values():
+        console.print(
+            f"[bold]{s.name}[/]  ({s.kind}; tests: {', '.join(s.test_types)})  {s.description}"
+        )
+        if s.kind == "hub":
+            console.print(f"  hub      {how_read(s)}", markup=False)
+            default = f" (default {s.config})" if s.configs else ""
+            console.print(f"  splits   {_splits(s)}{default}", markup=False)
+            console.print(f"  local    --source {s.name}:PATH: {how_read_locally(s)}", markup=False)
+        else:
+            console.print(f"  reads    {how_read(s)}", markup=False)
+        opts = ", ".join(source_options(s))
+        if opts:
+            console.print(f"  options  {opts}", markup=False)
+    console.print(
+        "\nlocal files are looked up in: " + ", ".join(str(d) for d in data_dirs()), markup=False
     )

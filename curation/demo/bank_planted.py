@@ -67,7 +67,7 @@ PLANTED_SPECS: list[Spec] = [
         "stdio-pair-sums-slow", "stdio",
         "The first line holds n and k, the second n positive integers. Count the unordered pairs of "
         "positions i < j whose values add up to a multiple of k, and print that count.",
-        _SLOW_PAIRS, _pair_input, oracle=_FAST_PAIRS, n_tests=6, time_limit_s=1.0, label="medium",
+        _SLOW_PAIRS, _pair_input, oracle=_FAST_PAIRS, n_tests=6, time_limit_s=1.0, label="C",
         tags=("math", "counting"),
     ),
     # verify: only three tests.
@@ -87,11 +87,12 @@ PLANTED_SPECS: list[Spec] = [
         incorrect=("def top_reading(readings):\n    return readings[-1]\n",), tags=("arrays",),
     ),
     # dedup: exact copy of stdio-reverse-words under another id.
-    Spec("stdio-reverse-words-copy", "stdio", _reverse.statement, _reverse.solution, _reverse.gen, tags=_reverse.tags),
+    Spec("stdio-reverse-words-copy", "stdio", _reverse.statement, _reverse.solution, _reverse.gen, label=_reverse.label,
+         tags=_reverse.tags),
     # dedup: one word reworded, a variable renamed in the solution.
     Spec(
         "stdio-cover-length-v2", "stdio", _cover.statement.replace("Several painters", "Several workers"),
-        _cover.solution.replace("segs", "spans"), _cover.gen, label="medium", tags=_cover.tags,
+        _cover.solution.replace("segs", "spans"), _cover.gen, label=_cover.label, tags=_cover.tags,
     ),
     # decontam: statement copied from HumanEval/0; solution and tests are ours and correct.
     Spec(
@@ -107,7 +108,7 @@ PLANTED_SPECS: list[Spec] = [
 MALFORMED_ROWS: list[tuple[dict[str, Any], str]] = [
     (
         {
-            "id": "call-broken-json", "source": "demo", "language": "python", "test_type": "call",
+            "id": "call-broken-json", "source": "demo-interview", "language": "python", "test_type": "call",
             "statement": "Return the sum of two integers a and b. Implement add_two(a, b).",
             "entry_point": "add_two", "solutions": ["def add_two(a, b):\n    return a + b\n"],
             "tests": [{"input": "[1, 2", "output": "3"}] + [{"input": f"[{i}, {i}]", "output": str(2 * i)} for i in range(5)],
@@ -116,7 +117,7 @@ MALFORMED_ROWS: list[tuple[dict[str, Any], str]] = [
     ),
     (
         {
-            "id": "assert-no-test-code", "source": "demo", "language": "python", "test_type": "assert",
+            "id": "assert-no-test-code", "source": "demo-basics", "language": "python", "test_type": "assert",
             "statement": "Return the absolute difference of two integers. Implement gap(a, b).",
             "entry_point": "gap", "solutions": ["def gap(a, b):\n    return abs(a - b)\n"], "test_code": None,
         },

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from curation.demo.spec import Spec
 
-__all__ = ["STDIO"]
+__all__ = ["STDIO", "ROUND_LETTERS"]
 
 
 def _ints(rng: random.Random, n: int, lo: int, hi: int) -> str:
@@ -265,3 +266,12 @@ STDIO: list[Spec] = [
         _staircase_pattern, tags=("implementation",),
     ),
 ]  # fmt: skip
+
+#: Contest-style labels: the problem's letter in a Codeforces-style round (A is the easiest).
+ROUND_LETTERS: dict[str, str] = {
+    "stdio-sum-evens": "A", "stdio-reverse-words": "A", "stdio-grid-blobs": "C", "stdio-fewest-coins": "B",
+    "stdio-gcd-queries": "B", "stdio-range-sums": "B", "stdio-bracket-check": "B", "stdio-longest-streak": "A",
+    "stdio-transpose": "A", "stdio-prime-count": "C", "stdio-letter-shift": "A", "stdio-hop-ways": "D",
+    "stdio-cover-length": "D", "stdio-kth-smallest": "B", "stdio-digit-collapse": "A", "stdio-star-steps": "A",
+}  # fmt: skip
+STDIO = [replace(s, label=ROUND_LETTERS[s.id]) for s in STDIO]

@@ -11,7 +11,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Spec", "build_record"]
+__all__ = ["Spec", "build_record", "SOURCE_OF_KIND", "source_of"]
+
+#: The demo's three sources, each in the style of a kind of real source: contest problems judged on
+#: stdin/stdout with round letters (A, B, ...), interview problems judged by calling a function with
+#: easy/medium labels, and short textbook exercises checked by asserts.
+SOURCE_OF_KIND: dict[str, str] = {
+    "stdio": "demo-contest",
+    "call": "demo-interview",
+    "assert": "demo-basics",
+}
+
+
+def source_of(problem_id: str) -> str:
+    """The demo source of a demo problem id (its prefix names its kind: `stdio-...` -> `demo-contest`)."""
+    return SOURCE_OF_KIND[problem_id.split("-", 1)[0]]
 
 
 @dataclass(frozen=True)
@@ -82,7 +96,7 @@ def build_record(spec: Spec) -> dict[str, Any]:
             test_code = _check_code(cases)
     return {
         "id": spec.id,
-        "source": "demo",
+        "source": source_of(spec.id),
         "statement": spec.statement,
         "starter_code": spec.starter,
         "language": "python",

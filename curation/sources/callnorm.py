@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from curation.schema import RecordError
+from curation.schema import RecordError, big_ints
+from curation.sources.fields import dumps
 
 __all__ = [
     "stdio_text",
@@ -28,7 +29,7 @@ def stdio_text(value: Any) -> str:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return "\n".join(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+        return dumps(value)
     raise RecordError("tests", f"stdio test must be text, got {type(value).__name__}")
 
 
@@ -39,7 +40,8 @@ def lines_to_args(text: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            args.append(json.loads(line))
+            with big_ints():
+                args.append(json.loads(line))
         except json.JSONDecodeError as e:
             raise RecordError("tests", f"argument line {n} is not JSON: {e.msg}") from None
     return args
@@ -48,23 +50,25 @@ def lines_to_args(text: str) -> list[Any]:
 def call_args(value: Any) -> str:
     """Arguments as a JSON array: a list is the arguments; a string is one JSON value per line."""
     if isinstance(value, list):
-        return json.dumps(value)
+        return dumps(value)
     if isinstance(value, str):
-        return json.dumps(lines_to_args(value))
+        return dumps(lines_to_args(value))
     raise RecordError(
         "tests", f"call input must be a list or JSON text, got {type(value).__name__}"
     )
 
 
 def call_output(value: Any, wrapped: bool) -> str:
-    """The JSON return value; `wrapped` sources (TACO) hold it as a one-element list.
+    """The JSON return value; `wrapped` sources (PrimeIntellect, Codewars rows of TACO/APPS)
+    hold it as a one-element list.
 
-    A wrapped value that is not a one-element list is taken as the value itself (TACO is not
-    consistent about the wrapping).
+    A wrapped value that is not a one-element list is taken as the value itself: the original
+    testers compare the result with the value and with its first element, and only the value
+    can match then.
     """
     if wrapped and isinstance(value, list) and len(value) == 1:
         value = value[0]
-    return json.dumps(value)
+    return dumps(value)
 
 
 def entry_point_for(fn_name: str | None, starter_code: str | None) -> str | None:
@@ -76,8 +80,11 @@ def entry_point_for(fn_name: str | None, starter_code: str | None) -> str | None
     return fn_name
 
 
-def taco_tests(io: dict[str, Any]) -> tuple[str, list[dict[str, str]], str | None]:
-    """TACO/APPS `input_output` -> (test_type, tests, fn_name)."""
+def taco_tests(
+    io: dict[str, Any], wrapped: bool = True
+) -> tuple[str, list[dict[str, str]], str | None]:
+    """TACO/APPS `input_output` -> (test_type, tests, fn_name); `wrapped`: call outputs are
+    one-element lists (see `call_output`)."""
     inputs, outputs = io.get("inputs") or [], io.get("outputs") or []
     if not isinstance(inputs, list) or not isinstance(outputs, list):
         raise RecordError("tests", "input_output 'inputs' and 'outputs' must be lists")
@@ -86,7 +93,7 @@ def taco_tests(io: dict[str, Any]) -> tuple[str, list[dict[str, str]], str | Non
     fn_name = io.get("fn_name") or None
     if fn_name:
         tests = [
-            {"input": call_args(i), "output": call_output(o, wrapped=True)}
+            {"input": call_args(i), "output": call_output(o, wrapped)}
             for i, o in zip(inputs, outputs)
         ]
         return "call", tests, fn_name

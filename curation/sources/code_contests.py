@@ -2,8 +2,10 @@
 
 Language codes: 1 = Python 2, 2 = C++, 3 = Python 3, 4 = Java; only Python 3 is kept, for both
 `solutions` and `incorrect_solutions`. `time_limit` {seconds, nanos} becomes seconds,
-`memory_limit_bytes` MiB, and the `difficulty` enum its name (7 = "A", 8 = "B", ...).
-Problems that read from a named file (`input_file`) are rejected: we run stdin/stdout only.
+`memory_limit_bytes` (decimal: 256000000 is 256 MB) megabytes, and the `difficulty` enum its
+name from google-deepmind/code_contests `contest_problem.proto` (7 = "A" ... 17 = "K", then
+19 = "L" ... 29 = "V": 18 is not used). Problems that read from a named file (`input_file`) are
+rejected as `unsupported_format:file_io`: we run stdin/stdout only.
 """
 
 from __future__ import annotations
@@ -12,26 +14,44 @@ from typing import Any
 
 from curation.schema import RecordError, blank_record
 from curation.sources.callnorm import stdio_text
+from curation.sources.columns import Columns
 from curation.sources.fields import str_list, text_or_none
 
-__all__ = ["convert_code_contests", "cc_difficulty_label", "PYTHON3"]
+__all__ = [
+    "convert_code_contests",
+    "cc_difficulty_label",
+    "DIFFICULTY",
+    "PYTHON3",
+    "CODE_CONTESTS_COLUMNS",
+]
 
 PYTHON3 = 3
-_ENUM = ["UNKNOWN", "EASY", "MEDIUM", "HARD", "HARDER", "HARDEST", "EXTERNAL"]
+#: `ContestProblem.Difficulty` of contest_problem.proto, value -> name (0, UNKNOWN, is no label).
+DIFFICULTY: dict[int, str] = {
+    1: "EASY", 2: "MEDIUM", 3: "HARD", 4: "HARDER", 5: "HARDEST", 6: "EXTERNAL",
+    7: "A", 8: "B", 9: "C", 10: "D", 11: "E", 12: "F", 13: "G", 14: "H", 15: "I", 16: "J",
+    17: "K", 19: "L", 20: "M", 21: "N", 22: "O", 23: "P", 24: "Q", 25: "R", 26: "S", 27: "T",
+    28: "U", 29: "V",
+}  # fmt: skip
+#: What the converter reads (the hub's Parquet; the three test groups are structs of lists).
+CODE_CONTESTS_COLUMNS = Columns(
+    required={"description": ("string",), "public_tests": ("struct",), "private_tests": ("struct",)},
+    optional={
+        "name": ("string",), "generated_tests": ("struct",), "solutions": ("struct",),
+        "incorrect_solutions": ("struct",), "difficulty": ("int", "string"), "time_limit": ("struct",),
+        "memory_limit_bytes": ("int",), "input_file": ("string",), "output_file": ("string",),
+        "cf_tags": ("list<string>",),
+    },
+)  # fmt: skip
 
 
 def cc_difficulty_label(value: Any) -> str | None:
-    """CodeContests difficulty enum -> its name: 0..6 as named, 7.. as Codeforces indices A, B, ..."""
+    """CodeContests difficulty enum value -> its name in the proto (None for 0 or unknown values)."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
         return value or None
-    v = int(value)
-    if 0 < v < len(_ENUM):
-        return _ENUM[v]
-    if v >= len(_ENUM):
-        return chr(ord("A") + v - len(_ENUM))
-    return None
+    return DIFFICULTY.get(int(value))
 
 
 def _tests(group: Any) -> list[dict[str, str]]:
@@ -62,7 +82,10 @@ def convert_code_contests(
     for f in ("input_file", "output_file"):
         if text_or_none(row.get(f)):
             raise RecordError(
-                f, f"reads/writes the file {row[f]!r}; only stdin/stdout is supported", partial
+                f,
+                f"reads/writes the file {row[f]!r}; only stdin/stdout is supported",
+                partial,
+                reason="unsupported_format:file_io",
             )
     groups = ["public_tests", "private_tests"] + (["generated_tests"] if include_generated else [])
     try:
@@ -72,15 +95,17 @@ def convert_code_contests(
     tl = row.get("time_limit") or {}
     seconds = (tl.get("seconds") or 0) + (tl.get("nanos") or 0) / 1e9 if isinstance(tl, dict) else 0
     mem = row.get("memory_limit_bytes") or 0
-    return blank_record({
-        "id": rid,
-        "statement": statement,
-        "test_type": "stdio",
-        "tests": tests,
-        "solutions": _python3(row.get("solutions")),
-        "incorrect_solutions": _python3(row.get("incorrect_solutions")),
-        "time_limit_s": seconds or None,
-        "memory_limit_mb": mem / (1 << 20) if mem else None,
-        "difficulty_label": cc_difficulty_label(row.get("difficulty")),
-        "tags": str_list(row.get("cf_tags")),
-    })
+    return blank_record(
+        {
+            "id": rid,
+            "statement": statement,
+            "test_type": "stdio",
+            "tests": tests,
+            "solutions": _python3(row.get("solutions")),
+            "incorrect_solutions": _python3(row.get("incorrect_solutions")),
+            "time_limit_s": seconds or None,
+            "memory_limit_mb": mem / 1e6 if mem else None,
+            "difficulty_label": cc_difficulty_label(row.get("difficulty")),
+            "tags": str_list(row.get("cf_tags")),
+        }
+    )

@@ -1,4 +1,9 @@
-"""Small parsers for raw source fields: JSON-in-a-string, numbers with units, tag lists."""
+"""Small parsers for raw source fields: JSON-in-a-string, numbers with units, tag lists.
+
+JSON goes through `loads`/`dumps`, which accept integers longer than Python's default
+4,300-digit limit on int/str conversion (APPS and TACO hold some) up to
+`curation.schema.BIG_INT_DIGITS`.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,43 @@ import json
 import re
 from typing import Any
 
-from curation.schema import RecordError
+from curation.schema import BIG_INT_DIGITS, RecordError, big_ints
 
-__all__ = ["json_field", "number_in", "str_list", "text_or_none", "solution_list"]
+__all__ = [
+    "loads",
+    "dumps",
+    "json_field",
+    "number_in",
+    "str_list",
+    "text_or_none",
+    "solution_list",
+]
 
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
+def _too_long(e: ValueError, field: str) -> RecordError:
+    return RecordError(field, f"holds an integer longer than {BIG_INT_DIGITS:,} digits ({e})")
+
+
+def loads(text: str, field: str) -> Any:
+    """`json.loads` with big integers; RecordError naming `field` for invalid JSON."""
+    try:
+        with big_ints():
+            return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(field, f"is not valid JSON ({e.msg} at {e.pos})") from None
+    except ValueError as e:  # an integer past BIG_INT_DIGITS
+        raise _too_long(e, field) from None
+
+
+def dumps(value: Any, field: str = "tests") -> str:
+    """`json.dumps` with big integers (the canonical JSON of a call test's arguments or value)."""
+    try:
+        with big_ints():
+            return json.dumps(value)
+    except ValueError as e:
+        raise _too_long(e, field) from None
 
 
 def json_field(value: Any, field: str, default: Any = None) -> Any:
@@ -20,10 +57,7 @@ def json_field(value: Any, field: str, default: Any = None) -> Any:
         return default
     if not isinstance(value, str):
         return value
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError as e:
-        raise RecordError(field, f"is not valid JSON ({e.msg} at {e.pos})") from None
+    return loads(value, field)
 
 
 def number_in(value: Any) -> float | None:

@@ -1,85 +1,63 @@
-"""Raw rows from the Hugging Face hub (streaming) or from local Parquet/JSONL copies.
+"""Rows streamed from the Hugging Face hub, always through data files, never a loading script.
 
-Everything streams: Parquet by record batches, JSONL line by line, the hub with
-`datasets.load_dataset(..., streaming=True)`. Memory stays flat whatever the file size.
+`datasets` 4 and later refuse repositories' loading scripts, and TACO, APPS and LiveCodeBench
+ship one. Those are read through their data files with a packaged builder
+(`load_dataset("parquet" | "json", data_files="hf://datasets/...")`, `HubFiles`); a JSON array
+file (TACO-verified's single 2 GB `taco_verified.json`) is streamed with our own reader over
+`fsspec`. Repositories without a script are read by name and config, which resolves the data
+files their dataset card declares. Everything streams; memory stays flat whatever the size.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import sys
 from collections.abc import Iterator
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-import pyarrow as pa
-import pyarrow.ipc  # noqa: F401  (registers pa.ipc)
-import pyarrow.parquet as pq
-
-from curation.schema import RecordError, read_jsonl
+from curation.sources.columns import kinds_of_schema
+from curation.sources.files import Check, checked_first
+from curation.sources.jsonarray import iter_json_array
 from filters.errors import UserError
 
-__all__ = ["iter_local_rows", "iter_hub_rows", "hub_reachable", "DATA_SUFFIXES"]
+__all__ = ["HUB_URL", "HubFiles", "iter_hub_rows", "open_data_files", "hub_reachable"]
 
-DATA_SUFFIXES = (".parquet", ".arrow", ".jsonl", ".jsonl.gz", ".ndjson")
-
-
-def _data_files(path: Path, split: str | None) -> list[Path]:
-    """Data files under `path`; in a hub snapshot with several splits, only `split`'s files."""
-    if not path.is_dir():
-        return [path]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(DATA_SUFFIXES))
-    if split:
-        mine = [
-            f for f in files if split in f.relative_to(path).parts[:-1] or f.name.startswith(split)
-        ]
-        files = mine or files
-    return files
+#: Where dataset repositories are: `<HUB_URL>/<owner>/<name>/<file>` (fsspec's `hf://` protocol).
+HUB_URL = "hf://datasets"
+_BUILDERS = ("parquet", "json", "json-array")
 
 
-def iter_local_rows(
-    path: str | Path, split: str | None = None, batch_rows: int = 256
-) -> Iterator[dict[str, Any] | RecordError]:
-    """Rows of a Parquet, Arrow IPC or JSONL(.gz) file, or of every such file under a directory, in name order.
+@dataclass(frozen=True)
+class HubFiles:
+    """A hub dataset's data files: the builder that reads them and, per split, glob patterns.
 
-    An unparsable JSONL line comes out as a RecordError so the caller can reject it and go on.
-    With `split`, a directory holding several splits (train/..., test-....parquet) gives only the
-    files of that split (all files when none is named after it). A missing path raises
-    UserError at the call, before iteration.
+    The first pattern of a split is where the hub holds it; later ones are other layouts a
+    local snapshot may have (TACO's `train/*.arrow` beside `ALL/train-*.parquet`).
     """
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file or directory; check the path after 'name:'")
-    files = _data_files(path, split)
-    if not files:
-        raise UserError(f"{path}: no {', '.join(DATA_SUFFIXES)} files in this directory")
-    return _rows_of(files, batch_rows)
 
+    builder: str  # "parquet", "json" (JSON Lines) or "json-array" (one JSON array, streamed)
+    splits: dict[str, tuple[str, ...]]
 
-def _rows_of(files: list[Path], batch_rows: int) -> Iterator[dict[str, Any] | RecordError]:
-    for f in files:
-        if f.name.endswith(".parquet"):
-            for batch in pq.ParquetFile(f).iter_batches(batch_size=batch_rows):
-                yield from batch.to_pylist()
-        elif f.name.endswith(".arrow"):
-            yield from _arrow_rows(f)
-        else:
-            yield from read_jsonl(f)
+    def patterns(self, split: str | None) -> tuple[str, ...]:
+        """The patterns of `split` ({} for an unknown or absent split)."""
+        return self.splits.get(split or "", ())
 
+    def urls(self, hub_id: str, split: str) -> list[str]:
+        """URLs (`hf://datasets/...` patterns) of a split's files on the hub."""
+        return [f"{HUB_URL}/{hub_id}/{self.splits[split][0]}"]
 
-def _arrow_rows(path: Path) -> Iterator[dict[str, Any]]:
-    """Rows of an Arrow IPC file as `datasets` caches and some hub repos (TACO) store them."""
-    with pa.memory_map(str(path)) as src:
-        try:
-            reader: Any = pa.ipc.open_stream(src)
-            batches = iter(reader)
-        except pa.ArrowInvalid:
-            src.seek(0)
-            reader = pa.ipc.open_file(src)
-            batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
-        for batch in batches:
-            yield from batch.to_pylist()
+    def describe(self) -> str:
+        """The hub files in words, e.g. 'Parquet files ALL/train-*.parquet, ALL/test-*.parquet'."""
+        what = {
+            "parquet": "Parquet files",
+            "json": "JSON Lines files",
+            "json-array": "one JSON array file",
+        }
+        tail = ", streamed" if self.builder == "json-array" else ""
+        return f"{what[self.builder]} " + ", ".join(p[0] for p in self.splits.values()) + tail
 
 
 def hub_reachable(timeout_s: float = 3.0) -> str | None:
@@ -103,12 +81,52 @@ def _offline() -> bool:
 
 def _sync_offline_flags() -> None:
     """huggingface_hub and datasets read HF_HUB_OFFLINE once, at import: honour a later setting too."""
-    import sys
-
-    for mod, attr in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE")):
+    for mod, attr in (
+        ("huggingface_hub.constants", "HF_HUB_OFFLINE"),
+        ("datasets.config", "HF_HUB_OFFLINE"),
+    ):
         m = sys.modules.get(mod)
         if m is not None and hasattr(m, attr):
             setattr(m, attr, True)
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+
+
+def _json_array_rows(urls: list[str]) -> Iterator[Any]:
+    import fsspec
+
+    for url in urls:
+        with fsspec.open(url, "rt", encoding="utf-8", compression="infer") as stream:
+            yield from iter_json_array(stream, url)
+
+
+def open_data_files(
+    builder: str, urls: list[str], split: str, label: str, check: Check | None = None
+) -> Iterator[Any]:
+    """Rows of data files (hub `hf://` URLs, or local paths) through `builder`, columns checked.
+
+    Parquet and JSON Lines go through `datasets.load_dataset(builder, data_files=..., streaming=
+    True)`; their features (or, when `datasets` has none yet, the first row) are checked before
+    any row is yielded. Raises what `datasets` raises; `iter_hub_rows` turns that into UserError.
+    """
+    if builder not in _BUILDERS:
+        raise ValueError(f"unknown builder {builder!r}; use one of {', '.join(_BUILDERS)}")
+    if builder == "json-array":
+        return checked_first(_json_array_rows(urls), label, check)
+    import datasets
+
+    ds = datasets.load_dataset(builder, data_files={split: urls}, split=split, streaming=True)
+    return _checked_dataset(ds, label, check)
+
+
+def _checked_dataset(ds: Any, label: str, check: Check | None) -> Iterator[Any]:
+    features = getattr(ds, "features", None)
+    if check is not None and features is not None:
+        check(label, kinds_of_schema(features.arrow_schema))
+        check = None
+    return checked_first(iter(ds), label, check)
 
 
 def iter_hub_rows(
@@ -116,38 +134,51 @@ def iter_hub_rows(
     hub_id: str,
     split: str = "train",
     config: str | None = None,
-    data_files: str | list[str] | None = None,
+    files: HubFiles | None = None,
+    urls: list[str] | None = None,
+    check: Check | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Stream a hub dataset; fail fast with a UserError that says how to use a local copy.
 
-    With HF_HUB_OFFLINE=1 only the local `datasets` cache is tried. Otherwise a quick TCP check
-    of the hub endpoint runs first, so an offline machine fails in seconds, not after retries.
+    With `files` (or explicit `urls`, read as JSON Lines) the data files are read directly;
+    otherwise the repository is loaded by name and `config`. With HF_HUB_OFFLINE=1 only the
+    local `datasets` cache is tried. Otherwise a quick TCP check of the hub endpoint runs first,
+    so an offline machine fails in seconds, not after retries. `check` sees the columns before
+    any row is converted.
     """
-    how = f"download it and pass --source {name}:/path/to/local/parquet-or-jsonl"
+    how = f"download it and pass --source {name}:/path/to/local/copy"
     if _offline():
         _sync_offline_flags()
     else:
         why = hub_reachable()
         if why:
             raise UserError(f"{name}: cannot load {hub_id} from the Hugging Face hub: {why}; {how}")
+    label = f"{name}: {hub_id}" + (f" (config {config})" if config else "") + f" split {split}"
     try:
-        import datasets
-
-        if data_files is not None:
-            ds = datasets.load_dataset("json", data_files=data_files, split=split, streaming=True)
+        if files is not None or urls is not None:
+            builder = files.builder if files is not None else "json"
+            todo = urls if urls is not None else files.urls(hub_id, split)  # type: ignore[union-attr]
+            rows = open_data_files(builder, todo, split, label, check)
         else:
+            import datasets
+
             ds = datasets.load_dataset(hub_id, name=config, split=split, streaming=True)
-    except Exception as e:  # network, gated repo, missing config, script-based repo...
-        msg = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+            rows = _checked_dataset(ds, label, check)
+    except UserError:
+        raise
+    except Exception as e:  # network, gated repo, missing config or split...
         raise UserError(
-            f"{name}: cannot load {hub_id} (config={config}, split={split}) from the hub: {msg}; {how}"
+            f"{name}: cannot load {hub_id} (config={config}, split={split}) from the hub: {_first_line(e)}; {how}"
         ) from None
-    return _guarded(ds, name, hub_id, how)
+    return _guarded(rows, name, hub_id, how)
 
 
-def _guarded(ds: Any, name: str, hub_id: str, how: str) -> Iterator[dict[str, Any]]:
+def _guarded(rows: Iterator[Any], name: str, hub_id: str, how: str) -> Iterator[dict[str, Any]]:
     try:
-        yield from ds
+        yield from rows
+    except UserError:
+        raise
     except Exception as e:  # the stream fetches files lazily: network errors surface here
-        msg = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
-        raise UserError(f"{name}: reading {hub_id} from the hub failed: {msg}; {how}") from None
+        raise UserError(
+            f"{name}: reading {hub_id} from the hub failed: {_first_line(e)}; {how}"
+        ) from None

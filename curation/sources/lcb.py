@@ -11,17 +11,27 @@ split training problems from evaluation ones.
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import Any
 
 from curation.schema import RecordError, blank_record
 from curation.sources.callnorm import entry_point_for, lines_to_args
-from curation.sources.fields import json_field, text_or_none
+from curation.sources.columns import Columns
+from curation.sources.fields import dumps, json_field, loads, text_or_none
 from curation.sources.safepickle import UnsafePickleError, decode_lcb_blob
 from filters.errors import UserError
 
-__all__ = ["convert_lcb", "decode_private_tests", "check_lcb_options"]
+__all__ = ["convert_lcb", "decode_private_tests", "check_lcb_options", "LCB_COLUMNS"]
+
+_TEXT = ("string",)
+#: What the converter reads (LiveCodeBench `lcb_runner/benchmarks/code_generation.py`: all text).
+LCB_COLUMNS = Columns(
+    required={"question_content": _TEXT, "public_test_cases": _TEXT, "private_test_cases": _TEXT},
+    optional={
+        "question_id": _TEXT, "contest_date": _TEXT, "starter_code": _TEXT, "difficulty": _TEXT,
+        "platform": _TEXT, "metadata": _TEXT,
+    },
+)  # fmt: skip
 
 
 def check_lcb_options(start: str | None = None, end: str | None = None) -> None:
@@ -70,15 +80,13 @@ def _convert_tests(raw: list[Any]) -> tuple[str, list[dict[str, str]]]:
             raise RecordError("tests", f"test {i} must be an object with input and output")
         if kind == "functional":
             out = t["output"]
+            out_json = out if isinstance(out, str) else dumps(out)
             try:
-                json.loads(out) if isinstance(out, str) else None
-            except json.JSONDecodeError as e:
-                raise RecordError(
-                    "tests", f"test {i}: functional output is not JSON ({e.msg})"
-                ) from None
-            out_json = out if isinstance(out, str) else json.dumps(out)
+                loads(out_json, "tests")
+            except RecordError as e:
+                raise RecordError("tests", f"test {i}: functional output {e.message}") from None
             tests.append(
-                {"input": json.dumps(lines_to_args(str(t["input"]))), "output": out_json.strip()}
+                {"input": dumps(lines_to_args(str(t["input"]))), "output": out_json.strip()}
             )
         else:
             tests.append({"input": str(t["input"]), "output": str(t["output"])})
@@ -110,13 +118,15 @@ def convert_lcb(
         raise RecordError(e.field, e.message, partial) from None
     starter = text_or_none(row.get("starter_code"))
     fn = meta.get("func_name") if isinstance(meta, dict) else None
-    return blank_record({
-        "id": rid,
-        "statement": statement,
-        "starter_code": starter,
-        "test_type": test_type,
-        "entry_point": entry_point_for(fn, starter) if test_type == "call" else None,
-        "tests": tests,
-        "difficulty_label": text_or_none(row.get("difficulty")),
-        "tags": [p for p in [text_or_none(row.get("platform"))] if p],
-    })
+    return blank_record(
+        {
+            "id": rid,
+            "statement": statement,
+            "starter_code": starter,
+            "test_type": test_type,
+            "entry_point": entry_point_for(fn, starter) if test_type == "call" else None,
+            "tests": tests,
+            "difficulty_label": text_or_none(row.get("difficulty")),
+            "tags": [p for p in [text_or_none(row.get("platform"))] if p],
+        }
+    )

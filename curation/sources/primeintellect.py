@@ -1,12 +1,15 @@
 """PrimeIntellect verifiable-coding-problems: `verification_info` tests, fenced gold solutions.
 
 `verification_info` is JSON: {"language", "test_cases": [{"input", "output", "type", "fn_name"?}]}.
-`type` "stdin_stdout" gives stdio tests; "function_call" gives call tests (*unverified*: inputs
-are taken as a list of arguments, or JSON lines when a string; outputs, like TACO's, as a
-one-element list holding the return value). Rows in other languages are skipped (not rejected)
-unless `language` says otherwise ("" keeps all; the record's `language` is the row's). The
-solution is the code of the fenced block in
-`gold_standard_solution`; a row whose gold solution holds no code is rejected.
+`type` "stdin_stdout" gives stdio tests; "function_call" gives call tests: each input is the list
+of arguments (JSON lines when a string), each output a one-element list holding the return value
+(the real `sort_twisted37` rows: a function returning [1, 2, 7] is expected as [[1, 2, 7]]). Rows
+in other languages are skipped (not rejected) unless `language` says otherwise ("" keeps all; the
+record's `language` is the row's). The solution is the code of the fenced block in
+`gold_standard_solution`; a row whose gold solution holds no code is rejected. The `prompt`'s
+answer-format instructions are stripped (`instructions.strip_instructions`): `statement` is the
+problem, `source_prompt` the prompt as the dataset has it, and a starter in the instructions
+becomes `starter_code`.
 """
 
 from __future__ import annotations
@@ -15,10 +18,21 @@ from typing import Any
 
 from curation.schema import RecordError
 from curation.sources.callnorm import call_args, call_output, entry_point_for, stdio_text
+from curation.sources.columns import Columns
 from curation.sources.extract import extract_code
 from curation.sources.fields import json_field, number_in, text_or_none
+from curation.sources.instructions import strip_instructions
 
-__all__ = ["convert_primeintellect"]
+__all__ = ["convert_primeintellect", "PRIMEINTELLECT_COLUMNS"]
+
+#: What the converter reads (all strings on the hub; JSON fields may come decoded elsewhere).
+PRIMEINTELLECT_COLUMNS = Columns(
+    required={"prompt": ("string",), "verification_info": ("string", "struct")},
+    optional={
+        "gold_standard_solution": ("string",), "problem_id": ("string",),
+        "in_source_id": ("string",), "metadata": ("string", "struct"),
+    },
+)  # fmt: skip
 
 
 def _tests(cases: list[Any]) -> tuple[str, list[dict[str, str]], str | None]:
@@ -74,13 +88,16 @@ def convert_primeintellect(
             raise RecordError(e.field, e.message, partial) from None
         raise RecordError("tests", f"malformed verification_info ({e!r})", partial) from None
     meta = meta if isinstance(meta, dict) else {}
+    problem, starter = strip_instructions(statement)
     return {
         "id": rid,
-        "statement": statement,
-        "starter_code": None,
+        "statement": problem,
+        "starter_code": starter,
         "language": lang,
         "test_type": test_type,
-        "entry_point": entry_point_for(fn, statement if "class Solution" in statement else None),
+        "entry_point": entry_point_for(
+            fn, starter or (problem if "class Solution" in problem else None)
+        ),
         "tests": tests,
         "test_code": None,
         "solutions": [code] if code else [],
@@ -90,4 +107,5 @@ def convert_primeintellect(
         "memory_limit_mb": number_in(meta.get("memory_limit")),
         "difficulty_label": text_or_none(meta.get("difficulty")),
         "tags": [],
+        "source_prompt": statement if problem != statement else None,
     }

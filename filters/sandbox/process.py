@@ -8,12 +8,14 @@ import random
 import resource
 import select
 import signal
-import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from filters.sandbox import wire
+from filters.sandbox.outcome import IoDir
 
 __all__ = ["WorkerProcess", "WorkerDied", "WORKER_ENV"]
 
@@ -53,6 +55,8 @@ class WorkerProcess:
 
     def __init__(self, uid: int | None = None, hash_seed: int = 0) -> None:
         self.uid = uid if uid is not None else random.randrange(200_000, 2_000_000_000)
+        self.io: IoDir | None = None
+        self.isolation: dict[str, Any] = {}
         self.proc = subprocess.Popen(
             [sys.executable, "-s", "-B", _WORKER, str(self.uid)],
             stdin=subprocess.PIPE,
@@ -66,11 +70,22 @@ class WorkerProcess:
         )
         self._w = self.proc.stdin.fileno()  # type: ignore[union-attr]
         self._r = self.proc.stdout.fileno()  # type: ignore[union-attr]
-        hello = self.recv(timeout=60.0)
-        if not (isinstance(hello, tuple) and hello[0] == "hello"):
+        try:
+            op, report = self.recv(timeout=60.0)
+        except WorkerDied:
             self.kill()
-            raise WorkerDied(f"worker did not start: {hello!r}")
-        self.isolation: dict[str, Any] = hello[1]
+            raise
+        if op != wire.Op.HELLO:
+            self.kill()
+            raise WorkerDied(f"worker did not start: {op!r}")
+        self.isolation = report
+        # the I/O directory lives in the worker's mount namespace: reached through its root
+        iodir = report["iodir"]
+        try:
+            self.io = IoDir(f"/proc/{self.proc.pid}/root{iodir}" if report["mountns"] else iodir)
+        except OSError as e:
+            self.kill()
+            raise WorkerDied(f"cannot reach the worker's I/O directory: {e}") from None
 
     def _read_exact(self, n: int, deadline: float) -> bytes:
         buf = bytearray()
@@ -84,26 +99,35 @@ class WorkerProcess:
             buf += chunk
         return bytes(buf)
 
-    def recv(self, timeout: float) -> Any:
+    def recv(self, timeout: float) -> tuple[str, Any]:
+        """The worker's next message, (op, body)."""
         deadline = time.monotonic() + timeout
-        (n,) = struct.unpack("<Q", self._read_exact(8, deadline))
+        (n,) = wire.HEADER.unpack(self._read_exact(wire.HEADER.size, deadline))
         try:
-            return pickle.loads(self._read_exact(n, deadline))
-        except (pickle.UnpicklingError, EOFError, ValueError) as e:
+            op, body = pickle.loads(self._read_exact(n, deadline))
+        except (pickle.UnpicklingError, EOFError, ValueError, TypeError) as e:
             raise WorkerDied(f"garbled answer: {e}") from None
+        return op, body
 
-    def send(self, op: str, arg: Any) -> None:
-        data = pickle.dumps((op, arg), protocol=pickle.HIGHEST_PROTOCOL)
+    def send(self, op: str, body: Any) -> None:
         try:
-            view = memoryview(struct.pack("<Q", len(data)) + data)
-            while view:
-                view = view[os.write(self._w, view) :]
+            wire.write_all(self._w, wire.frame(op, body))
         except OSError as e:
             raise WorkerDied(f"cannot write to worker: {e}") from None
 
-    def call(self, op: str, arg: Any, timeout: float) -> Any:
-        self.send(op, arg)
-        return self.recv(timeout)
+    def call(self, op: str, body: Any, timeout: float) -> wire.RunEnd:
+        """Send one request and read its answer."""
+        self.send(op, body)
+        got, answer = self.recv(timeout)
+        if got != op or not isinstance(answer, dict):
+            raise WorkerDied(f"answer out of step: {got!r} to {op!r}")
+        return wire.RunEnd(**answer)
+
+    def files(self) -> IoDir:
+        """The worker's I/O directory: where a run's data goes in and comes out."""
+        if self.io is None:
+            raise WorkerDied("worker stopped")
+        return self.io
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -112,13 +136,14 @@ class WorkerProcess:
         """Stop the worker (its children die with it: parent-death signal and uid sweep)."""
         if self.proc.poll() is None:
             try:
-                self.send("quit", None)
+                self.send(wire.Op.QUIT, None)
                 self.proc.wait(timeout=2.0)
             except (WorkerDied, subprocess.TimeoutExpired):
                 pass
         if self.proc.poll() is None:
-            # the worker and its session: it leads its own process group, whose id cannot be
-            # reused before the worker is reaped below
+            # the worker and its server (the init of the runs' pid namespace: the kernel then
+            # kills every run): it leads its own process group, whose id cannot be reused before
+            # the worker is reaped below
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except OSError:
@@ -129,3 +154,6 @@ class WorkerProcess:
                 f.close()  # type: ignore[union-attr]
             except OSError:
                 pass
+        if self.io is not None:
+            self.io.close()
+            self.io = None

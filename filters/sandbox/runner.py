@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import json
 import os
 import queue
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -21,40 +21,22 @@ from filters.sandbox.limits import (
     DEFAULT_TIME_LIMIT_S,
     Limits,
 )
+from filters.sandbox.outcome import Outcome, Status, outcome
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import VERDICTS, RunResult, TestResult, truncate
+from filters.sandbox.wire import Files, Op, Run, RunLimits
 
 __all__ = ["Sandbox", "default_workers"]
 
 #: (problem, code) or (problem, code, run() keyword arguments for this job)
 Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
+_COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
 
-#: One test's run: (index, test, worker's answer, verdict or "check", actual output, reason)
-_Run = tuple[int, dict[str, str], dict[str, Any], str, str | None, str | None]
-
-
-def _io_mb(output_bytes: int, inputs: Sequence[str]) -> int:
-    """MB of I/O space a session needs: the longest input, and stdout and stderr at the limit."""
-    return (2 * output_bytes + 4 * max(map(len, inputs), default=0)) // (1 << 20) + 2
-
-
-@contextlib.contextmanager
-def _session(w: WorkerProcess, io_mb: int) -> Iterator[None]:
-    """One session on a worker (see worker.py): everything it is sent dies when it ends. Neither
-    message is answered: a session that cannot start or that crashed ends the worker, and the
-    next call reads end-of-file (WorkerDied)."""
-    w.send("session", {"io_mb": io_mb})
-    try:
-        yield
-    except WorkerDied:
-        raise  # the worker is replaced; nothing to end
-    except BaseException:
-        with contextlib.suppress(WorkerDied):
-            w.send("end", None)
-        raise
-    else:
-        w.send("end", None)
+def _io_mb(output_bytes: int, program_bytes: int, input_bytes: int) -> int:
+    """MB of I/O space a program's runs need: the program (and its compiled cache), the longest
+    input (or check), and stdout and stderr at the limit."""
+    return (2 * output_bytes + 4 * program_bytes + 4 * input_bytes) // (1 << 20) + 2
 
 
 def default_workers() -> int:
@@ -172,8 +154,12 @@ class Sandbox:
             if iso.get("netns")
             else "host network (not isolated)",
             "mount_namespace": bool(iso.get("mountns")),
-            "ipc_namespace": bool(iso.get("ipcns")),  # SysV IPC objects removed after each test
-            "keyrings": "fresh session keyring per test; the run user's keyrings cleared"
+            # SysV objects and POSIX message queues removed after each run
+            "ipc_namespace": bool(iso.get("ipcns")),
+            "posix_message_queues_removed": bool(iso.get("mqueues_cleared")),
+            # SysV shared memory and message queues, held by no process, capped per namespace
+            "ipc_memory_mb": iso.get("ipc_shm_mb"),
+            "keyrings": "fresh session keyring per run; the run user's keyrings cleared"
             if iso.get("keyrings")
             else "inherited (not isolated)",
             "private_tmp": bool(iso.get("private_tmp")),
@@ -182,10 +168,14 @@ class Sandbox:
             "host_files": "hidden: only system directories and the interpreter's library are visible"
             if iso.get("host_hidden")
             else "visible: the program can read any file the run's user can",
-            "pid_namespace": bool(iso.get("pidns")),  # a program sees only its own processes
-            # each program is judged in its own session process, forked from a server that never
-            # holds a program or its data: nothing of one program is in the next one's memory
-            "memory_between_programs": "fresh session per program",
+            "pid_namespace": bool(iso.get("pidns")),  # one per worker, killed with it
+            # its /proc shows a program only the processes of the run's uid: its own tree
+            "processes_hidden": bool(iso.get("proc_hidden")),
+            # each run is a child forked from a server that never holds a program or its data
+            # (they pass through files the sandbox writes and reads): nothing of one run is in
+            # another's memory
+            "memory_between_programs": "fresh process per run, from a server that never holds data",
+            "io_directory": iso.get("iodir"),  # where a run's data passes (root only)
             "process_cleanup": iso.get("kill"),
             "child_subreaper": bool(iso.get("subreaper")),
             "no_new_privs": bool(iso.get("no_new_privs")),
@@ -281,18 +271,6 @@ class Sandbox:
             return list(ex.map(one, jobs))
 
     # ---- judging ----------------------------------------------------------------------------
-    def _wire_limits(self, limits: Limits) -> dict[str, Any]:
-        return {
-            "time_s": limits.time_s,
-            "wall_s": limits.wall_s,
-            "rlimit_cpu_s": limits.rlimit_cpu_s,
-            "memory_mb": limits.memory_mb,
-            "address_bytes": limits.address_bytes,
-            "output_bytes": limits.output_bytes,
-            "nproc": limits.nproc,
-            "nofile": limits.nofile,
-        }
-
     def _judge(
         self,
         w: WorkerProcess,
@@ -316,52 +294,50 @@ class Sandbox:
                     "SE", error=f"test code does not parse: {e}", time_limit_s=limits.time_s
                 )
         total = max(1, len(assert_texts)) if kind == "assert" else len(test_list)
-        timeout = limits.wall_s + 30.0
-        io_mb = _io_mb(limits.output_bytes, [t["input"] for t in test_list])
-        wl = self._wire_limits(limits)
-        checker = problem.get("checker")
-        runs: list[_Run] = []
-        with _session(w, io_mb):
-            resp = w.call(
-                "prog",
-                {
-                    "code": code,
-                    "test_code": test_code,
-                    "kind": kind,
-                    "call_check": call_check,
-                    "typed": typed,
-                    "entry": problem.get("entry_point"),
-                },
-                timeout,
-            )
-            if resp["status"] != "OK":
-                return RunResult(
-                    resp["status"],
-                    0,
-                    total,
-                    first_failure={"verdict": resp["status"], "stderr": resp.get("error")},
-                    time_limit_s=limits.time_s,
-                    error=resp.get("error") if resp["status"] == "SE" else None,
+        if kind != "assert" and not test_list:  # nothing to run: it only has to compile
+            try:
+                compile(code, "solution.py", "exec", dont_inherit=True)
+            except _COMPILE_ERRORS as e:
+                return self._not_run(
+                    Outcome(Status.CE, error=f"{type(e).__name__}: {e}"), 0, limits
                 )
-            if kind == "assert":
-                return self._judge_assert(w, wl, assert_texts, timeout, limits)
-            for i, t in enumerate(test_list):
-                r = w.call("test", {"input": t["input"], "limits": wl}, timeout)
-                v, actual, reason = self._verdict(r, t, kind, typed, checker)
-                if v == "SE":
-                    return RunResult(
-                        "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
-                    )
-                runs.append((i, t, r, v, actual, reason))
-                if stop and v not in ("AC", "check"):
-                    break
-        if any(v == "check" for _, _, _, v, _, _ in runs):
-            runs = self._run_checks(w, checker, runs, wl, timeout, stop)
+            return self._summary("AC", [], 0, None, limits)
+        checker = problem.get("checker")
+        io = w.files()
+        code_bytes = code.encode("utf-8", "surrogatepass")
+        suite_bytes = (test_code or "").encode("utf-8", "surrogatepass")
+        longest = max(
+            (len(t["input"]) + (len(t["output"]) if checker else 0) for t in test_list), default=0
+        )
+        io_mb = _io_mb(limits.output_bytes, len(code_bytes) + len(suite_bytes), longest)
+        io.write(Files.CODE, code_bytes)  # its first run compiles it (the worker drops the last)
+        if kind == "assert":
+            io.write(Files.SUITE, suite_bytes)
+        run = Run(
+            limits=RunLimits.of(limits),
+            io_mb=io_mb,
+            kind=kind,
+            entry=problem.get("entry_point"),
+            call_check=call_check,
+            typed=typed,
+            first=False,
+        )
+        timeout = limits.wall_s + 30.0
+        if kind == "assert":
+            return self._judge_assert(w, run, assert_texts, timeout, limits)
         results: list[TestResult] = []
         first: dict[str, Any] | None = None
         verdict = "AC"
-        for i, t, r, v, actual, reason in runs:
-            results.append(TestResult(i, v, r["cpu_ms"], r["wall_ms"], r["peak_mem_kb"]))
+        for i, t in enumerate(test_list):
+            # the first run compiles the program, and keeps it compiled when more runs follow
+            this = run._replace(first=True, cache=len(test_list) > 1) if i == 0 else run
+            r = self._run(w, this, t["input"], timeout)
+            if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
+                return self._not_run(r, total, limits)
+            v, actual, reason = self._verdict(r, t, kind, typed, checker)
+            if v == "check":  # in a run of its own: the expected answer never enters the program's
+                v, reason = self._check(w, run, checker, t, actual, timeout)
+            results.append(TestResult(i, v, r.cpu_ms, r.wall_ms, r.peak_mem_kb))
             if v != "AC" and first is None:
                 verdict = v
                 first = {
@@ -371,28 +347,60 @@ class Sandbox:
                     "expected": truncate(t["output"]),
                     "actual": truncate(actual),
                     "reason": reason,
-                    "exit": r.get("exit"),
-                    "stderr": truncate(r.get("stderr"), 1000),
+                    "exit": r.exit,
+                    "stderr": truncate(r.stderr, 1000),
                 }
                 if stop:
                     break
         return self._summary(verdict, results, total, first, limits)
 
+    @staticmethod
+    def _not_run(r: Outcome, total: int, limits: Limits) -> RunResult:
+        """A program that does not compile (CE), or a harness fault (SE: the suite does not
+        compile, the worker failed): no test counts."""
+        return RunResult(
+            r.status,
+            0,
+            total,
+            first_failure={"verdict": r.status, "stderr": r.error},
+            time_limit_s=limits.time_s,
+            error=r.error if r.status == Status.SE else None,
+        )
+
+    @staticmethod
+    def _run(w: WorkerProcess, run: Run, test_input: str, timeout: float) -> Outcome:
+        """One run of the program: its input written, the worker's answer, its outcome."""
+        io = w.files()
+        try:
+            if run.kind == "stdio":
+                io.write(Files.STDIN, test_input.encode("utf-8", "surrogateescape"))
+            elif run.kind == "call":
+                io.write(Files.CALL, test_input.encode("utf-8", "surrogatepass"))
+        except UnicodeEncodeError as e:
+            return Outcome(Status.SE, error=f"the test's input cannot be written: {e}")
+        except OSError as e:
+            raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
+        end = w.call(Op.RUN, run, timeout)
+        try:
+            return outcome(end, io, run.limits, want_stdout=run.kind == "stdio")
+        except OSError as e:
+            raise WorkerDied(f"cannot read the worker's I/O directory: {e}") from None
+
     def _verdict(
-        self, r: dict[str, Any], t: dict[str, str], kind: str, typed: bool, checker: str | None
+        self, r: Outcome, t: dict[str, str], kind: str, typed: bool, checker: str | None
     ) -> tuple[str, str | None, str | None]:
         """(verdict, actual output, reason) of one test's run; "check" when a checker decides."""
-        v = r["status"]
-        if v != "OK":
+        v = r.status
+        if v != Status.OK:
             return v, None, None
         if kind == "stdio":
-            actual = r.get("stdout", b"").decode("utf-8", "replace")
+            actual = (r.stdout or b"").decode("utf-8", "replace")
         else:
-            actual = (r.get("res") or {}).get("result")
+            actual = (r.record or {}).get("result")
             if not isinstance(actual, str):  # the program can write any record there
                 actual = None
         if actual is None:
-            return "RE", None, (r.get("res") or {}).get("unserializable") or "no return value"
+            return "RE", None, (r.record or {}).get("unserializable") or "no return value"
         if typed:  # an assertion converted to a call (assert_calls): judged here
             v, reason = judge_call(t, actual)
             return v, actual, reason
@@ -403,70 +411,43 @@ class Sandbox:
             return ("AC" if reason is None else "WA"), actual, reason
         return ("AC" if compare_call(t["output"], actual, self.tolerance) else "WA"), actual, None
 
-    def _run_checks(
-        self,
-        w: WorkerProcess,
-        checker: str,
-        runs: list[_Run],
-        wl: dict[str, Any],
-        timeout: float,
-        stop: bool,
-    ) -> list[_Run]:
-        """The checker's verdicts, in a session of their own: the expected answers never enter a
-        process that the program's children are forked from. So with a checker every test runs
-        before the first is checked (`stop` then only saves checks)."""
-        out = []
-        with _session(w, _io_mb(wl["output_bytes"], [])):
-            for i, t, r, v, actual, reason in runs:
-                if v == "check":
-                    v, reason = self._check(w, checker, t, actual, wl, timeout)
-                out.append((i, t, r, v, actual, reason))
-                if stop and v != "AC":
-                    break
-        return out
-
     def _check(
         self,
         w: WorkerProcess,
+        run: Run,
         checker: str,
         t: dict[str, str],
         actual: str,
-        wl: dict[str, Any],
         timeout: float,
     ) -> tuple[str, str | None]:
-        r = w.call(
-            "check",
-            {
-                "checker": checker,
-                "input": t["input"],
-                "expected": t["output"],
-                "actual": actual,
-                "limits": dict(wl, time_s=10.0, wall_s=31.0, rlimit_cpu_s=11),
-            },
-            timeout + 30,
-        )
-        res = r.get("res") or {}
-        if r["status"] == "OK" and res.get("ok") is True:
+        """The checker's verdict on one output, in a fresh child of its own (a program's children
+        never hold an expected answer)."""
+        task = {"checker": checker, "input": t["input"], "expected": t["output"], "actual": actual}
+        limits = run.limits._replace(time_s=10.0, wall_s=31.0, rlimit_cpu_s=11)
+        check = Run(limits=limits, io_mb=run.io_mb, check=True, first=False)
+        try:
+            w.files().write(Files.CHECK, json.dumps(task).encode())
+        except OSError as e:
+            raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
+        r = self._run(w, check, "", timeout + 30)
+        res = r.record or {}
+        if r.status == Status.OK and res.get("ok") is True:
             return "AC", None
-        if r["status"] == "OK":
+        if r.status == Status.OK:
             return "WA", "checker rejected the output"
-        return "WA", f"checker failed ({r['status']}): {res.get('error') or r.get('stderr', '')}"[
-            :500
-        ]
+        return "WA", f"checker failed ({r.status}): {res.get('error') or r.stderr}"[:500]
 
     def _judge_assert(
-        self, w: WorkerProcess, wl: dict[str, Any], texts: list[str], timeout: float, limits: Limits
+        self, w: WorkerProcess, run: Run, texts: list[str], timeout: float, limits: Limits
     ) -> RunResult:
         total = max(1, len(texts))
-        r = w.call("test", {"input": "", "limits": wl}, timeout)
-        status = r["status"]
-        if status == "SE":
-            return RunResult(
-                "SE", error=r.get("error"), time_limit_s=limits.time_s, tests_total=total
-            )
-        res = r.get("res") or {}
+        r = self._run(w, run._replace(first=True), "", timeout)
+        status = r.status
+        if status in (Status.CE, Status.SE):  # did not compile, harness fault
+            return self._not_run(r, total, limits)
+        res = r.record or {}
         asserts = _assert_verdicts(res.get("asserts"))
-        if status == "OK" and not res.get("done"):
+        if status == Status.OK and not res.get("done"):
             status = "RE"  # the program ended the process before its tests finished
         # An assertion that never reported in a run that finished never ran: a program can skip
         # the suite (a tracer that jumps over it, a `check` replaced before it is called), so it
@@ -474,13 +455,11 @@ class Sandbox:
         unrun = "WA" if texts else "AC"
         results = []
         for i in range(total):
-            v = asserts.get(i, status if status != "OK" else unrun)
-            results.append(
-                TestResult(i, v, r["cpu_ms"] / total, r["wall_ms"] / total, r["peak_mem_kb"])
-            )
+            v = asserts.get(i, status if status != Status.OK else unrun)
+            results.append(TestResult(i, v, r.cpu_ms / total, r.wall_ms / total, r.peak_mem_kb))
         bad = [t for t in results if t.verdict != "AC"]
-        verdict = status if status != "OK" else (bad[0].verdict if bad else "AC")
-        if status != "OK":
+        verdict = status if status != Status.OK else (bad[0].verdict if bad else "AC")
+        if status != Status.OK:
             for t in results:  # a crash or limit ends the run: nothing after it counts as passed
                 if t.index not in asserts:
                     t.verdict = status
@@ -499,11 +478,11 @@ class Sandbox:
                     if bad
                     else None
                 ),
-                "exit": r.get("exit"),
-                "stderr": truncate(r.get("stderr"), 1000),
+                "exit": r.exit,
+                "stderr": truncate(r.stderr, 1000),
             }
         out = self._summary(verdict, results, total, first, limits)
-        out.cpu_ms, out.wall_ms = r["cpu_ms"], r["wall_ms"]
+        out.cpu_ms, out.wall_ms = r.cpu_ms, r.wall_ms
         return out
 
     @staticmethod

@@ -2,10 +2,12 @@
 subclass that draws batches with a mixer and measures per-source language-model loss.
 
 `MixerCallback(sampler)` works with any Trainer: call `callback.push(feedback)` from your own
-`compute_loss` (once per micro-batch); at `on_step_end` the pushed feedback is merged and given to
-the mixer, and `on_save` writes the sampler state into the checkpoint. `MixerTrainer` does all of
-this for causal language models: batches come from the sampler, per-sample losses are averaged per
-source (gathered over processes), and a resumed run continues the exact stream.
+`compute_loss` (once per micro-batch, with `weights_id` from the rows' `mixer_weights_id`, see
+`DrawnRows`); at `on_step_end` the pushed feedback is merged and given to the mixer, and `on_save`
+writes the sampler state into the checkpoint. `MixerTrainer` does all of this for causal language
+models: batches come from the sampler, each row carries its row index and the weights id that drew
+it (so workers and look-ahead do not shift the credit), per-sample losses are averaged per source
+(gathered over processes), and a resumed run continues the exact stream.
 Tested single-process only.
 """
 
@@ -18,8 +20,8 @@ import numpy as np
 import torch
 from transformers import Trainer, TrainerCallback
 
-from mixer.adapters.torch import MixerRepeatSampler
-from mixer.feedback import Feedback
+from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, DrawnRows, MixerRepeatSampler
+from mixer.feedback import Feedback, weights_id_of
 from mixer.sampler import MixedSampler
 
 __all__ = [
@@ -33,12 +35,30 @@ __all__ = [
 MIXER_STATE_FILE = "mixer_state.pt"
 
 
+def _id_shares(fb: Feedback) -> dict[int, float]:
+    """`fb.weights_id` as {id: examples}, scaled to the feedback's example count."""
+    wid, n = fb.weights_id, float(fb.counts.sum()) or 1.0
+    if wid is None:
+        return {}
+    if isinstance(wid, dict):
+        total = sum(wid.values())
+        return {k: v * n / total for k, v in wid.items()}
+    return {wid: n}
+
+
 def merge_feedback(items: list[Feedback]) -> Feedback:
-    """One feedback from several micro-batches: counts add up, the other fields are count-weighted means."""
+    """One feedback from several micro-batches: counts add up, the other fields are count-weighted
+    means, and the weights ids of the micro-batches are kept with their shares of the examples."""
     if len(items) == 1:
         return items[0]
+    if any(f.weights_id is None for f in items) and any(f.weights_id is not None for f in items):
+        raise ValueError("some micro-batches name the weights that drew them and some do not")
     counts = np.sum([f.counts for f in items], axis=0)
-    out: dict[str, Any] = {"counts": counts}
+    shares: dict[int, float] = {}
+    for f in items:
+        for k, v in _id_shares(f).items():
+            shares[k] = shares.get(k, 0.0) + v
+    out: dict[str, Any] = {"counts": counts, "weights_id": shares or None}
     for name in ("loss", "reward", "pass_rate", "adv_abs"):
         vals = np.array([f.get(name) for f in items])
         w = np.array([f.counts for f in items]) * np.isfinite(vals)
@@ -104,9 +124,11 @@ class MixerCallback(TrainerCallback):
 class MixerTrainer(Trainer):
     """A `Trainer` for causal LMs whose batches follow a mixer; train rows need `input_ids` (+ labels).
 
-    `sampler` is a `MixedSampler` over the train set's row indices with `batch_size` equal to
-    `per_device_train_batch_size`. Resuming sets `ignore_data_skip`: the restored sampler already
-    knows where the stream stands.
+    `sampler` is a `MixedSampler` (or any `BatchSource`) over the train set's row indices with
+    `batch_size` equal to `per_device_train_batch_size`. Rows reach `compute_loss` with their row
+    index and the id of the weights that drew them (`DrawnRows`), so the step is credited to those
+    weights with any `dataloader_num_workers`. Resuming sets `ignore_data_skip`: the restored
+    sampler already knows where the stream stands.
     """
 
     def __init__(self, *args: Any, sampler: MixedSampler, **kwargs: Any) -> None:
@@ -123,11 +145,25 @@ class MixerTrainer(Trainer):
     def _get_train_sampler(self, train_dataset: Any = None):  # noqa: ANN201
         return self.index_sampler
 
+    def get_train_dataloader(self):  # noqa: ANN201
+        return self._get_dataloader(
+            dataset=DrawnRows(self.train_dataset),
+            description="Training",
+            batch_size=self._train_batch_size,
+            sampler_fn=self._get_train_sampler,
+            is_training=True,
+        )
+
     def _remove_unused_columns(self, dataset, description=None):  # noqa: ANN001, ANN202
         return dataset
 
+    def _get_collator_with_removed_columns(self, data_collator, description=None):  # noqa: ANN001, ANN202
+        return data_collator
+
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):  # noqa: ANN001
-        row = inputs.pop("row_index", None)
+        inputs.pop("row_index", None)
+        row = inputs.pop(ROW_KEY, None)
+        wids = inputs.pop(WEIGHTS_ID_KEY, None)
         labels = inputs.get("labels", inputs["input_ids"])
         model_inputs = {k: v for k, v in inputs.items() if k != "labels"}
         outputs = model(**model_inputs)
@@ -147,7 +183,8 @@ class MixerTrainer(Trainer):
                 .numpy()
             )
             loss = np.where(both[1] > 0, both[0] / np.maximum(both[1], 1), np.nan)
-            self.mixer_callback.push(Feedback(counts=both[1], loss=loss))
+            wid = weights_id_of(wids.reshape(-1).tolist()) if wids is not None else None
+            self.mixer_callback.push(Feedback(counts=both[1], loss=loss, weights_id=wid))
         loss = per_sample.mean()
         return (loss, outputs) if return_outputs else loss
 

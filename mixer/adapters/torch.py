@@ -1,8 +1,15 @@
-"""Plain PyTorch: a DataLoader driven by a MixedSampler, and per-source losses and gradient sketches."""
+"""Plain PyTorch: a DataLoader driven by a MixedSampler, and per-source losses and gradient sketches.
+
+Credit through loaders: a sampler here yields `DrawnIndex`es (row indices that carry the weights id
+of the batch that drew them) and `DrawnRows` puts the row and the id into each example, so however
+far a loader prefetches (workers, `prefetch_factor`, accelerate's one-batch look-ahead) the
+feedback names the weights that drew the batch it was computed on.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -10,11 +17,15 @@ import torch
 from torch.utils.data import DataLoader, Sampler
 
 from mixer.base import Mixer
-from mixer.feedback import Feedback
-from mixer.sampler import MixedSampler
+from mixer.feedback import Feedback, WeightsId, weights_id_of
+from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 from mixer.sketch import GradientSketch
 
 __all__ = [
+    "ROW_KEY",
+    "WEIGHTS_ID_KEY",
+    "DrawnBatch",
+    "DrawnRows",
     "MixerRepeatSampler",
     "mixed_dataloader",
     "per_source_loss",
@@ -23,18 +34,99 @@ __all__ = [
     "FlatIndexSampler",
 ]
 
+#: Keys `DrawnRows` adds to a dict example: its row index and the weights id that drew it.
+ROW_KEY = "mixer_row"
+WEIGHTS_ID_KEY = "mixer_weights_id"
+
+
+def drawn_fields(index: Any) -> dict[str, int | None]:
+    """{ROW_KEY: row, WEIGHTS_ID_KEY: id or None} for an index from a mixer's sampler."""
+    return {ROW_KEY: int(index), WEIGHTS_ID_KEY: getattr(index, "weights_id", None)}
+
+
+class DrawnRows(torch.utils.data.Dataset):
+    """A map-style dataset whose examples carry their row and the weights id that drew them.
+
+    Dict examples get `mixer_row` and `mixer_weights_id` keys; any other example becomes the
+    pair `(example, {mixer_row, mixer_weights_id})`. Indices without an id (not drawn by a mixer's
+    sampler) get `mixer_weights_id=None`. Other attributes are the wrapped dataset's.
+    """
+
+    def __init__(self, dataset: Any) -> None:
+        self.dataset = dataset
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, index: Any) -> Any:
+        row = self.dataset[int(index)]
+        tags = drawn_fields(index)
+        if isinstance(row, Mapping):
+            return {**row, **tags}
+        return row, tags
+
+    def __getattr__(self, name: str) -> Any:
+        # never the wrapped dataset's dunders: torch's fetcher would call its `__getitems__`
+        if name == "dataset" or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.dataset, name)
+
+
+@dataclass
+class DrawnBatch:
+    """One loader batch of `mixed_dataloader`: the collated examples, their rows and source ids,
+    and the `Feedback.weights_id` of the weights that drew them."""
+
+    data: Any
+    rows: np.ndarray
+    sources: np.ndarray
+    weights_id: WeightsId | None
+
+
+class _DrawnCollate:
+    """Collate `(example, tags)` pairs: the examples with `collate_fn`, the tags into a DrawnBatch."""
+
+    def __init__(self, collate_fn: Callable | None, source_of: Callable) -> None:
+        self.collate_fn = collate_fn or torch.utils.data.default_collate
+        self.source_of = source_of
+
+    def __call__(self, items: list[tuple[Any, dict]]) -> DrawnBatch:
+        rows = np.array([t[ROW_KEY] for _, t in items], dtype=np.int64)
+        return DrawnBatch(
+            data=self.collate_fn([x for x, _ in items]),
+            rows=rows,
+            sources=self.source_of(rows),
+            weights_id=weights_id_of(t[WEIGHTS_ID_KEY] for _, t in items),
+        )
+
+
+class _DrawnBatches:
+    """A batch sampler over a `BatchSource`: each batch as `DrawnIndex`es (the draw's weights id)."""
+
+    def __init__(self, sampler: MixedSampler) -> None:
+        self.sampler = sampler
+
+    def __iter__(self) -> Iterator[list[DrawnIndex]]:
+        for idx in self.sampler:
+            yield [DrawnIndex(i, self.sampler.last_weights_id) for i in idx]
+
+    def __len__(self) -> int:
+        return len(self.sampler)
+
 
 class MixerRepeatSampler(Sampler[int]):
-    """TRL's RepeatSampler layout over prompts chosen by a `MixedSampler` (one mixer step per chunk).
+    """TRL's RepeatSampler layout over prompts chosen by a `BatchSource` (one mixer step per chunk).
 
-    Chunks are drawn lazily, when the loader asks for them, so a loader that prefetches one batch
-    draws with weights one update old. For an exact resume, `state_dict(consumed)` also saves the
-    chunks already drawn but not yet trained on; after loading they are replayed first.
+    Chunks are drawn lazily, when the loader asks for them, so a loader that prefetches draws with
+    weights an update or more old; each index is a `DrawnIndex` carrying its chunk's weights id, so
+    with `DrawnRows` the feedback still names the weights that drew it. For an exact resume,
+    `state_dict(consumed)` also saves the chunks already drawn but not yet trained on (with their
+    weights ids); after loading they are replayed first.
     """
 
     def __init__(
         self,
-        sampler: MixedSampler,
+        sampler: BatchSource,
         mini_repeat_count: int,
         repeat_count: int = 1,
         num_batches: int | None = None,
@@ -42,21 +134,26 @@ class MixerRepeatSampler(Sampler[int]):
         self.sampler = sampler
         self.mini_repeat_count = int(mini_repeat_count)
         self.repeat_count = int(repeat_count)
-        total = sum(len(g) for g in sampler.groups)
-        self.num_batches = (
-            int(num_batches) if num_batches is not None else max(1, total // sampler.batch_size)
-        )
+        if num_batches is None:
+            if not hasattr(sampler, "__len__"):
+                raise ValueError("pass num_batches: the sampler has no length")
+            num_batches = max(1, len(sampler))
+        self.num_batches = int(num_batches)
         self.drawn = 0
-        self.recent: list[list[int]] = []
-        self.pending: list[list[int]] = []
+        self.recent: list[list[DrawnIndex]] = []
+        self.pending: list[list[DrawnIndex]] = []
 
-    def _next_chunk(self) -> list[int]:
-        chunk = self.pending.pop(0) if self.pending else self.sampler.next_batch()
+    def _next_chunk(self) -> list[DrawnIndex]:
+        if self.pending:
+            chunk = self.pending.pop(0)
+        else:
+            idx = self.sampler.next_batch()
+            chunk = [DrawnIndex(i, self.sampler.last_weights_id) for i in idx]
         self.drawn += 1
-        self.recent = (self.recent + [chunk])[-16:]
+        self.recent = (self.recent + [chunk])[-64:]
         return chunk
 
-    def __iter__(self) -> Iterator[int]:
+    def __iter__(self) -> Iterator[DrawnIndex]:
         for _ in range(self.num_batches):
             chunk = self._next_chunk()
             for _ in range(self.repeat_count):
@@ -72,21 +169,27 @@ class MixerRepeatSampler(Sampler[int]):
     def state_dict(self, consumed: int | None = None) -> dict:
         """Sampler and mixer state, plus the chunks drawn after the first `consumed` ones (prefetched)."""
         ahead = 0 if consumed is None else max(0, self.drawn - int(consumed))
+        if ahead > len(self.recent):
+            raise RuntimeError(f"{ahead} chunks in flight, more than the {len(self.recent)} kept")
         pending = self.recent[len(self.recent) - ahead :] if ahead else []
         return {
             "sampler": self.sampler.state_dict(),
-            "pending": [list(c) for c in [*pending, *self.pending]],
+            "pending": [[int(i) for i in c] for c in [*pending, *self.pending]],
+            "pending_ids": [c[0].weights_id if c else None for c in [*pending, *self.pending]],
             "drawn": self.drawn - ahead,
         }
 
     def load_state_dict(self, state: dict) -> None:
         self.sampler.load_state_dict(state["sampler"])
-        self.pending = [list(c) for c in state["pending"]]
+        ids = state.get("pending_ids") or [None] * len(state["pending"])
+        self.pending = [
+            [DrawnIndex(i, wid) for i in c] for c, wid in zip(state["pending"], ids, strict=True)
+        ]
         self.drawn = int(state["drawn"])
         self.recent = []
 
 
-def FlatIndexSampler(sampler: MixedSampler) -> MixerRepeatSampler:  # noqa: N802
+def FlatIndexSampler(sampler: BatchSource) -> MixerRepeatSampler:  # noqa: N802
     """A MixedSampler's batches as one index stream, for loaders that take `sampler=` and a batch size."""
     return MixerRepeatSampler(sampler, mini_repeat_count=1, repeat_count=1)
 
@@ -98,16 +201,24 @@ def mixed_dataloader(
     seed: int = 0,
     num_steps: int | None = None,
     collate_fn: Callable | None = None,
+    **loader_kwargs: Any,
 ) -> tuple[DataLoader, MixedSampler]:
-    """A DataLoader whose batches follow `mixer`'s weights, and its sampler (for `last_sources`, state).
+    """A DataLoader whose batches follow `mixer`'s weights, and its sampler (for its state).
 
-    Uses `num_workers=0` so that each batch is drawn with the latest weights.
+    Each batch is a `DrawnBatch`: `.data` (collated with `collate_fn`), `.sources` and
+    `.weights_id`, which name the sources and the weights that drew it even when the loader runs
+    ahead (`num_workers`, `prefetch_factor` in `loader_kwargs`). With `num_workers=0` (the default)
+    each batch is drawn with the latest weights; with workers the weights lag by up to
+    `num_workers * prefetch_factor` updates, and the credit stays right.
     """
     sampler = MixedSampler.from_datasets(
         datasets, batch_size, mixer=mixer, seed=seed, num_steps=num_steps
     )
     loader = DataLoader(
-        sampler.dataset, batch_sampler=sampler, num_workers=0, collate_fn=collate_fn
+        DrawnRows(sampler.dataset),
+        batch_sampler=_DrawnBatches(sampler),
+        collate_fn=_DrawnCollate(collate_fn, sampler.source_of),
+        **loader_kwargs,
     )
     return loader, sampler
 
@@ -160,9 +271,11 @@ def loss_feedback(
     eval_loss: float | None = None,
     dev_loss: Sequence[float] | np.ndarray | None = None,
     target_sketch: np.ndarray | None = None,
+    weights_id: WeightsId | None = None,
 ) -> Feedback:
     """Feedback for language-model style training: counts and mean loss per source, plus whatever
-    held-out signal the trainer measured (see `Feedback`)."""
+    held-out signal the trainer measured (see `Feedback`); `weights_id` names the weights that
+    drew the batch (`DrawnBatch.weights_id`)."""
     s = np.asarray(source_ids, dtype=np.int64)
     return Feedback(
         counts=np.bincount(s, minlength=n_sources),
@@ -171,4 +284,5 @@ def loss_feedback(
         eval_loss=eval_loss,
         dev_loss=dev_loss,
         target_sketch=target_sketch,
+        weights_id=weights_id,
     )

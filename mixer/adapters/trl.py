@@ -3,10 +3,13 @@
 `_get_train_sampler` returns a `MixerRepeatSampler` with TRL's `RepeatSampler` layout (each prompt
 `num_generations` times in a row, each generation batch repeated `num_iterations *
 steps_per_generation` times), the same index stream on every rank: every rank holds an identical
-mixer and feeds it the rewards gathered across all ranks. After rewards are computed for a
-generation batch, `_calculate_rewards` turns them into per-source mean reward, pass rate and mean
-|GRPO advantage| and calls `mixer.update`. Mixer and sampler state are saved in each checkpoint
-(`mixer_state.pt`) and restored on resume.
+mixer and feeds it the rewards gathered across all ranks. The train loader reads rows through
+`DrawnRows`, so each prompt arrives with the id of the weights that drew it: TRL's loader runs one
+generation batch ahead, and the feedback still credits the weights that drew the batch it scores.
+After rewards are computed for a generation batch, `_calculate_rewards` turns them into per-source
+mean reward, pass rate and mean |GRPO advantage| and calls `mixer.update`; reward functions never
+see the two added keys. Mixer and sampler state are saved in each checkpoint (`mixer_state.pt`)
+and restored on resume.
 """
 
 from __future__ import annotations
@@ -19,11 +22,11 @@ import torch
 from torch.utils.data import Sampler
 from trl import GRPOTrainer
 
-from mixer.adapters.torch import MixerRepeatSampler
+from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, DrawnRows, MixerRepeatSampler
 from mixer.base import Mixer
 from mixer.factory import make_mixer
-from mixer.feedback import feedback_from_rewards
-from mixer.sampler import MixedSampler
+from mixer.feedback import feedback_from_rewards, weights_id_of
+from mixer.sampler import BatchSource, MixedSampler
 
 __all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE"]
 
@@ -33,7 +36,10 @@ MIXER_STATE_FILE = "mixer_state.pt"
 class MixerGRPOTrainer(GRPOTrainer):
     """`trl.GRPOTrainer` with online data mixing over the values of `source_column` in the train set.
 
-    `mixer` is a `Mixer` or a policy name for `make_mixer` (with `mixer_kwargs`). Rewards of all
+    `mixer` is a `Mixer` or a policy name for `make_mixer` (with `mixer_kwargs`); the prompts of a
+    generation batch are drawn by a `MixedSampler` over the values of `source_column`. Or pass
+    `sampler=`, any `BatchSource` over the train set's rows (its `batch_size` must be
+    `generation_batch_size // num_generations`; its `mixer` gets the feedback). Rewards of all
     reward functions are combined with the trainer's reward weights; a completion counts as passed
     when its reward >= `pass_threshold`. Resuming sets `ignore_data_skip`: the restored sampler
     already knows where the stream stands.
@@ -46,29 +52,35 @@ class MixerGRPOTrainer(GRPOTrainer):
         source_column: str = "source",
         mixer_kwargs: dict | None = None,
         pass_threshold: float = 1.0,
+        sampler: BatchSource | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        if self.train_dataset is None or source_column not in self.train_dataset.column_names:
-            raise ValueError(
-                f"MixerGRPOTrainer needs a train_dataset with a {source_column!r} column"
-            )
-        self.source_column = source_column
         self.pass_threshold = float(pass_threshold)
-        labels = self.train_dataset[source_column]
-        names = sorted({str(x) for x in labels})
-        if isinstance(mixer, str):
-            mixer = make_mixer(
-                mixer, len(names), names=names, seed=self.args.seed, **(mixer_kwargs or {})
-            )
+        self.source_column = source_column
         chunk = self.args.generation_batch_size // self.num_generations
-        self.mixed_sampler = MixedSampler.from_labels(
-            labels, chunk, mixer=mixer, seed=self.args.seed
-        )
-        self.mixer = mixer
+        if sampler is None:
+            if self.train_dataset is None or source_column not in self.train_dataset.column_names:
+                raise ValueError(
+                    f"MixerGRPOTrainer needs a train_dataset with a {source_column!r} column"
+                )
+            labels = self.train_dataset[source_column]
+            names = sorted({str(x) for x in labels})
+            if isinstance(mixer, str):
+                mixer = make_mixer(
+                    mixer, len(names), names=names, seed=self.args.seed, **(mixer_kwargs or {})
+                )
+            sampler = MixedSampler.from_labels(labels, chunk, mixer=mixer, seed=self.args.seed)
+        elif sampler.batch_size != chunk:
+            raise ValueError(
+                f"sampler.batch_size is {sampler.batch_size}; a generation batch holds {chunk} "
+                f"prompts (generation_batch_size {self.args.generation_batch_size} / "
+                f"num_generations {self.num_generations})"
+            )
+        self.mixed_sampler = sampler
+        self.mixer = sampler.mixer
         self.repeat_sampler: MixerRepeatSampler | None = None
         self._fed = 0
-        self._source_index = {k: i for i, k in enumerate(self.mixed_sampler.names)}
         self.args.ignore_data_skip = True
 
     def _get_train_sampler(self, dataset: Any = None) -> Sampler:
@@ -80,15 +92,42 @@ class MixerGRPOTrainer(GRPOTrainer):
             )
         return self.repeat_sampler
 
+    def get_train_dataloader(self):  # noqa: ANN201
+        from torch.utils.data import IterableDataset
+
+        if isinstance(self.train_dataset, IterableDataset):
+            raise ValueError("MixerGRPOTrainer draws rows by index: pass a map-style train_dataset")
+        return self._get_dataloader(
+            dataset=DrawnRows(self.train_dataset),
+            description="Training",
+            batch_size=self._train_batch_size * self.args.steps_per_generation,
+            sampler_fn=self._get_train_sampler,
+            is_training=True,
+        )
+
+    def _get_collator_with_removed_columns(self, data_collator, description=None):  # noqa: ANN001, ANN202
+        if description == "Training":  # the rows' mixer keys must reach `_calculate_rewards`
+            return data_collator
+        return super()._get_collator_with_removed_columns(data_collator, description)
+
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):  # noqa: ANN001
+        drawn = [(x.get(ROW_KEY), x.get(WEIGHTS_ID_KEY)) for x in inputs]
+        inputs = [
+            {k: v for k, v in x.items() if k not in (ROW_KEY, WEIGHTS_ID_KEY)} for x in inputs
+        ]
         rewards_per_func = super()._calculate_rewards(
             inputs, prompts, completions, completion_ids_list
         )
         if self.model.training:
             from accelerate.utils import gather_object
 
-            local = [self._source_index[str(x[self.source_column])] for x in inputs]
-            sources = np.asarray(gather_object(local), dtype=np.int64)
+            drawn = gather_object(drawn)
+            if any(row is None for row, _ in drawn):
+                raise RuntimeError(
+                    "a training row arrived without its mixer row index: the train loader must "
+                    "read rows through DrawnRows (MixerGRPOTrainer.get_train_dataloader)"
+                )
+            sources = self.mixed_sampler.source_of([row for row, _ in drawn])
             rpf = rewards_per_func.detach().float().cpu()
             w = self.reward_weights.detach().float().cpu()
             unscorable = torch.isnan(rpf).all(dim=1)
@@ -101,6 +140,7 @@ class MixerGRPOTrainer(GRPOTrainer):
                 self.mixer.n_sources,
                 group_ids=groups,
                 pass_threshold=self.pass_threshold,
+                weights_id=weights_id_of(wid for _, wid in drawn[:: self.num_generations]),
             )
             self.mixer.update(fb)
             self._fed += 1

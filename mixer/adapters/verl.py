@@ -1,29 +1,37 @@
-"""verl: a curriculum sampler driven by a mixer, fed from the training batch after every step.
+"""verl: a train sampler driven by a mixer, rows that carry the weights that drew them, and the feedback.
 
-verl 0.7.x: set `data.sampler.class_path=pkg://mixer.adapters.verl` (or the file path) and
-`data.sampler.class_name=MixerCurriculumSampler`, and `data.dataloader_num_workers=0`; the trainer
-builds it with `(data_source, data_config)` and calls `update(batch)` after every step.
-verl 0.8+ (no `verl.experimental.dataset`): pass `MixerCurriculumSampler(dataset, config.data)` as
-`train_sampler=` to `RayPPOTrainer` and build the trainer from `mixer_trainer_class(RayPPOTrainer)`,
-whose `_update_actor` feeds the sampler the batch (it then carries scores and advantages).
+verl 0.7.x: `data.sampler.class_path=pkg://mixer.adapters.verl`, `data.sampler.class_name=
+MixerCurriculumSampler`, `data.dataloader_num_workers=0` (verl 0.7 asserts it for a curriculum
+sampler); verl's trainer builds it with `(data_source, data_config)` and calls `update(batch)`
+after every step. verl 0.8+ has no sampler hook in its config: run
+`python -m mixer.adapters.verl_main` (same overrides as `verl.trainer.main_ppo`), which passes this
+sampler as `train_sampler` to the legacy trainer or swaps it into the v1 trainer's dataloader.
+
+Credit: verl's StatefulDataLoader runs `num_workers * prefetch_factor` batches ahead. The sampler
+yields `DrawnIndex`es and `MixerRLHFDataset` (verl's `RLHFDataset`, selected with
+`data.custom_cls`) writes each row's index and weights id into its `extra_info`, which verl keeps
+with the batch up to the update: the step is credited to the weights that drew it at any prefetch
+depth. Without that dataset the sampler needs `data.dataloader_num_workers=0` (then the batch fed
+back is the one drawn last) and refuses anything else.
 Options are read from `data.sampler`: `mixer` (policy name, default "acodm"), `mixer_kwargs`,
-`source_key` (default "data_source"), `pass_threshold` (default 1.0).
-The sampler is `Stateful` (state_dict / load_state_dict), so verl's StatefulDataLoader checkpoint
-holds the mixer and the sampler position, and a resumed run draws the same batches.
+`source_key` (default "data_source"; a top-level column or an `extra_info` field),
+`pass_threshold` (default 1.0).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sized
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sized
 from typing import Any
 
 import numpy as np
 from torch.utils.data import Sampler
 
+from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, drawn_fields
 from mixer.base import Mixer
 from mixer.factory import make_mixer
-from mixer.feedback import Feedback, feedback_from_rewards
-from mixer.sampler import MixedSampler
+from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
+from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 
 try:  # verl <= 0.7.x
     from verl.experimental.dataset.sampler import AbstractCurriculumSampler as _Base
@@ -33,13 +41,24 @@ except ImportError:  # verl missing, or 0.8+ where the module is gone
     _Base = Sampler  # type: ignore[assignment,misc]
     HAS_CURRICULUM_API = False
 
+try:
+    from verl.utils.dataset.rl_dataset import RLHFDataset as _RLHFDataset
+except Exception:  # noqa: BLE001 - verl missing, or a verl that cannot import here
+    _RLHFDataset = None
+
 __all__ = [
     "MixerCurriculumSampler",
     "feedback_from_batch",
+    "feedback_from_rows",
     "dataset_labels",
     "mixer_trainer_class",
+    "tag_row",
     "HAS_CURRICULUM_API",
+    "MIXER_STATE_FILE",
 ]
+
+#: File the trainer subclasses write next to verl's own checkpoint (`global_step_N/`).
+MIXER_STATE_FILE = "mixer_state.pt"
 
 
 def _get(cfg: Any, key: str, default: Any = None) -> Any:
@@ -51,33 +70,137 @@ def _get(cfg: Any, key: str, default: Any = None) -> Any:
     return getter(key, default) if getter is not None else getattr(cfg, key, default)
 
 
+def tag_row(row: dict, index: Any) -> dict:
+    """Write the row index and the weights id of a drawn index into `row["extra_info"]`.
+
+    `extra_info` is one of the fields verl keeps in the batch from the loader to the actor update
+    (its legacy trainer moves every other non-tensor field into the generation batch)."""
+    info = row.get("extra_info")
+    info = dict(info) if isinstance(info, Mapping) else {}
+    info.update(drawn_fields(index))
+    row["extra_info"] = info
+    return row
+
+
+if _RLHFDataset is not None:
+    __all__.append("MixerRLHFDataset")
+
+    class MixerRLHFDataset(_RLHFDataset):  # type: ignore[misc,valid-type]
+        """verl's `RLHFDataset` whose rows carry their index and the weights id that drew them
+        (in `extra_info`); select it with `data.custom_cls.path=pkg://mixer.adapters.verl`,
+        `data.custom_cls.name=MixerRLHFDataset`."""
+
+        carries_drawn_rows = True
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            config = kwargs.get("config", args[2] if len(args) > 2 else None)
+            path = str(_get(_get(config, "sampler"), "class_path", "") or "")
+            if not HAS_CURRICULUM_API and path.endswith("mixer.adapters.verl"):
+                raise ValueError(
+                    f"data.sampler.class_path={path}: verl 0.8+ ignores it and would draw at "
+                    "random; start training with `python -m mixer.adapters.verl_main` instead "
+                    "of verl.trainer.main_ppo"
+                )
+            super().__init__(*args, **kwargs)
+
+        def __getitem__(self, item: Any) -> dict:
+            return tag_row(super().__getitem__(item), item)
+
+
 def dataset_labels(data_source: Sized, key: str) -> list[str]:
-    """The `key` value of every example, read from the dataset's table when it has one (verl's
-    RLHFDataset keeps a `dataframe`), else item by item."""
+    """The `key` value of every example: a column of the dataset's table (verl's RLHFDataset keeps a
+    `dataframe`), or a field of its `extra_info` column, else read item by item."""
     frame = getattr(data_source, "dataframe", None)
     if frame is not None:
-        try:
+        cols = getattr(frame, "column_names", None) or list(getattr(frame, "columns", []))
+        if key in cols:
             return [str(x) for x in frame[key]]
-        except (KeyError, TypeError, ValueError):
-            pass
-    return [str(data_source[i][key]) for i in range(len(data_source))]
+        if "extra_info" in cols:
+            infos = list(frame["extra_info"])
+            if infos and all(isinstance(x, Mapping) and key in x for x in infos):
+                return [str(x[key]) for x in infos]
+    labels = []
+    for i in range(len(data_source)):
+        row = data_source[i]
+        info = row.get("extra_info") if isinstance(row.get("extra_info"), Mapping) else {}
+        if key not in row and key not in info:
+            raise KeyError(
+                f"rows have no {key!r} column or extra_info field (data.sampler.source_key)"
+            )
+        labels.append(str(row[key] if key in row else info[key]))
+    return labels
+
+
+def _infos(non_tensor: Mapping[str, Any]) -> list[Mapping]:
+    infos = non_tensor.get("extra_info")
+    if infos is None:
+        return []
+    return [x if isinstance(x, Mapping) else {} for x in infos]
+
+
+def feedback_from_rows(
+    scores: np.ndarray,
+    non_tensor: Mapping[str, Any],
+    names: list[str],
+    source_key: str = "data_source",
+    pass_threshold: float = 1.0,
+    advantages: np.ndarray | None = None,
+    source_of: Any = None,
+) -> Feedback:
+    """Per-source mean score, pass rate and mean |advantage| of one step's responses.
+
+    `scores` (one per response) and, when given, `advantages` (one per response, else GRPO-style
+    from `uid`). The source of a response is `source_of(extra_info["mixer_row"])` when the rows
+    carry their index, else its `source_key` (top-level or in `extra_info`); responses of other
+    sources are ignored. `weights_id` comes from the rows' `extra_info["mixer_weights_id"]`.
+    """
+    infos = _infos(non_tensor)
+    n = len(scores)
+    if source_of is not None and infos and all(ROW_KEY in x for x in infos):
+        src = np.asarray(source_of([int(x[ROW_KEY]) for x in infos]), dtype=np.int64)
+    else:
+        if source_key in non_tensor:
+            labels = [str(x) for x in non_tensor[source_key]]
+        elif infos and all(source_key in x for x in infos):
+            labels = [str(x[source_key]) for x in infos]
+        else:
+            raise KeyError(
+                f"the batch has no {source_key!r} field, top-level or in extra_info "
+                f"(data.sampler.source_key); fields: {sorted(non_tensor)}"
+            )
+        index = {k: i for i, k in enumerate(names)}
+        src = np.array([index.get(lab, -1) for lab in labels], dtype=np.int64)
+    if len(src) != n:
+        raise ValueError(f"{n} scores for {len(src)} rows")
+    keep = src >= 0
+    groups = np.asarray(non_tensor["uid"], dtype=object) if "uid" in non_tensor else None
+    wid = (
+        weights_id_of(x.get(WEIGHTS_ID_KEY) for x, k in zip(infos, keep, strict=True) if k)
+        if infos
+        else None
+    )
+    return feedback_from_rewards(
+        np.asarray(scores, dtype=np.float64)[keep],
+        src[keep],
+        len(names),
+        group_ids=groups[keep] if groups is not None else None,
+        advantages=np.asarray(advantages)[keep] if advantages is not None else None,
+        pass_threshold=pass_threshold,
+        weights_id=wid,
+    )
 
 
 def feedback_from_batch(
-    batch: Any, names: list[str], source_key: str = "data_source", pass_threshold: float = 1.0
+    batch: Any,
+    names: list[str],
+    source_key: str = "data_source",
+    pass_threshold: float = 1.0,
+    source_of: Any = None,
 ) -> Feedback:
-    """Per-source mean score, pass rate and mean |advantage| from a verl `DataProto`-like batch.
-
-    Reads `non_tensor_batch[source_key]`, `non_tensor_batch["uid"]` (GRPO groups; optional),
-    `batch["token_level_scores"]` (summed over tokens) and, when present, `batch["advantages"]`
-    averaged over `batch["response_mask"]`. Sources not in `names` are ignored.
-    """
-    nt = batch.non_tensor_batch
+    """`feedback_from_rows` for a verl `DataProto` after the advantage step: scores are
+    `batch["token_level_scores"]` summed over tokens, advantages `batch["advantages"]` averaged
+    over `batch["response_mask"]` when present."""
     tb = batch.batch
-    index = {k: i for i, k in enumerate(names)}
-    labels = [str(x) for x in nt[source_key]]
-    keep = np.array([lab in index for lab in labels], dtype=bool)
-    src = np.array([index.get(lab, -1) for lab in labels], dtype=np.int64)
     scores = tb["token_level_scores"].detach().float().sum(-1).cpu().numpy()
     adv = None
     keys = set(tb.keys())
@@ -88,57 +211,88 @@ def feedback_from_batch(
             adv = ((a * m).sum(-1) / m.sum(-1).clamp(min=1.0)).cpu().numpy()
         else:
             adv = a.mean(-1).cpu().numpy()
-    groups = np.asarray(nt["uid"], dtype=object) if "uid" in nt else None
-    return feedback_from_rewards(
-        scores[keep],
-        src[keep],
-        len(names),
-        group_ids=groups[keep] if groups is not None else None,
-        advantages=adv[keep] if adv is not None else None,
-        pass_threshold=pass_threshold,
+    return feedback_from_rows(
+        scores, batch.non_tensor_batch, names, source_key, pass_threshold, adv, source_of
     )
 
 
 class MixerCurriculumSampler(_Base):  # type: ignore[misc,valid-type]
-    """A verl train sampler whose batches follow a mixer's weights across `data_source` values."""
+    """A verl train sampler whose batches follow a mixer's weights across the `source_key` values.
 
-    def __init__(self, data_source: Sized, data_config: Any, mixer: Mixer | None = None) -> None:
+    `sampler=` takes any `BatchSource` over the dataset's rows instead (its `mixer` is fed).
+    Refuses a loader with workers when the rows cannot carry their weights id (see the module
+    docstring): the feedback of a step would otherwise be credited to the wrong weights.
+    """
+
+    def __init__(
+        self,
+        data_source: Sized,
+        data_config: Any,
+        mixer: Mixer | None = None,
+        sampler: BatchSource | None = None,
+    ) -> None:
         scfg = _get(data_config, "sampler")
         self.source_key = str(_get(scfg, "source_key", "data_source"))
         self.pass_threshold = float(_get(scfg, "pass_threshold", 1.0))
         batch_size = _get(data_config, "gen_batch_size") or _get(data_config, "train_batch_size")
         if not batch_size:
             raise ValueError("data_config needs train_batch_size (or gen_batch_size)")
-        seed = _get(data_config, "seed")
-        seed = 0 if seed is None else int(seed)
-        labels = dataset_labels(data_source, self.source_key)
-        names = sorted(set(labels))
-        if mixer is None:
-            kw = dict(_get(scfg, "mixer_kwargs", None) or {})
-            mixer = make_mixer(
-                str(_get(scfg, "mixer", "acodm")), len(names), names=names, seed=seed, **kw
+        self.carries_ids = bool(getattr(data_source, "carries_drawn_rows", False))
+        workers = int(_get(data_config, "dataloader_num_workers", 0) or 0)
+        if workers > 0 and not self.carries_ids:
+            raise ValueError(
+                f"data.dataloader_num_workers={workers}: verl's loader would draw up to "
+                f"{2 * workers} batches ahead and the mixer could not tell which weights drew the "
+                "batch it learns from. Set data.custom_cls.path=pkg://mixer.adapters.verl "
+                "data.custom_cls.name=MixerRLHFDataset (rows carry the weights id), or "
+                "data.dataloader_num_workers=0"
             )
-        self.mixed = MixedSampler.from_labels(labels, int(batch_size), mixer=mixer, seed=seed)
-        self.mixer = mixer
+        if sampler is None:
+            seed = _get(data_config, "seed")
+            seed = 0 if seed is None else int(seed)
+            labels = dataset_labels(data_source, self.source_key)
+            names = sorted(set(labels))
+            if mixer is None:
+                kw = dict(_get(scfg, "mixer_kwargs", None) or {})
+                mixer = make_mixer(
+                    str(_get(scfg, "mixer", "acodm")), len(names), names=names, seed=seed, **kw
+                )
+            sampler = MixedSampler.from_labels(labels, int(batch_size), mixer=mixer, seed=seed)
+        elif sampler.batch_size != int(batch_size):
+            raise ValueError(
+                f"sampler.batch_size {sampler.batch_size} differs from verl's batch {batch_size}"
+            )
+        self.mixed = sampler
+        self.mixer = sampler.mixer
         self.data_source = data_source
-        self.num_batches = max(1, len(labels) // int(batch_size))
+        self.num_batches = max(1, len(data_source) // int(batch_size))
         self.epoch_pos = 0
 
-    def __iter__(self) -> Iterator[int]:
+    def __iter__(self) -> Iterator[DrawnIndex]:
         while self.epoch_pos < self.num_batches:
             chunk = self.mixed.next_batch()
+            wid = self.mixed.last_weights_id
             self.epoch_pos += 1
-            yield from chunk
+            for i in chunk:
+                yield DrawnIndex(i, wid)
         self.epoch_pos = 0
 
     def __len__(self) -> int:
         return self.num_batches * self.mixed.batch_size
 
-    def update(self, batch: Any) -> None:
-        """Feed the mixer one step's batch (called by verl 0.7's trainer after every step)."""
-        self.mixer.update(
-            feedback_from_batch(batch, self.mixed.names, self.source_key, self.pass_threshold)
+    def feedback(self, batch: Any) -> Feedback:
+        """The `Feedback` of one step's `DataProto` (scores, advantages), naming the weights that
+        drew it: from the rows, or the last draw when the loader has no workers."""
+        fb = feedback_from_batch(
+            batch, self.mixed.names, self.source_key, self.pass_threshold, self.mixed.source_of
         )
+        if fb.weights_id is None:
+            fb.weights_id = self.mixed.last_weights_id
+        return fb
+
+    def update(self, batch: Any) -> None:
+        """Feed the mixer one step's batch (verl 0.7's trainer calls it after every step)."""
+        self.mixer.update(self.feedback(batch))
 
     def state_dict(self) -> dict:
         return {"mixed": self.mixed.state_dict(), "epoch_pos": self.epoch_pos}
@@ -148,16 +302,101 @@ class MixerCurriculumSampler(_Base):  # type: ignore[misc,valid-type]
         self.epoch_pos = int(state["epoch_pos"])
 
 
+def _checkpoint_dir(config: Any, global_steps: int) -> str:
+    """The `global_step_N` folder verl's legacy trainer saves to or resumes from."""
+    trainer = config.trainer
+    if _get(trainer, "resume_mode") == "resume_path" and _get(trainer, "resume_from_path"):
+        path = str(trainer.resume_from_path)
+    else:
+        path = os.path.join(str(trainer.default_local_dir), f"global_step_{global_steps}")
+    return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+
+
 def mixer_trainer_class(base: type) -> type:
-    """A subclass of verl's `RayPPOTrainer` (0.8+) that feeds a `MixerCurriculumSampler` after each actor update."""
+    """A subclass of verl's legacy `RayPPOTrainer` (0.8+) that feeds its `MixerCurriculumSampler`.
+
+    The mixer learns from each step's batch after the advantages (in `_update_actor`, or in
+    `_update_critic` during a critic warm-up, when the actor is not updated), before verl saves
+    a checkpoint; the mixer's state is saved next to it (`mixer_state.pt`) and restored on resume
+    (the loader's own snapshot of the sampler is taken when a batch is drawn, updates earlier).
+    """
 
     class MixerPPOTrainer(base):  # type: ignore[misc,valid-type]
+        def _mixer_sampler(self) -> MixerCurriculumSampler | None:
+            sampler = getattr(self.train_dataloader, "sampler", None)
+            return sampler if isinstance(sampler, MixerCurriculumSampler) else None
+
+        def _feed_mixer(self, batch: Any) -> None:
+            sampler = self._mixer_sampler()
+            if sampler is not None and not HAS_CURRICULUM_API:  # 0.7's fit calls update itself
+                sampler.update(batch)
+
+        def _update_critic(self, batch: Any) -> Any:
+            out = super()._update_critic(batch)
+            if self.config.trainer.critic_warmup > self.global_steps:
+                self._feed_mixer(batch)
+            return out
+
         def _update_actor(self, batch: Any) -> Any:
             out = super()._update_actor(batch)
-            sampler = getattr(self.train_dataloader, "sampler", None)
-            if isinstance(sampler, MixerCurriculumSampler) and not HAS_CURRICULUM_API:
-                sampler.update(batch)
+            self._feed_mixer(batch)
+            return out
+
+        def _save_checkpoint(self) -> None:
+            super()._save_checkpoint()
+            sampler = self._mixer_sampler()
+            if sampler is not None:
+                import torch
+
+                path = _checkpoint_dir(self.config, self.global_steps)
+                os.makedirs(path, exist_ok=True)
+                torch.save(sampler.mixer.state_dict(), os.path.join(path, MIXER_STATE_FILE))
+
+        def _load_checkpoint(self) -> Any:
+            out = super()._load_checkpoint()
+            sampler = self._mixer_sampler()
+            if sampler is not None and self.global_steps > 0:
+                import torch
+
+                path = os.path.join(
+                    _checkpoint_dir(self.config, self.global_steps), MIXER_STATE_FILE
+                )
+                if os.path.isfile(path):
+                    sampler.mixer.load_state_dict(torch.load(path, weights_only=True))
             return out
 
     MixerPPOTrainer.__name__ = f"Mixer{base.__name__}"
     return MixerPPOTrainer
+
+
+def _as_list(x: Any) -> list:
+    """A NonTensorStack, numpy array or list as a Python list."""
+    tolist = getattr(x, "tolist", None)
+    return list(tolist()) if tolist is not None else list(x)
+
+
+def feedback_from_tensordict(
+    td: Any, sampler: MixerCurriculumSampler, fields: Iterable[str] = ()
+) -> Feedback:
+    """The v1 trainer's feedback from the TensorDict verl's transfer queue returns for a step
+    (`uid`, `rm_scores` per token, possibly jagged, `extra_info`, and the source column if top-level);
+    |advantage| is computed GRPO-style from the scores per `uid`."""
+    import torch
+
+    scores = td["rm_scores"]
+    if getattr(scores, "is_nested", False):
+        scores = torch.nested.to_padded_tensor(scores, 0.0)
+    scores = scores.detach().float().reshape(len(td), -1).sum(-1).cpu().numpy()
+    non_tensor = {k: _as_list(td[k]) for k in ("uid", "extra_info", *fields) if k in td.keys()}
+    fb = feedback_from_rows(
+        scores,
+        non_tensor,
+        sampler.mixed.names,
+        sampler.source_key,
+        sampler.pass_threshold,
+        None,
+        sampler.mixed.source_of,
+    )
+    if fb.weights_id is None:
+        fb.weights_id = sampler.mixed.last_weights_id
+    return fb

@@ -11,13 +11,20 @@ import sys
 
 import pytest
 
-from curation.demo import CAUGHT_INCORRECT, CLEAN_IDS, PLANTED, demo_records
+from curation.demo import (
+    CAUGHT_INCORRECT,
+    CLEAN_IDS,
+    DEMO_SOURCES,
+    PLANTED,
+    demo_records,
+    problem_id,
+)
 from curation.demo.bank_planted import HUMANEVAL_0_PROMPT
 from curation.schema import RecordError, normalize_record
 from curation.sources import iter_source
 
 RECORDS = list(demo_records())
-BY_ID = {f"demo/{r['id']}": r for r in RECORDS if isinstance(r, dict)}
+BY_ID = {f"{r['source']}/{r['id']}": r for r in RECORDS if isinstance(r, dict)}
 
 
 def _run(rec: dict, code: str) -> bool:
@@ -64,10 +71,31 @@ def test_size_types_and_determinism():
     assert len(BY_ID) == len([r for r in RECORDS if isinstance(r, dict)])  # ids are unique
 
 
-def test_registered_as_a_source():
+def test_registered_as_a_source_that_keeps_its_rows_sources():
     out = list(iter_source("demo"))
     assert len(out) == len(RECORDS)
-    assert all(o.partial["source"] == "demo" for o in out if isinstance(o, RecordError))
+    sources = [o.partial["source"] if isinstance(o, RecordError) else o["source"] for o in out]
+    assert set(sources) == set(DEMO_SOURCES) and len(DEMO_SOURCES) == 3
+
+
+def test_the_sources_differ_in_test_type_and_label_scale():
+    """Mixing by source has something to choose between: each source is one kind of problem."""
+    by_source: dict[str, list[dict]] = {}
+    for r in RECORDS:
+        if isinstance(r, dict):
+            by_source.setdefault(r["source"], []).append(r)
+    types = {s: {r["test_type"] for r in rows} for s, rows in by_source.items()}
+    assert types == {
+        "demo-contest": {"stdio"},
+        "demo-interview": {"call"},
+        "demo-basics": {"assert"},
+    }
+    labels = {
+        s: {r.get("difficulty_label") for r in rows} - {None} for s, rows in by_source.items()
+    }
+    assert labels["demo-contest"] <= set("ABCD") and len(labels["demo-contest"]) >= 3
+    assert labels["demo-interview"] == {"easy", "medium"}
+    assert min(len(rows) for rows in by_source.values()) >= 10
 
 
 @pytest.mark.parametrize("pid", CLEAN_IDS)
@@ -88,22 +116,22 @@ def test_planted_schema_rows_name_their_field():
             normalize_record(r)
         except RecordError as e:
             rid = r.partial["id"] if isinstance(r, RecordError) else r["id"]
-            fields[f"demo/{rid}"] = e.field
+            fields[problem_id(rid)] = e.field
     assert fields == {pid: reason for pid, (stage, reason) in PLANTED.items() if stage == "schema"}
 
 
 def test_planted_verify_defects_are_real():
-    wrong = BY_ID["demo/call-middle-value"]
+    wrong = BY_ID[problem_id("call-middle-value")]
     assert not _run(wrong, wrong["solutions"][0])
-    few = BY_ID["demo/call-vowel-total"]
+    few = BY_ID[problem_id("call-vowel-total")]
     assert _tests_count(few) < 5 and _run(few, few["solutions"][0])
-    weak = BY_ID["demo/call-top-reading"]
+    weak = BY_ID[problem_id("call-top-reading")]
     assert _run(weak, weak["solutions"][0]) and _run(weak, weak["incorrect_solutions"][0])
     assert CAUGHT_INCORRECT and all(BY_ID[p]["incorrect_solutions"] for p in CAUGHT_INCORRECT)
 
 
 def test_planted_slow_reference_exceeds_its_limit():
-    rec = BY_ID["demo/stdio-pair-sums-slow"]
+    rec = BY_ID[problem_id("stdio-pair-sums-slow")]
     assert rec["time_limit_s"] == 1.0
     small = [t for t in rec["tests"] if len(t["input"]) < 1000]
     big = next(t for t in rec["tests"] if len(t["input"]) > 10000)
@@ -125,17 +153,17 @@ def _jaccard(a: str, b: str) -> float:
 
 def test_planted_duplicates_are_near_and_clean_problems_are_not():
     assert (
-        BY_ID["demo/stdio-reverse-words-copy"]["statement"]
-        == BY_ID["demo/stdio-reverse-words"]["statement"]
+        BY_ID[problem_id("stdio-reverse-words-copy")]["statement"]
+        == BY_ID[problem_id("stdio-reverse-words")]["statement"]
     )
     near = _jaccard(
-        BY_ID["demo/stdio-cover-length-v2"]["statement"],
-        BY_ID["demo/stdio-cover-length"]["statement"],
+        BY_ID[problem_id("stdio-cover-length-v2")]["statement"],
+        BY_ID[problem_id("stdio-cover-length")]["statement"],
     )
     assert 0.8 <= near < 1.0
     assert (
-        BY_ID["demo/stdio-cover-length-v2"]["solutions"]
-        != BY_ID["demo/stdio-cover-length"]["solutions"]
+        BY_ID[problem_id("stdio-cover-length-v2")]["solutions"]
+        != BY_ID[problem_id("stdio-cover-length")]["solutions"]
     )
     stmts = [BY_ID[p]["statement"] for p in CLEAN_IDS]
     worst = max(_jaccard(a, b) for i, a in enumerate(stmts) for b in stmts[i + 1 :])
@@ -148,7 +176,7 @@ def _grams(text: str, n: int = 13) -> set[tuple[str, ...]]:
 
 
 def test_planted_contamination_matches_humaneval_and_nothing_else_does():
-    rec = BY_ID["demo/call-close-pair"]
+    rec = BY_ID[problem_id("call-close-pair")]
     assert _grams(rec["statement"]) & _grams(HUMANEVAL_0_PROMPT)
     assert _run(rec, rec["solutions"][0]) and _tests_count(rec) >= 5
     he = _grams(HUMANEVAL_0_PROMPT)
@@ -163,4 +191,4 @@ def test_no_clean_problem_shares_13_grams_with_real_humaneval(shared_data):
         for line in gzip.open(f):
             grams |= _grams(json.loads(line)["prompt"])
     assert not any(_grams(BY_ID[p]["statement"]) & grams for p in CLEAN_IDS)
-    assert _grams(BY_ID["demo/call-close-pair"]["statement"]) & grams
+    assert _grams(BY_ID[problem_id("call-close-pair")]["statement"]) & grams

@@ -33,7 +33,9 @@ class EvenOnly(RowStage):
 
     def judge(self, row: dict[str, Any]) -> Decision:
         n = int(row["id"][1:])
-        return Decision(True, columns={"number": n}) if n % 2 == 0 else Decision.drop("odd", number=n)
+        return (
+            Decision(True, columns={"number": n}) if n % 2 == 0 else Decision.drop("odd", number=n)
+        )
 
 
 def stream():
@@ -84,3 +86,33 @@ def test_resume_redoes_only_missing_units(tmp_path):
 def test_reason_kind():
     assert reason_kind("duplicate_of:demo/p1 (jaccard=0.93)") == "duplicate_of"
     assert reason_kind("too_few_tests") == "too_few_tests"
+
+
+def test_progress_counts_problems_within_a_unit_and_chunking_changes_nothing(tmp_path):
+    """A long unit reports each chunk of problems it judged (a 256-row verify unit takes minutes)."""
+    rows = [rec(i, source="s" if i % 3 else "t") for i in range(11)]
+    events: list[tuple[str, int, int | None]] = []
+    pipe = Pipeline(
+        tmp_path / "a", [ExactIdStage(), EvenOnly()], batch_rows=5, chunk_rows=2,
+        progress=lambda stage, done, total, info: events.append((stage, done, total)),
+    )  # fmt: skip
+    chunked = pipe.run(iter(rows))
+    even = [done for stage, done, total in events if stage == "even"]
+    assert even == [0, 2, 4, 5, 7, 9, 10, 11, 11]  # problems, not units (3 units of 5, 5, 1)
+    assert {total for stage, _, total in events if stage == "even"} == {11}
+    assert [done for stage, done, _ in events if stage == "schema"][-1] == 11
+    whole = Pipeline(tmp_path / "b", [ExactIdStage(), EvenOnly()], batch_rows=5, chunk_rows=0).run(
+        iter(rows)
+    )
+    for a, b in zip(chunked, whole):
+        assert a.as_dict() == b.as_dict()
+    for u in range(3):
+        assert pipe.kept_unit(2, "even", u).equals(
+            Pipeline(tmp_path / "b", [ExactIdStage(), EvenOnly()]).kept_unit(2, "even", u)
+        )
+
+
+def test_reasons_are_counted_per_source(tmp_path):
+    runs = Pipeline(tmp_path / "w", [ExactIdStage(), EvenOnly()], batch_rows=3).run(stream())
+    assert runs[0].as_dict()["reasons_by_source"] == {"s": {"malformed": 1}, "t": {"malformed": 1}}
+    assert runs[2].as_dict()["reasons_by_source"] == {"s": {"odd": 1}}

@@ -1,17 +1,21 @@
-"""Each hub source on a small fixture in its real hub schema (tests/fixtures/hub, see make_fixtures.py)."""
+"""Each hub source on a small fixture in its real hub schema and layout (tests/fixtures/hub, see make_fixtures.py)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+import pytest
 
 from curation.schema import RecordError, normalize_record
 from curation.sources import iter_source
+from filters.errors import UserError
 
 HUB = Path(__file__).resolve().parents[1] / "fixtures" / "hub"
 
 
-def _load(name: str, sub: str, **opts):
+def _load(name: str, sub: str | Path, **opts):
     out = list(iter_source(name, HUB / sub, **opts))
     recs = {r["id"]: normalize_record(r) for r in out if isinstance(r, dict)}
     errs = {e.partial["id"]: e for e in out if isinstance(e, RecordError)}
@@ -22,9 +26,9 @@ def _load(name: str, sub: str, **opts):
     return recs, errs
 
 
-def test_taco_arrow_files_stdio_call_and_class_entry_points():
+def test_taco_stdio_call_and_class_entry_points():
     recs, errs = _load("taco", "taco")
-    assert set(recs) == {"0", "1", "2"} and errs["3"].field == "tests"
+    assert {"0", "1", "2", "4", "7"} <= set(recs) and errs["3"].field == "tests"
     assert recs["0"]["test_type"] == "stdio" and recs["0"]["tests"][1] == {
         "input": "5 7\n",
         "output": "12\n",
@@ -39,16 +43,57 @@ def test_taco_arrow_files_stdio_call_and_class_entry_points():
     assert recs["0"]["starter_code"] is None and recs["1"]["solutions"][0].startswith("def double")
 
 
-def test_taco_verified_parquet_same_format():
+def test_a_full_taco_snapshot_reads_one_layout_once():
+    """Bug: a snapshot holding ALL/*.parquet and train/*.arrow gave every row twice."""
+    out = list(iter_source("taco", HUB / "taco"))
+    assert (
+        len(out) == 8
+        and len({o["id"] if isinstance(o, dict) else o.partial["id"] for o in out}) == 8
+    )
+    assert len(list(iter_source("taco", HUB / "taco", split="test"))) == 1
+    arrow_only = list(iter_source("taco", HUB / "taco" / "train"))  # the arrow layout alone
+    assert len(arrow_only) == 8
+
+
+def test_taco_call_outputs_unwrapped_by_site():
+    """Bug: a LeetCode function returning [3] was expected to return 3 (every site was unwrapped)."""
+    recs, _ = _load("taco", "taco")
+    assert recs["1"]["tests"][0] == {"input": "[1]", "output": "2"}  # codewars: [[2]] -> 2
+    assert recs["4"]["entry_point"] == "Solution().single"
+    assert [t["output"] for t in recs["4"]["tests"]] == ["[3]", "[5]"]  # leetcode: as stored
+
+
+def test_taco_unsupported_rows_are_rejected_with_a_reason():
+    """Bug: GeeksforGeeks rows became stdio problems whose stdin was the statement's examples."""
+    _, errs = _load("taco", "taco")
+    assert errs["5"].reject_reason == "unsupported_format:geeksforgeeks"
+    assert "class Solution" in errs["5"].message
+    assert errs["6"].reject_reason == "unsupported_format:codechef"
+
+
+def test_taco_integers_past_the_int_digit_limit_load():
+    """Bug: an output of 10**5000 exceeded Python's 4,300-digit int limit and rejected the row."""
+    recs, _ = _load("taco", "taco")
+    out = recs["7"]["tests"][0]["output"]
+    assert len(out) == 5001 and out == "1" + "0" * 5000
+
+
+def test_taco_verified_json_array_file_streams():
+    """Bug: TACO-verified's hub file is one JSON array (taco_verified.json), which was unreadable."""
     recs, errs = _load("taco-verified", "taco-verified")
-    assert len(recs) == 3 and len(errs) == 1
+    assert set(recs) == {"0", "1", "2", "4", "7"} and set(errs) == {"3", "5", "6"}
+    assert recs["0"]["solutions"] == ["a, b = map(int, input().split())\nprint(a + b)\n"]
+    assert recs["7"]["tests"][0]["output"] == "1" + "0" * 5000
 
 
-def test_apps_jsonl_with_empty_tests():
+def test_apps_jsonl_empty_tests_and_call_wrapping_by_url():
     recs, _ = _load("apps", "apps")
     assert recs["4001"]["tests"] == [{"input": "2 2\n", "output": "4\n"}]
     assert recs["4002"]["tests"] == [] and recs["4002"]["solutions"] == []
     assert recs["4001"]["difficulty_label"] == "introductory"
+    assert recs["4003"]["tests"][0]["output"] == "[3]"  # codewars.com: [[3]] unwrapped once
+    assert recs["4004"]["tests"][0]["output"] == "[3]"  # leetcode.com: [3] as stored
+    assert recs["4004"]["entry_point"] == "Solution().single"
 
 
 def test_code_contests_python3_only_limits_and_file_io_rejected():
@@ -58,13 +103,20 @@ def test_code_contests_python3_only_limits_and_file_io_rejected():
         "a, b = map(int, input().split())\nprint(a + b)\n"
     ]
     assert r["incorrect_solutions"] == ["print(0)\n"]
-    assert (
-        r["time_limit_s"] == 2.5 and r["memory_limit_mb"] == 256.0 and r["difficulty_label"] == "A"
-    )
+    assert r["time_limit_s"] == 2.5 and r["difficulty_label"] == "A"
     assert r["tags"] == ["math", "implementation"]
     assert errs["9001_B. File Toy"].field == "input_file"
+    assert errs["9001_B. File Toy"].reject_reason == "unsupported_format:file_io"
     recs2, _ = _load("code-contests", "code_contests", include_generated=False)
     assert len(recs2["9001_A. Toy Sum"]["tests"]) == 2
+
+
+def test_code_contests_decimal_megabytes_and_proto_letters():
+    """Bugs: 256000000 bytes became 244.1 (MiB), and difficulty 19 became 'M' (the enum skips 18)."""
+    recs, _ = _load("code-contests", "code_contests")
+    assert recs["9001_A. Toy Sum"]["memory_limit_mb"] == 256.0
+    assert recs["9001_L. Late Letter"]["memory_limit_mb"] == 512.0
+    assert recs["9001_L. Late Letter"]["difficulty_label"] == "L"
 
 
 def test_lcb_compressed_private_tests_functional_and_window():
@@ -93,13 +145,39 @@ def test_primeintellect_fenced_solutions_language_filter_and_prose_rejected():
 
 
 def test_deepcoder_list_and_taco_test_forms():
-    recs, errs = _load("deepcoder", "deepcoder/taco")
+    recs, errs = _load("deepcoder", "deepcoder", config="taco")
     assert not errs
     assert recs["taco-0"]["entry_point"] == "double_all"
     assert recs["taco-0"]["tests"] == [{"input": "[[1, 2]]", "output": "[2, 4]"}]
     assert recs["taco-1"]["test_type"] == "stdio" and recs["taco-2"]["entry_point"] == "double"
     recs2, _ = _load("deepcoder", "deepcoder/taco", config="lcbv5")
     assert "lcbv5-0" in recs2
+
+
+def test_deepcoder_primeintellect_rows_unwrapped_and_statement_cleaned():
+    """Bugs: function_call outputs stayed wrapped ([[1, 1]] for [1, 1]) and the instructions stayed."""
+    recs, _ = _load("deepcoder", "deepcoder", config="primeintellect")
+    r = recs["primeintellect-0"]
+    assert r["entry_point"] == "pair"
+    assert r["tests"] == [
+        {"input": "[1]", "output": "[1, 1]"},
+        {"input": "[2]", "output": "[2, 2]"},
+    ]
+    assert r["statement"] == "Return the list [n, n]."
+    assert r["source_prompt"].startswith("Solve the following coding problem")
+    assert r["solutions"] == ["def pair(n):\n    return [n, n]\n"]
+
+
+def test_deepcoder_codeforces_config_reads_its_test_split_and_limits():
+    """Bug: the codeforces config has only a test split, and `train` (the default) found nothing."""
+    recs, _ = _load("deepcoder", "deepcoder", config="codeforces")
+    r = recs["codeforces-0"]
+    assert r["time_limit_s"] == 2.0 and r["memory_limit_mb"] == 256.0
+    assert r["tests"] == [{"input": "1 2", "output": "3"}]
+    with pytest.raises(UserError, match="config codeforces has no split 'train'; splits: test"):
+        iter_source("deepcoder", config="codeforces", split="train")
+    with pytest.raises(UserError, match="unknown config 'codeforce'"):
+        iter_source("deepcoder", config="codeforce")
 
 
 def test_codeforces_checker_rating_and_unsupported_modes():
@@ -115,18 +193,54 @@ def test_codeforces_checker_rating_and_unsupported_modes():
     exec(r["checker"], ns)
     assert ns["check"]("3 4\n", "3 4\n", "4 3\n") and not ns["check"]("3 4\n", "3 4\n", "3 3\n")
     assert errs["9001/B"].field == "interaction_format" and errs["9001/C"].field == "input_mode"
+    assert errs["9001/B"].reject_reason == "unsupported_format:interactive"
+    assert errs["9001/C"].reject_reason == "unsupported_format:file_io"
+
+
+def test_codeforces_incomplete_official_tests_are_marked():
+    """Bug: `official_tests_complete` was ignored; a problem missing official tests looked complete."""
+    recs, _ = _load("codeforces", "codeforces")
+    assert recs["9001/A"]["tests_complete"] is True and recs["9001/D"]["tests_complete"] is False
 
 
 def test_a_snapshot_with_several_splits_reads_only_the_asked_split(tmp_path):
-    import shutil
-
-    src = HUB / "taco-verified" / "train-00000-of-00001.parquet"
+    src = HUB / "code_contests" / "train-00000-of-00001.parquet"
     (tmp_path / "data").mkdir()
     shutil.copy(src, tmp_path / "data" / "train-00000-of-00001.parquet")
     shutil.copy(src, tmp_path / "data" / "test-00000-of-00001.parquet")
-    assert len(list(iter_source("taco-verified", tmp_path))) == 4
-    assert len(list(iter_source("taco-verified", tmp_path, split="test"))) == 4
-    assert (
-        len(list(iter_source("taco-verified", tmp_path / "data" / "test-00000-of-00001.parquet")))
-        == 4
-    )
+    assert len(list(iter_source("code-contests", tmp_path))) == 3
+    assert len(list(iter_source("code-contests", tmp_path, split="test"))) == 3
+    one = tmp_path / "data" / "test-00000-of-00001.parquet"
+    assert len(list(iter_source("code-contests", one))) == 3
+
+
+def test_verify_drops_problems_whose_source_left_out_tests():
+    """An incomplete official test set rewards programs the real judge rejects: dropped as
+    `incomplete_tests` unless the stage is told to keep them."""
+    from curation.schema import records_to_table
+    from filters.sandbox import Sandbox
+    from filters.verify import VerifyStage
+
+    recs, _ = _load("codeforces", "codeforces")
+    sol = "print(sum(map(int, input().split())))\n"
+    rows = [
+        dict(recs["9001/D"], solutions=[sol]),
+        dict(recs["9001/D"], id="complete", solutions=[sol], tests_complete=None),
+    ]
+    with Sandbox(workers=1) as box:
+        got = VerifyStage(sandbox=box, min_tests=1, repeats=1, mutants=0).process(
+            records_to_table(rows)
+        )
+        assert [r["reject_reason"] for r in got.dropped.to_pylist()] == ["incomplete_tests"]
+        assert [r["id"] for r in got.kept.to_pylist()] == ["complete"]
+        keep = VerifyStage(
+            sandbox=box, min_tests=1, repeats=1, mutants=0, keep_incomplete_tests=True
+        )
+        assert keep.process(records_to_table(rows)).kept.num_rows == 2
+
+
+def test_a_local_lcb_snapshot_reads_the_release_asked_for(tmp_path):
+    for name in ("test.jsonl", "test2.jsonl"):
+        shutil.copy(HUB / "lcb" / "test.jsonl", tmp_path / name)
+    assert len(list(iter_source("lcb", tmp_path, version_tag="release_v1"))) == 3
+    assert len(list(iter_source("lcb", tmp_path, version_tag="release_v2"))) == 6

@@ -138,3 +138,128 @@ def test_deepcoder_reads_primeintellect_style_list_tests():
     assert (
         convert_deepcoder({"problem": "Echo.", "tests": json.dumps(stdin)})["test_type"] == "stdio"
     )
+
+
+def _checker(source: str):
+    ns: dict = {}
+    exec(wrap_argv_checker(source), ns)
+    return ns["check"]
+
+
+@pytest.mark.parametrize(
+    "prints, exits, passes",
+    [
+        ("1", None, True), ("100", None, True), (" 1 \n", None, True), ("1\n0\n0", None, True),
+        ("", None, False), ("0.5", None, False), ("OK", None, False), ("yes", None, False),
+        ("0", None, False), ("2", None, False), ("1", 1, False), ("1", 0, True), ("1", "'bad'", False),
+    ],
+)  # fmt: skip
+def test_a_wrapped_checker_passes_exactly_what_the_codeforces_judge_passes(prints, exits, passes):
+    """Bug: no output, '0.5', 'OK' or any word but a rejection word passed (a reward hole).
+
+    The judge (piston's codeforces `run`, scored by open-r1's cf_scoring) passes a test only when
+    the checker exits 0 and its stdout without whitespace is exactly 1 or 100."""
+    src = f"import sys\nsys.stdout.write({prints!r})\n"
+    if exits is not None:
+        src += f"sys.exit({exits})\n"
+    assert _checker(src)("1\n", "1\n", "1\n") is passes
+
+
+def test_a_crashing_checker_fails_the_test():
+    assert _checker("print(1)\nraise ValueError('boom')\n")("", "1\n", "1\n") is False
+
+
+def test_the_checker_sees_the_files_the_judge_writes():
+    """The judge drops a trailing \\r from each line of input and expected output, and empty lines
+    from both outputs (the expected one after `$(cat ...)` dropped its trailing newlines)."""
+    same = (
+        "import sys\n"
+        "inp, exp, out = (open(p).read() for p in sys.argv[1:4])\n"
+        "print(1 if (inp, exp, out) == ('5\\n2 3\\n', '2\\n3\\n', '2\\n3') else 0)\n"
+    )
+    check = _checker(same)
+    assert check("5\r\n2 3\r\n", "2\r\n\n3\r\n\n\n", "\n2\n\n3") is True
+    assert (
+        check("5\n2 3\n", "2\n3\n", "2\n3\n") is False
+    )  # the actual output keeps its last newline
+
+
+def test_code_contests_difficulty_follows_the_proto_enum():
+    """Bug: letters were counted from 7 without the gap, so 19 (L) read 'M' and 29 (V) read 'W'."""
+    from curation.sources.code_contests import cc_difficulty_label
+
+    got = {v: cc_difficulty_label(v) for v in (0, 1, 6, 7, 17, 18, 19, 29, 30)}
+    assert got == {
+        0: None,
+        1: "EASY",
+        6: "EXTERNAL",
+        7: "A",
+        17: "K",
+        18: None,
+        19: "L",
+        29: "V",
+        30: None,
+    }
+
+
+def test_primeintellect_instructions_are_stripped_and_a_starter_kept():
+    from curation.sources.instructions import strip_instructions
+
+    head = "Solve the following coding problem using the programming language python:\n\n"
+    stdin = (
+        head
+        + "Add a and b.\n\nThe input will be stdin and you should print your solution to stdout\n\n\nNow solve the problem and return the code."
+    )
+    assert strip_instructions(stdin) == ("Add a and b.", None)
+    call = (head + "Count toothpicks.\n\nWrite your solution by modifying this code:\n\n```python\ndef toothpick(n):\n\t\n```\n\n"
+            'Your solution should implemented in the function "toothpick". The inputs will be passed to it and it should '
+            "return the correct solution.\n\n\nNow solve the problem and return the code.")  # fmt: skip
+    assert strip_instructions(call) == ("Count toothpicks.", "def toothpick(n):\n\t\n")
+    quoted = "Print the words 'Now solve the problem and return the code.'"
+    assert strip_instructions(quoted) == (quoted, None)  # no header: nothing is touched
+
+
+def test_long_integers_parse_up_to_the_bound():
+    """Bug: an integer past 4,300 digits (APPS and TACO hold some) made the row malformed."""
+    from curation.schema import BIG_INT_DIGITS
+    from curation.sources.fields import dumps, loads
+
+    big = "9" * 5000
+    assert dumps(loads(f"[{big}]", "tests")) == f"[{big}]"
+    with pytest.raises(RecordError, match="longer than 100,000 digits"):
+        loads("7" * (BIG_INT_DIGITS + 1), "tests")
+    assert sys.get_int_max_str_digits() == 4300  # the process's limit is left as it was
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 1 << 20])
+def test_json_array_reader_is_exact_at_any_chunk_size(chunk):
+    import io
+
+    from curation.sources.jsonarray import iter_json_array
+
+    rows = [{"a": i, "s": "x" * (i % 37), "n": [1.5, 2, None, True, 'é"\\\n']} for i in range(60)]
+    rows += [123456789, 3.25, -1e-7, "str", None, True, [1, 2], 0, {}]
+    for text in (json.dumps(rows), json.dumps(rows, indent=2), "\ufeff " + json.dumps(rows)):
+        assert list(iter_json_array(io.StringIO(text), "t", chunk=chunk)) == rows
+
+
+def test_call_output_wrapping_is_decided_by_site():
+    from curation.sources.taco import call_outputs_wrapped, site_of
+
+    assert (
+        site_of("codewars", "") == "codewars"
+        and site_of(None, "https://leetcode.com/problems/x/") == "leetcode"
+    )
+    assert (
+        site_of("", "https://www.codewars.com/kata/abc") == "codewars"
+        and site_of(None, None) is None
+    )
+    assert (
+        call_outputs_wrapped("codewars", None) is True
+        and call_outputs_wrapped("hackerrank", None) is False
+    )
+    assert call_outputs_wrapped(None, "class Solution:\n    def f(self): ...") is False
+    assert (
+        call_outputs_wrapped(None, "def f(x):\n    ") is True
+        and call_outputs_wrapped("codechef", None) is None
+    )

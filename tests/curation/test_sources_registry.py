@@ -137,6 +137,28 @@ def test_sources_command_prints_the_table():
         assert name in res.output
 
 
+def test_sources_command_says_how_each_hub_source_is_read():
+    """Every hub source is read through data files (never a loading script), and says which."""
+    res = CliRunner().invoke(app, ["sources"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    hub_lines = [ln for ln in lines if ln.startswith("  hub ")]
+    assert len(hub_lines) == len(HUB) and all("(no script)" in ln for ln in hub_lines)
+    text = " ".join(lines)
+    assert (
+        "BAAI/TACO, data files (no script): Parquet files ALL/train-*.parquet, ALL/test-*.parquet"
+        in text
+    )
+    assert (
+        "codeparrot/apps, data files (no script): JSON Lines files train.jsonl, test.jsonl" in text
+    )
+    assert (
+        "likaixin/TACO-verified, data files (no script): one JSON array file taco_verified.json, streamed"
+        in text
+    )
+    assert "codeforces: test" in text  # DeepCoder's codeforces config has only a test split
+
+
 def test_offline_set_after_datasets_was_imported_is_still_honoured(monkeypatch):
     """Bug: huggingface_hub reads HF_HUB_OFFLINE at import, so setting it later went to the network."""
     import datasets  # noqa: F401  (imported before the variable is set, as in a long-lived process)
@@ -146,3 +168,21 @@ def test_offline_set_after_datasets_was_imported_is_still_honoured(monkeypatch):
     with pytest.raises(UserError, match="BAAI/TACO"):
         iter_source("taco")
     assert time.monotonic() - t0 < 5
+
+
+def test_the_sources_page_example_runs(monkeypatch):
+    """docs/sources.md's Python example prints what the page says."""
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    page = (repo / "docs" / "sources.md").read_text()
+    (block,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    monkeypatch.chdir(repo)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "docs/sources.md", "exec"), {})
+    printed = out.getvalue().strip()
+    assert f"prints `{printed}`" in " ".join(page.split())

@@ -64,12 +64,49 @@ def test_ngram_size_is_configurable() -> None:
         )
     ]
     r = row("a/1", "Please compute the longest increasing subsequence now.")
-    assert DecontamStage([], ngram=13, problems=probs).judge_rows([r])[0].keep
-    d = DecontamStage([], ngram=4, problems=probs).judge_rows([r])[0]
+    assert DecontamStage([], ngram=13, problems=probs, min_coverage=0.0).judge_rows([r])[0].keep
+    d = DecontamStage([], ngram=4, problems=probs, min_coverage=0.0).judge_rows([r])[0]
     assert (
         d.reason == "contaminated:toy:1"
         and d.detail["matched_span"] == "compute the longest increasing subsequence"
     )
+
+
+def test_a_shared_phrase_is_not_contamination_a_covered_statement_is() -> None:
+    """Coverage of the benchmark statement, not one shared n-gram, decides (default: half)."""
+    stock = "The first line contains two integers n and m, the number of vertices and edges of the graph"
+    task = (
+        "Count the bridges of an undirected graph: an edge is a bridge when removing it splits the "
+        "graph into more connected parts than before. Self loops never count, parallel edges never do."
+    )
+    bench = [BenchmarkProblem("toy", "1", f"{task} {stock}. Print the count.")]
+    stage = DecontamStage([], ngram=8, problems=bench)
+    assert stage.judge_rows([row("a/1", f"Find a shortest path between two vertices. {stock}.")])[
+        0
+    ].keep
+    d = stage.judge_rows([row("a/2", f"Here is a task. {task} {stock}.")])[0]
+    assert d.reason == "contaminated:toy:1" and d.detail["kind"] == "ngram"
+    assert (
+        not DecontamStage([], ngram=8, problems=bench, min_coverage=0.0)
+        .judge_rows([row("a/1", f"Find a shortest path between two vertices. {stock}.")])[0]
+        .keep
+    )
+
+
+def test_contest_boilerplate_does_not_flag_real_training_problems(shared_data) -> None:
+    """Real data: CodeContests training problems against the shipped CodeContests test split
+    (one shared 13-gram flagged 107 of these 300), and MBPP's own test split caught in MBPP."""
+    from curation.sources import iter_source
+
+    stage = DecontamStage(["codecontests-test", "mbpp-test"])
+    cc = [r for r in iter_source("codecontests-subset") if isinstance(r, dict)]
+    dropped = [d for d in stage.judge_rows(cc) if not d.keep]
+    assert len(dropped) <= 3, [d.reason for d in dropped]
+    mbpp = [r for r in iter_source("mbpp") if isinstance(r, dict)]
+    decisions = stage.judge_rows(mbpp)
+    test_split = [d for r, d in zip(mbpp, decisions) if 11 <= int(r["id"]) <= 510]
+    assert all(not d.keep and d.reason.startswith("contaminated:mbpp-test:") for d in test_split)
+    assert sum(not d.keep for d in decisions) == 510  # and 10 near-copies from MBPP's other splits
 
 
 def test_boilerplate_ngrams_are_ignored() -> None:
@@ -132,6 +169,7 @@ def test_unknown_names_and_missing_files_are_user_errors(
     with pytest.raises(UserError, match="unknown benchmark"):
         DecontamStage(["humaneval-plus-plus"])
     monkeypatch.setattr(benchmarks, "_shared_data_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(benchmarks, "DATA_DIR", tmp_path)  # a broken install: shipped files missing
     with pytest.raises(UserError, match="mbpp-test=PATH"):
         DecontamStage(["mbpp-test"])
     with pytest.raises(UserError, match="lcb=PATH"):

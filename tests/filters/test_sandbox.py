@@ -10,8 +10,13 @@ import pytest
 
 from filters.sandbox import Sandbox
 
-ADD = {"test_type": "stdio", "tests": [{"input": f"{a} {b}\n", "output": f"{a + b}\n"} for a, b in
-                                        [(1, 2), (5, 6), (-3, 3), (10**12, 1)]]}
+ADD = {
+    "test_type": "stdio",
+    "tests": [
+        {"input": f"{a} {b}\n", "output": f"{a + b}\n"}
+        for a, b in [(1, 2), (5, 6), (-3, 3), (10**12, 1)]
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +28,9 @@ def sb():
 def test_stdio_accepts_and_reports_per_test_detail(sb):
     r = sb.run(ADD, "a, b = map(int, input().split())\nprint(a + b)")
     assert r.verdict == "AC" and r.tests_passed == r.tests_total == 4
-    assert len(r.tests) == 4 and all(t.verdict == "AC" and t.cpu_ms > 0 and t.peak_mem_kb > 0 for t in r.tests)
+    assert len(r.tests) == 4 and all(
+        t.verdict == "AC" and t.cpu_ms > 0 and t.peak_mem_kb > 0 for t in r.tests
+    )
     assert r.first_failure is None
 
 
@@ -36,14 +43,45 @@ def test_fast_io_templates_work(sb):
         "sys.stdout.buffer.write(str(a + b).encode() + b'\\n')\n"
     )
     assert sb.run(ADD, code).verdict == "AC"
-    assert sb.run(ADD, "import sys\na, b = map(int, sys.stdin.buffer.read().split())\nprint(a + b)").verdict == "AC"
+    assert (
+        sb.run(
+            ADD, "import sys\na, b = map(int, sys.stdin.buffer.read().split())\nprint(a + b)"
+        ).verdict
+        == "AC"
+    )
+
+
+def test_stdio_objects_behave_like_a_fresh_interpreters(sb):
+    """The workers build sys.stdin/stdout/stderr once and every run starts from them untouched:
+    they must seek and tell like a fresh interpreter's over a file, and nothing one run left
+    unflushed may reach the next."""
+    p = {"test_type": "stdio", "tests": [{"input": "5\nabc\n", "output": "ok"}]}
+    code = (
+        "import os, sys\n"
+        "assert sys.stdin.seekable() and sys.stdin.tell() == 0 and sys.stdout.tell() == 0\n"
+        "data = sys.stdin.buffer.read()\n"
+        "sys.stdin.seek(0)\n"
+        "assert sys.stdin.read() == data.decode() == '5\\nabc\\n' and os.fstat(0).st_size == 6\n"
+        "assert sys.stdin.buffer.raw.name == 0 and sys.stdout.buffer.raw.name == 1\n"
+        "print('ok')\n"
+    )
+    assert sb.run(p, code).verdict == "AC"
+    lost = sb.run(p, "import os, sys\nsys.stdout.write('lost' * 100)\nos._exit(0)")
+    assert lost.verdict == "WA" and lost.first_failure["actual"] == ""  # as in a fresh interpreter
+    for _ in range(3):  # both workers: nothing left over in the buffers
+        assert sb.run(p, "print('ok')").verdict == "AC"
 
 
 def test_wrong_answer_has_first_failure(sb):
     r = sb.run(ADD, "a, b = map(int, input().split())\nprint(a + b if a != 5 else 0)")
     assert r.verdict == "WA" and r.tests_passed == 3
     ff = r.first_failure
-    assert ff["test"] == 1 and ff["expected"] == "11\n" and ff["actual"] == "0\n" and ff["input"] == "5 6\n"
+    assert (
+        ff["test"] == 1
+        and ff["expected"] == "11\n"
+        and ff["actual"] == "0\n"
+        and ff["input"] == "5 6\n"
+    )
 
 
 def test_stop_on_failure(sb):
@@ -85,12 +123,19 @@ def test_hash_seed_fixed_and_random_reseeded(sb):
 
 
 def test_call_tests(sb):
-    p = {"test_type": "call", "entry_point": "Solution().twoSum",
-         "tests": [{"input": json.dumps([[2, 7, 11, 15], 9]), "output": "[0, 1]"},
-                   {"input": json.dumps([[3, 2, 4], 6]), "output": "[1, 2]"}]}
-    good = ("class Solution:\n    def twoSum(self, nums, target):\n        m = {}\n"
-            "        for i, x in enumerate(nums):\n            if target - x in m:\n"
-            "                return (m[target - x], i)\n            m[x] = i\n")
+    p = {
+        "test_type": "call",
+        "entry_point": "Solution().twoSum",
+        "tests": [
+            {"input": json.dumps([[2, 7, 11, 15], 9]), "output": "[0, 1]"},
+            {"input": json.dumps([[3, 2, 4], 6]), "output": "[1, 2]"},
+        ],
+    }
+    good = (
+        "class Solution:\n    def twoSum(self, nums, target):\n        m = {}\n"
+        "        for i, x in enumerate(nums):\n            if target - x in m:\n"
+        "                return (m[target - x], i)\n            m[x] = i\n"
+    )
     assert sb.run(p, good).verdict == "AC"
     r = sb.run(p, "class Solution:\n    def twoSum(self, nums, target):\n        return [0, 1]")
     assert r.verdict == "WA" and r.tests_passed == 1
@@ -101,22 +146,31 @@ def test_call_tests(sb):
 
 
 def test_assert_tests_count_each_assertion(sb):
-    p = {"test_type": "assert", "entry_point": "add",
-         "test_code": "def check(candidate):\n" + "".join(
-             f"    assert candidate({i}, 1) == {i + 1}\n" for i in range(6))}
+    p = {
+        "test_type": "assert",
+        "entry_point": "add",
+        "test_code": "def check(candidate):\n"
+        + "".join(f"    assert candidate({i}, 1) == {i + 1}\n" for i in range(6)),
+    }
     r = sb.run(p, "def add(a, b):\n    return a + b")
     assert (r.verdict, r.tests_passed, r.tests_total) == ("AC", 6, 6)
     r = sb.run(p, "def add(a, b):\n    return a + b if a % 2 else 0")
     assert (r.verdict, r.tests_passed, r.tests_total) == ("WA", 3, 6)
     r = sb.run(p, "def add(a, b):\n    return a + b if a != 3 else 1 // 0")
     assert r.verdict == "RE" and r.tests_passed == 5
-    bare = {"test_type": "assert", "entry_point": "add", "test_code": "assert add(1, 2) == 3\nassert add(2, 2) == 4"}
+    bare = {
+        "test_type": "assert",
+        "entry_point": "add",
+        "test_code": "assert add(1, 2) == 3\nassert add(2, 2) == 4",
+    }
     assert sb.run(bare, "def add(a, b):\n    return a + b").verdict == "AC"
 
 
 def test_checker_overrides_comparison(sb):
-    checker = ("def check(input, expected, actual):\n"
-               "    n = int(input)\n    a, b = map(int, actual.split())\n    return a + b == n\n")
+    checker = (
+        "def check(input, expected, actual):\n"
+        "    n = int(input)\n    a, b = map(int, actual.split())\n    return a + b == n\n"
+    )
     p = {"test_type": "stdio", "checker": checker, "tests": [{"input": "5", "output": "2 3"}]}
     assert sb.run(p, "n = int(input())\nprint(1, n - 1)").verdict == "AC"
     assert sb.run(p, "n = int(input())\nprint(1, n)").verdict == "WA"
@@ -127,12 +181,17 @@ def test_checked_tests_keep_their_order_and_the_first_failure(sb):
     """Checks run after the tests (in a session of their own); verdicts still come out in test
     order, and the first failure is the earliest test that failed, checked or not."""
     checker = "def check(input, expected, actual):\n    return expected.split() == actual.split()\n"
-    p = {"test_type": "stdio", "checker": checker,
-         "tests": [{"input": f"{n}\n", "output": f"{n}\n"} for n in (1, 2, 3)]}
+    p = {
+        "test_type": "stdio",
+        "checker": checker,
+        "tests": [{"input": f"{n}\n", "output": f"{n}\n"} for n in (1, 2, 3)],
+    }
     prog = "n = int(input())\nassert n != 3\nprint(0 if n == 2 else n)"
     r = sb.run(p, prog)
     assert [t.verdict for t in r.tests] == ["AC", "WA", "RE"] and r.verdict == "WA"
-    assert r.first_failure["test"] == 1 and r.first_failure["reason"] == "checker rejected the output"
+    assert (
+        r.first_failure["test"] == 1 and r.first_failure["reason"] == "checker rejected the output"
+    )
     stopped = sb.run(p, prog, stop_on_failure=True)
     assert [t.verdict for t in stopped.tests] == ["AC", "WA"] and stopped.verdict == "WA"
 
@@ -152,7 +211,12 @@ def test_run_many_in_order(sb):
 
 def test_isolation_report(sb):
     rep = sb.isolation_report()
-    assert {"network_namespace", "unprivileged_user", "private_tmp", "process_cleanup"} <= rep.keys()
+    assert {
+        "network_namespace",
+        "unprivileged_user",
+        "private_tmp",
+        "process_cleanup",
+    } <= rep.keys()
 
 
 def test_harness_fault_is_se_and_retried():
@@ -184,7 +248,9 @@ def test_workers_survive_the_threads_that_started_them(sb):
     assert r.verdict == "AC" and r.attempts == 1
 
 
-@pytest.mark.skipif(__import__("os").geteuid() != 0, reason="runs have their own uid only under root")
+@pytest.mark.skipif(
+    __import__("os").geteuid() != 0, reason="runs have their own uid only under root"
+)
 def test_nothing_outlives_a_killed_parent(tmp_path):
     import os
     import signal
@@ -215,7 +281,9 @@ def test_nothing_outlives_a_killed_parent(tmp_path):
                 st = (d / "status").read_text()
             except OSError:
                 continue
-            if d.name == worker_pid or any(ln.startswith("Uid:") and ln.split()[1] == uid for ln in st.splitlines()):
+            if d.name == worker_pid or any(
+                ln.startswith("Uid:") and ln.split()[1] == uid for ln in st.splitlines()
+            ):
                 if "State:\tZ" not in st:
                     left.append(d.name)
         return left
@@ -244,7 +312,9 @@ def test_runtime_under_a_private_tmp_stays_visible(tmp_path):
         import site
         import sysconfig
 
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True
+        )
         purelib = sysconfig.get_path("purelib", vars={"base": str(base / "venv")})
         Path(purelib, "cm_probe_under_tmp.py").write_text("VALUE = 'ok'\n")
         script = (
@@ -256,10 +326,37 @@ def test_runtime_under_a_private_tmp_stays_visible(tmp_path):
         )
         repo = Path(__file__).resolve().parents[2]
         path = os.pathsep.join([str(repo), *site.getsitepackages()])
-        out = subprocess.run([str(base / "venv" / "bin" / "python"), "-c", script], capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": path}, timeout=120)
+        out = subprocess.run(
+            [str(base / "venv" / "bin" / "python"), "-c", script],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": path},
+            timeout=120,
+        )
         assert out.stdout.split() == ["AC", "True"], out.stdout + out.stderr
     finally:
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_the_pipe_names_each_limit_once_and_carries_it_whole():
+    """runner and worker share `wire`: every limit the worker reads comes from `Limits` by name,
+    and a request read back on the other side equals the one sent."""
+    from filters.sandbox.limits import Limits
+    from filters.sandbox.wire import Op, Run, RunLimits, body_of, frame, read_message, write_all
+
+    lim = Limits(time_s=1.5, memory_mb=300, output_bytes=1 << 20)
+    wl = RunLimits.of(lim)
+    assert {f: getattr(wl, f) for f in RunLimits._fields} == {
+        f: getattr(lim, f) for f in RunLimits._fields
+    }
+    sent = Run(limits=wl, io_mb=3, kind="call", entry="Solution().f", typed=True)
+    r, w = os.pipe()
+    try:
+        write_all(w, frame(Op.RUN, sent))
+        op, body = read_message(r)
+    finally:
+        os.close(r)
+        os.close(w)
+    assert op == Op.RUN and body_of(Run, body) == sent

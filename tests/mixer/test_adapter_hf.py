@@ -27,7 +27,7 @@ def _data(n=40, length=12):
     return Dataset.from_list(rows), labels
 
 
-def _trainer(out, max_steps=8):
+def _trainer(out, max_steps=8, **args_kw):
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, TrainingArguments, default_data_collator
 
@@ -38,6 +38,7 @@ def _trainer(out, max_steps=8):
     ds, labels = _data()
     mixer = make_mixer("odm", 2, variant="smoothed-mean", names=["easy", "noisy"], seed=0)
     sampler = MixedSampler.from_labels(labels, batch_size=4, mixer=mixer, seed=0)
+    args_kw = {"save_strategy": "steps", "save_steps": 4, **args_kw}
     args = TrainingArguments(
         output_dir=str(out),
         per_device_train_batch_size=4,
@@ -45,11 +46,10 @@ def _trainer(out, max_steps=8):
         learning_rate=1e-2,
         report_to=[],
         use_cpu=True,
-        save_strategy="steps",
-        save_steps=4,
         logging_steps=1,
         disable_tqdm=True,
         seed=0,
+        **args_kw,
     )
     return MixerTrainer(
         model=model,
@@ -61,10 +61,48 @@ def _trainer(out, max_steps=8):
 
 
 def test_merge_feedback_weights_by_counts() -> None:
-    a = Feedback(counts=[2, 0], loss=[1.0, np.nan])
-    b = Feedback(counts=[2, 2], loss=[3.0, 5.0])
+    a = Feedback(counts=[2, 0], loss=[1.0, np.nan], weights_id=7)
+    b = Feedback(counts=[2, 2], loss=[3.0, 5.0], weights_id=8)
     m = merge_feedback([a, b])
     assert m.counts.tolist() == [4, 2] and m.loss.tolist() == [2.0, 5.0]
+    assert m.weights_id == {7: 2.0, 8: 4.0}  # each draw with its share of the examples
+
+
+def _recording(mixer):
+    drew: dict[int, np.ndarray] = {}
+    issue = mixer.issue
+
+    def recorded():
+        wid, w = issue()
+        drew[wid] = w.copy()
+        return wid, w
+
+    mixer.issue = recorded
+    return drew
+
+
+def test_workers_and_accumulation_credit_the_weights_that_drew_each_step(tmp_path) -> None:
+    """Two loader workers (prefetch 2 each) and 2 micro-batches per step: the loader draws several
+    batches ahead, and each step is credited to the weights that drew its micro-batches."""
+    tr = _trainer(
+        tmp_path / "run",
+        max_steps=6,
+        dataloader_num_workers=2,
+        gradient_accumulation_steps=2,
+        save_strategy="no",
+    )
+    mixer = tr.mixed_sampler.mixer
+    drew = _recording(mixer)
+    tr.train()
+    assert len(mixer.history) == 6
+    lagged = 0
+    for rec in mixer.history:
+        shares = rec["weights_id"]
+        assert isinstance(shares, dict) and sum(shares.values()) == 8  # two micro-batches of 4
+        expect = sum(drew[int(k)] * v / 8 for k, v in shares.items())
+        np.testing.assert_allclose(rec["weights"], expect, rtol=0, atol=1e-15)
+        lagged += not np.allclose(expect, drew[max(drew)])
+    assert lagged > 0
 
 
 def test_trainer_mixes_by_loss_and_resumes_exactly(tmp_path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from mixer import GradientSketch, make_mixer
+from mixer import Feedback, GradientSketch, make_mixer
 from mixer.adapters.torch import (
     loss_feedback,
     mixed_dataloader,
@@ -23,12 +23,52 @@ def test_mixed_dataloader_and_loss_feedback_drive_a_mixer() -> None:
     mixer = make_mixer("odm", 2, variant="smoothed-mean", seed=0)
     loader, sampler = mixed_dataloader(datasets, batch_size=8, mixer=mixer, num_steps=30)
     model = torch.nn.Linear(4, 1)
-    for x, y in loader:
+    for b in loader:
+        x, y = b.data
         losses = (model(x).squeeze(-1) - y) ** 2
-        fb = loss_feedback(losses, sampler.last_sources, 2)
-        assert fb.counts.sum() == 8
+        fb = loss_feedback(losses, b.sources, 2, weights_id=b.weights_id)
+        assert fb.counts.sum() == 8 and isinstance(b.weights_id, int)
         mixer.update(fb)
     assert mixer.weights()[1] > 0.8  # the hard source keeps the higher loss
+
+
+def _recording(mixer):
+    """Wrap `mixer.issue` to record the weights handed out under each id."""
+    drew: dict[int, np.ndarray] = {}
+    issue = mixer.issue
+
+    def recorded():
+        wid, w = issue()
+        drew[wid] = w.copy()
+        return wid, w
+
+    mixer.issue = recorded
+    return drew
+
+
+def test_a_prefetching_loader_with_workers_credits_the_weights_that_drew_each_batch() -> None:
+    """Two workers, prefetch_factor 2: batches are drawn up to 4 updates ahead of training."""
+    torch.manual_seed(0)
+    datasets = {
+        "easy": [(torch.zeros(4), torch.tensor(0.0)) for _ in range(40)],
+        "hard": [(torch.randn(4), torch.tensor(5.0)) for _ in range(40)],
+    }
+    mixer = make_mixer("advantage-bandit", 2, seed=0)
+    drew = _recording(mixer)
+    loader, sampler = mixed_dataloader(
+        datasets, batch_size=8, mixer=mixer, num_steps=12, num_workers=2, prefetch_factor=2
+    )
+    lagged = 0
+    for b in loader:
+        assert (sampler.source_of(b.rows) == b.sources).all()
+        counts = np.bincount(b.sources, minlength=2)
+        adv = np.where(counts > 0, [0.1, 0.9], np.nan)  # the hard source teaches more
+        lagged += not np.array_equal(drew[b.weights_id], mixer.weights())
+        mixer.update(Feedback(counts=counts, adv_abs=adv, weights_id=b.weights_id))
+    assert len(mixer.history) == 12
+    for rec in mixer.history:
+        np.testing.assert_array_equal(rec["weights"], drew[rec["weights_id"]])
+    assert lagged > 0  # the loader did run ahead: the current weights were not those that drew
 
 
 def test_per_source_sketches_match_per_source_gradients() -> None:

@@ -11,7 +11,7 @@ transformers = pytest.importorskip("transformers")
 from datasets import Dataset  # noqa: E402
 from trl.trainer.utils import RepeatSampler  # noqa: E402
 
-from mixer import MixedSampler, Static  # noqa: E402
+from mixer import MixedSampler, Static, make_mixer  # noqa: E402
 from mixer.adapters.trl import MixerGRPOTrainer, MixerRepeatSampler  # noqa: E402
 
 
@@ -46,24 +46,23 @@ def _reward(completions, source, **kw):
     return [float(s == "mid") * (i % 2) for i, s in enumerate(source)]
 
 
-def _trainer(out, max_steps=4, mixer="advantage-bandit"):
+def _trainer(out, max_steps=4, mixer="advantage-bandit", batch=4, **args_kw):
     model, tok = _tiny_model_and_tokenizer()
     ds = Dataset.from_dict(
         {"prompt": [f"p{i} " for i in range(24)], "source": ["easy", "hard", "mid"] * 8}
     )
     args = trl.GRPOConfig(
         output_dir=str(out),
-        per_device_train_batch_size=4,
+        per_device_train_batch_size=batch,
         num_generations=2,
         max_completion_length=3,
         max_steps=max_steps,
         report_to=[],
         logging_steps=1,
         use_cpu=True,
-        save_strategy="steps",
-        save_steps=2,
         seed=0,
         disable_tqdm=True,
+        **{"save_strategy": "steps", "save_steps": 2, **args_kw},
     )
     return MixerGRPOTrainer(
         model=model,
@@ -111,3 +110,129 @@ def test_grpo_trainer_feeds_the_mixer_and_checkpoints_it(tmp_path) -> None:
     assert tr2.mixer.history == hist
     assert tr2.mixed_sampler.state_dict() == tr.mixed_sampler.state_dict()
     assert tr2.repeat_sampler.pending == []
+
+
+def test_each_generation_batch_is_credited_to_the_weights_that_drew_it(tmp_path) -> None:
+    """TRL's loader draws the next generation batch before the mixer learns from the current one:
+    the history must record the weights that drew each batch, and each batch's prompts per source
+    must follow those weights (stochastic rounding: floor or ceil of weight x prompts)."""
+    names = ["easy", "hard", "mid"]
+    mixer = make_mixer("advantage-bandit", 3, names=names, seed=0)
+    drew: dict[int, np.ndarray] = {}
+    issue = mixer.issue
+
+    def recorded():
+        wid, w = issue()
+        drew[wid] = w.copy()
+        return wid, w
+
+    mixer.issue = recorded
+    current: list[np.ndarray] = []  # the mixer's weights when each feedback arrives
+    update = mixer.update
+
+    def recorded_update(fb):
+        current.append(mixer.weights().copy())
+        update(fb)
+
+    mixer.update = recorded_update
+    tr = _trainer(tmp_path / "run", max_steps=8, mixer=mixer, batch=6, save_strategy="no")
+    tr.train()
+    hist = mixer.history
+    assert len(hist) == 8
+    lagged = 0
+    for rec, now in zip(hist, current, strict=True):
+        w = drew[rec["weights_id"]]
+        np.testing.assert_array_equal(rec["weights"], w)
+        n = np.asarray(rec["counts"])
+        assert n.sum() == 3 and (n >= np.floor(w * 3)).all() and (n <= np.ceil(w * 3)).all()
+        lagged += not np.array_equal(w, now)
+    # some batches were drawn before the previous update: crediting the current weights was wrong
+    assert lagged > 0
+    assert mixer.weights()[names.index("mid")] > 0.5
+
+
+def test_codemix_rewards_and_mixer_in_grpo_on_a_trl_export(tmp_path) -> None:
+    """`codemix export --format trl` of the demo build, mixed by `difficulty_bucket`, with our
+    `trl_correctness_reward` graded in TRL's loop next to a signal only bucket 0 gets."""
+    import subprocess
+    import sys
+
+    from datasets import load_from_disk
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    from filters.reward import trl_correctness_reward
+
+    cli = [sys.executable, "-c", "from curation.cli import main; main()"]
+    subprocess.run(
+        [*cli, "build", "--out", str(tmp_path / "demo")], check=True, capture_output=True
+    )
+    subprocess.run(
+        [*cli, "export", str(tmp_path / "demo"), "--format", "trl", "--out", str(tmp_path / "trl")],
+        check=True,
+        capture_output=True,
+    )
+    train = load_from_disk(str(tmp_path / "trl"))["train"]
+    chars = [chr(i) for i in range(32, 127)] + ["\n"]
+    tk = Tokenizer(
+        models.WordLevel(
+            vocab={c: i for i, c in enumerate(["<pad>", "<eos>", *chars])}, unk_token="<pad>"
+        )
+    )
+    tk.pre_tokenizer = pre_tokenizers.Split("", "isolated")
+    tk.decoder = decoders.Fuse()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="<eos>")
+    tok.chat_template = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    import torch
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(
+        GPT2Config(
+            vocab_size=len(chars) + 2,
+            n_positions=1024,
+            n_embd=16,
+            n_layer=1,
+            n_head=2,
+            bos_token_id=1,
+            eos_token_id=1,
+            pad_token_id=0,
+        )  # fmt: skip
+    )
+    graded: list = []
+
+    def correctness(**kw):
+        out = trl_correctness_reward(**kw)
+        graded.extend(out)
+        return out
+
+    def bucket_signal(completions, difficulty_bucket, **kw):
+        return [float(b == 0) * (i % 2) for i, b in enumerate(difficulty_bucket)]
+
+    steps = 4
+    tr = MixerGRPOTrainer(
+        model=model,
+        reward_funcs=[correctness, bucket_signal],
+        args=trl.GRPOConfig(
+            output_dir=str(tmp_path / "run"),
+            per_device_train_batch_size=6,
+            num_generations=2,
+            max_completion_length=8,
+            max_steps=steps,
+            report_to=[],
+            use_cpu=True,
+            save_strategy="no",
+            seed=0,
+            disable_tqdm=True,
+            logging_steps=100,
+        ),  # fmt: skip
+        train_dataset=train,
+        processing_class=tok,
+        mixer="advantage-bandit",
+        source_column="difficulty_bucket",
+    )
+    assert tr.mixed_sampler.names == ["0", "1", "2", "3", "4"]
+    tr.train()
+    hist = tr.mixer.history
+    assert len(hist) == steps and all(sum(h["counts"]) == 3 for h in hist)
+    assert len(graded) == steps * 6 and all(g in (0.0, 1.0) for g in graded)  # no sandbox fault
+    assert int(np.argmax(tr.mixer.weights())) == 0

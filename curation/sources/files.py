@@ -1,0 +1,157 @@
+"""Local data files: which files of a path to read, and their rows, streamed.
+
+Formats by name: `.parquet`, `.arrow` (Arrow IPC stream or file, as `datasets` saves them),
+`.jsonl`/`.ndjson` (JSON Lines), `.json` (a JSON array, streamed, or JSON Lines), each JSON form
+also gzipped (`.gz`). Everything streams: Parquet by record batches, JSON row by row.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.ipc  # noqa: F401  (registers pa.ipc)
+import pyarrow.parquet as pq
+
+from curation.schema import RecordError, read_jsonl
+from curation.sources.columns import kinds_of_row, kinds_of_schema
+from curation.sources.jsonarray import iter_json_array
+from filters.errors import UserError
+
+__all__ = ["DATA_SUFFIXES", "Check", "find_data_files", "read_rows", "json_rows", "checked_first"]
+
+DATA_SUFFIXES = (".parquet", ".arrow", ".jsonl", ".jsonl.gz", ".ndjson", ".json", ".json.gz")
+#: `check(label, found_columns)` raises UserError when a file's columns do not fit.
+Check = Callable[[str, dict[str, str]], None]
+
+
+def _is_data(p: Path) -> bool:
+    return p.is_file() and p.name.endswith(DATA_SUFFIXES)
+
+
+def find_data_files(
+    path: str | Path,
+    split: str | None = None,
+    config: str | None = None,
+    patterns: tuple[str, ...] = (),
+) -> list[Path]:
+    """The data files to read under `path`, in name order; UserError when there are none.
+
+    A file is itself. In a directory (a hub snapshot or a folder of files): the subdirectory
+    named `config` if there is one; then the first of `patterns` (globs, the source's known
+    layouts, e.g. TACO's `ALL/train-*.parquet` before its `train/*.arrow`) that matches, so a
+    snapshot holding two layouts is read once; else every data file, and with `split` only those
+    named after it (a `train/` folder, `test-0000.parquet`) when any are.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file or directory; check the path after 'name:'")
+    if path.is_file():
+        if not path.name.endswith(DATA_SUFFIXES):
+            raise UserError(
+                f"{path}: not a data file; use one of {', '.join(DATA_SUFFIXES)} (or a directory of them)"
+            )
+        return [path]
+    root = path / config if config and (path / config).is_dir() else path
+    for pattern in patterns:
+        hits = sorted(p for p in root.glob(pattern) if _is_data(p))
+        if hits:
+            return hits
+    files = sorted(p for p in root.rglob("*") if _is_data(p))
+    if split:
+        mine = [
+            f for f in files if split in f.relative_to(root).parts[:-1] or f.name.startswith(split)
+        ]
+        files = mine or files
+    if not files:
+        looked = ", ".join([*patterns, *(f"*{s}" for s in DATA_SUFFIXES)])
+        raise UserError(f"{path}: no data files in this directory (looked for {looked})")
+    return files
+
+
+def open_text(path: Path) -> io.TextIOBase:
+    """A text stream of a (possibly gzipped) file."""
+    if path.name.endswith(".gz"):
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def _starts_an_array(path: Path) -> bool:
+    with open_text(path) as f:
+        while (c := f.read(1)) and c in " \t\r\n\ufeff":
+            pass
+    return c == "["
+
+
+def json_rows(path: Path) -> Iterator[Any]:
+    """Rows of a `.json(.gz)` file: a JSON array (streamed) when it starts with '[', else JSON Lines."""
+    if not _starts_an_array(path):
+        yield from read_jsonl(path)
+        return
+    with open_text(path) as stream:
+        yield from iter_json_array(stream, str(path))
+
+
+def _arrow_schema(path: Path) -> pa.Schema:
+    with pa.memory_map(str(path)) as src:
+        try:
+            return pa.ipc.open_stream(src).schema
+        except pa.ArrowInvalid:
+            src.seek(0)
+            return pa.ipc.open_file(src).schema
+
+
+def _arrow_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """Rows of an Arrow IPC file, stream or file format (`datasets` caches and TACO's `train/`)."""
+    with pa.memory_map(str(path)) as src:
+        try:
+            reader: Any = pa.ipc.open_stream(src)
+            batches = iter(reader)
+        except pa.ArrowInvalid:
+            src.seek(0)
+            reader = pa.ipc.open_file(src)
+            batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+        for batch in batches:
+            yield from batch.to_pylist()
+
+
+def _file_rows(f: Path, check: Check | None, batch_rows: int) -> Iterator[Any]:
+    if f.name.endswith(".parquet"):
+        for batch in pq.ParquetFile(f).iter_batches(batch_size=batch_rows):
+            yield from batch.to_pylist()
+    elif f.name.endswith(".arrow"):
+        yield from _arrow_rows(f)
+    elif f.name.endswith((".json", ".json.gz")):
+        yield from checked_first(json_rows(f), str(f), check)
+    else:
+        yield from checked_first(read_jsonl(f), str(f), check)
+
+
+def checked_first(rows: Iterator[Any], label: str, check: Check | None) -> Iterator[Any]:
+    """The rows, the first object among them checked before it is yielded (JSON has no schema)."""
+    checked = check is None
+    for row in rows:
+        if not checked and isinstance(row, dict):
+            check(label, kinds_of_row(row))  # type: ignore[misc]
+            checked = True
+        yield row
+
+
+def read_rows(
+    files: list[Path], check: Check | None = None, batch_rows: int = 256
+) -> Iterator[dict[str, Any] | RecordError]:
+    """Rows of `files` in order. With `check`, every Parquet/Arrow schema is checked before the
+    first row, and each JSON file's first row before it is yielded. An unparsable JSON line comes
+    out as a RecordError so the caller can reject it and go on."""
+    if check is not None:
+        for f in files:
+            if f.name.endswith(".parquet"):
+                check(str(f), kinds_of_schema(pq.read_schema(f)))
+            elif f.name.endswith(".arrow"):
+                check(str(f), kinds_of_schema(_arrow_schema(f)))
+    for f in files:
+        yield from _file_rows(f, check, batch_rows)

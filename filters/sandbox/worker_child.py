@@ -1,0 +1,365 @@
+"""A run's child: read the run's inputs, confine the process, run the program once, exit like an
+interpreter.
+
+Part of the worker script (stdlib only), forked from the server for every run. While still root
+it reads what the sandbox wrote for this run (the program, compiled once per program and cached,
+a call's arguments, a check) from the I/O directory, which the program cannot enter; then it
+drops its privileges. `run` never returns: it ends the process with the program's exit status.
+The program sees real file descriptors (stdin a file, stdout and stderr files the sandbox reads
+afterwards) and `sys.stdout` objects shaped like a fresh interpreter's. Fd 3 carries the run's
+record (a call's result, the assertions' outcomes) back to the sandbox. When the program cannot
+start (it does not compile), the harness says why in a note only root can write.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import gc
+import io
+import json
+import marshal
+import os
+import resource
+import signal
+import sys
+import time
+import traceback
+import types
+from typing import Any, NamedTuple, NoReturn
+
+import wire
+import worker_isolation as isolation
+
+#: the most of an error text kept
+TAIL = 2000
+_COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+# Typed plain data for `typed_calls` problems (valuecodec.py, stdlib only): loaded from its file so
+# that the worker stays a self-contained script, with its own copy of the builtins so that a
+# program that rebinds `len` or `isinstance` does not change how its result is written.
+_CODEC: dict = {"__name__": "valuecodec", "__builtins__": dict(builtins.__dict__)}
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "valuecodec.py")) as _f:
+    exec(compile(_f.read(), "valuecodec.py", "exec"), _CODEC)
+
+
+class Program(NamedTuple):
+    """The program as this run runs it."""
+
+    code: types.CodeType
+    suite: types.CodeType | None  # assert: the instrumented suite
+    call: str | None  # call: the arguments (JSON)
+
+
+#: the program's stdio objects (make_stdio)
+STDIO: tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper] | None = None
+
+
+class _Noted(Exception):
+    """The program cannot start; the note says why."""
+
+
+def run(iso: isolation.Isolation, req: wire.Run) -> NoReturn:
+    """In the forked child: read the run's inputs, confine, run, and exit with the status."""
+    code = wire.ExitCode.CHILD_FAILED
+    try:
+        try:
+            task = _read_check(iso) if req.check else _read_program(iso, req)
+        except _Noted:
+            code = wire.ExitCode.NOTED
+            raise
+        _confine(iso, req.limits)
+        code = _run_checker(task) if req.check else _run_program(task, req)
+    finally:
+        os._exit(code)
+
+
+def _path(iso: isolation.Isolation, name: str) -> str:
+    return os.path.join(iso.iodir, name)
+
+
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):  # from the heap: a bigger buffer is a fresh mapping
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _note(iso: isolation.Isolation, **what: Any) -> None:
+    """A note for the sandbox, written as root: the program, which runs later and unprivileged,
+    can neither write nor forge it."""
+    fd = os.open(_path(iso, wire.Files.NOTE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        wire.write_all(fd, json.dumps(what).encode())
+    finally:
+        os.close(fd)
+
+
+def _read_check(iso: isolation.Isolation) -> dict[str, str]:
+    return json.loads(_read(_path(iso, wire.Files.CHECK)))
+
+
+def _read_program(iso: isolation.Isolation, req: wire.Run) -> Program:
+    """The program: compiled by its first run (a compile error is noted), kept compiled for the
+    others when more follow (`req.cache`), loaded from there by them; an assert suite compiled
+    by its one run; a call's arguments. The CPU the compiling takes is noted too: the sandbox
+    does not count it as the program's."""
+    t = time.process_time_ns()
+    code = None
+    if not req.first:
+        try:
+            code = marshal.loads(_read(_path(iso, wire.Files.CACHE)))
+        except (OSError, ValueError, EOFError, TypeError):
+            pass  # compiled again below
+    loaded = code is not None
+    if code is None:
+        code = _compile(iso, _read(_path(iso, wire.Files.CODE)), "solution.py", "ce")
+        if req.cache:
+            cache = _path(iso, wire.Files.CACHE)
+            fd = os.open(cache + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                wire.write_all(fd, marshal.dumps(code))
+            finally:
+                os.close(fd)
+            os.replace(cache + ".tmp", cache)
+    suite = None
+    if req.kind == "assert":
+        try:
+            source = _read(_path(iso, wire.Files.SUITE))
+        except FileNotFoundError:
+            source = b""
+        if source:
+            suite = _compile(iso, source, "test.py", "se")
+    if req.first or suite is not None or not loaded:  # compiled here: not the program's CPU
+        fd = os.open(
+            _path(iso, wire.Files.COMPILE_NS), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600
+        )
+        try:
+            wire.write_all(fd, str(time.process_time_ns() - t).encode())
+        finally:
+            os.close(fd)
+    call = None
+    if req.kind == "call":
+        call = _read(_path(iso, wire.Files.CALL)).decode("utf-8", "surrogatepass")
+    return Program(code, suite, call)
+
+
+def _compile(iso: isolation.Isolation, source: bytes, name: str, fault: str) -> types.CodeType:
+    """Compile, or note why not: the program's fault (`ce`) or the suite's (`se`)."""
+    try:
+        return compile(source.decode("utf-8", "surrogatepass"), name, "exec", dont_inherit=True)
+    except _COMPILE_ERRORS as e:
+        if fault == "ce":
+            _note(iso, ce="".join(traceback.format_exception_only(type(e), e))[-TAIL:])
+        else:
+            _note(iso, se=f"test code does not compile: {e}")
+        raise _Noted from None
+
+
+def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:
+    """Give the program its files and its limits, then drop to the run's uid. What every run has
+    in common (no new privileges, no core dumps, HOME and TMPDIR, a fresh session keyring) the
+    server set before forking, so each child spends less before the program starts."""
+    os.setsid()
+    # stdin: the test's input, or an empty file (made here) for runs that read none
+    fds = [os.open(_path(iso, wire.Files.STDIN), os.O_RDONLY | os.O_CREAT, 0o600)]
+    for n in (wire.Files.STDOUT, wire.Files.STDERR, wire.Files.RECORD):
+        fds.append(os.open(_path(iso, n), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+    for i, fd in enumerate(fds):
+        os.dup2(fd, i)
+    os.closerange(4, 1 << 20)
+    os.chdir(iso.rundir)
+    setr = resource.setrlimit
+    setr(resource.RLIMIT_CPU, (lim.rlimit_cpu_s, lim.rlimit_cpu_s + 1))
+    setr(resource.RLIMIT_AS, (lim.address_bytes, lim.address_bytes))
+    setr(resource.RLIMIT_FSIZE, (lim.output_bytes, lim.output_bytes))
+    setr(resource.RLIMIT_NOFILE, (lim.nofile, lim.nofile))
+    if iso.root:
+        setr(resource.RLIMIT_NPROC, (lim.nproc, lim.nproc))
+        os.setgroups([])
+        os.setresgid(iso.uid, iso.uid, iso.uid)
+        os.setresuid(iso.uid, iso.uid, iso.uid)
+    if not iso.report["pidns"]:  # (in a pid namespace the server's death ends every process)
+        # cleared by setresuid, so set after it
+        isolation.libc.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    assert STDIO is not None
+    sys.stdin = sys.__stdin__ = STDIO[0]
+    sys.stdout = sys.__stdout__ = STDIO[1]
+    sys.stderr = sys.__stderr__ = STDIO[2]
+    sys.argv = ["solution.py"]
+    # `random` is not preloaded, so a program that imports it seeds it afresh from urandom.
+
+
+def make_stdio() -> None:
+    """The program's sys.stdin, sys.stdout and sys.stderr over fds 0, 1 and 2, shaped like a fresh
+    interpreter's (fast-I/O templates read `.mode` and `.buffer`). Made once, in the server, which
+    never uses them, while its fds 0-2 are /dev/null (seekable, like the run's files): every
+    child starts with them untouched and only has to point fds 0-2 at its files (a file object
+    keeps its descriptor's number, not what it is open on), which spares each child the cost of
+    building nine objects."""
+    global STDIO
+    stdin = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+        encoding="utf-8",
+        errors="strict",
+        newline="\n",
+    )
+    stdout = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+        encoding="utf-8",
+        errors="strict",
+        newline="\n",
+    )
+    stderr = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        encoding="utf-8",
+        errors="backslashreplace",
+        newline="\n",
+        line_buffering=True,
+    )
+    stdin.mode, stdout.mode, stderr.mode = "r", "w", "w"  # type: ignore[misc]
+    STDIO = (stdin, stdout, stderr)
+
+
+def _finish(code: int, record: dict | None, ns: dict | None) -> int:
+    """Shut down like an interpreter: join threads, run atexit, collect, flush; then report."""
+    threading = sys.modules.get("threading")  # not preloaded: importing it doubles fork cost
+    if threading is not None:
+        try:
+            threading._shutdown()  # type: ignore[attr-defined]
+        except BaseException:
+            pass
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for s in (sys.stdout, sys.stderr):  # flushed before __main__ is torn down, as CPython does
+        try:
+            s.flush()
+        except BaseException:
+            code = code or wire.ExitCode.FLUSH_FAILED
+    if ns is not None:
+        try:
+            ns.clear()
+            gc.collect()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+    if record:  # an empty record is no record (nothing to report: a stdio run that ended)
+        try:
+            data = json.dumps(record).encode()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(3, view) :]
+        except BaseException:
+            pass
+    return code
+
+
+def _resolve(ns: dict, entry: str | None) -> Any:
+    """The callable a call or assert test calls: a function, or `Solution().method`."""
+    entry = (entry or "").strip()
+    if "()." in entry:
+        cls, meth = entry.split("().", 1)
+        return getattr(ns[cls.strip()](), meth.strip())
+    return eval(entry, ns)
+
+
+def _run_program(prog: Program, req: wire.Run) -> int:
+    mod = types.ModuleType("__main__")
+    mod.__dict__["__builtins__"] = builtins
+    mod.__file__ = "solution.py"
+    sys.modules["__main__"] = mod
+    ns = mod.__dict__
+    record: dict = {}
+    code = 0
+    typed_args = None
+    if req.kind == "call" and req.typed:  # {"args", "kwargs"}, values typed (valuecodec)
+        call = json.loads(prog.call or "")  # before the program runs: it cannot alter this
+        typed_args = (
+            [_CODEC["decode"](a) for a in call["args"]],
+            {k: _CODEC["decode"](v) for k, v in call["kwargs"].items()},
+        )
+    try:
+        exec(prog.code, ns)
+        if req.kind == "call":
+            fn = _resolve(ns, req.entry)
+            if typed_args is not None:
+                value = fn(*typed_args[0], **typed_args[1])
+                try:
+                    record["result"] = _CODEC["dumps"](value)
+                except (TypeError, ValueError) as e:
+                    record["unserializable"] = f"{type(value).__name__}: {e}"[:200]
+            else:
+                args = json.loads(prog.call or "")
+                value = fn(*args) if isinstance(args, list) else fn(args)
+                try:
+                    record["result"] = json.dumps(value, allow_nan=True)
+                except (TypeError, ValueError) as e:
+                    record["unserializable"] = f"{type(value).__name__}: {e}"[:200]
+        elif req.kind == "assert":
+            results: dict = {}
+
+            def __cm_record(idx: int, outcome: Any) -> None:
+                if idx in results and results[idx] != "AC":
+                    return
+                if outcome is True:
+                    results[idx] = "AC"
+                elif outcome is False:
+                    results[idx] = "WA"
+                elif isinstance(outcome, MemoryError):
+                    results[idx] = "MLE"
+                else:
+                    results[idx] = "RE"
+                    if "first_error" not in record:
+                        record["first_error"] = "".join(
+                            traceback.format_exception_only(type(outcome), outcome)
+                        )[-TAIL:]
+
+            record["asserts"] = results
+            ns["__cm_record"] = __cm_record
+            if prog.suite is not None:
+                exec(prog.suite, ns)
+                if req.call_check and callable(ns.get("check")) and req.entry:
+                    ns["check"](_resolve(ns, req.entry))
+            record["done"] = True
+    except SystemExit as e:
+        c = e.code
+        if c is None or c == 0:
+            code = 0
+        elif isinstance(c, int):
+            code = c & 0xFF or 1
+        else:
+            print(c, file=sys.stderr)
+            code = 1
+        if code != 0:
+            record["exc"] = "SystemExit"
+    except BaseException as e:
+        record["exc"] = type(e).__name__
+        try:  # the traceback a fresh interpreter would print: without the harness's frame
+            traceback.print_exception(
+                type(e), e, e.__traceback__.tb_next if e.__traceback__ else None
+            )
+        except BaseException:
+            pass
+        code = 1
+    return _finish(code, record, ns)
+
+
+def _run_checker(task: dict[str, str]) -> int:
+    ns: dict = {"__name__": "__checker__", "__builtins__": builtins}
+    record: dict = {}
+    code = 0
+    try:
+        exec(compile(task["checker"], "checker.py", "exec"), ns)
+        record["ok"] = bool(ns["check"](task["input"], task["expected"], task["actual"]))
+    except BaseException as e:
+        record["exc"] = type(e).__name__
+        record["error"] = "".join(traceback.format_exception_only(type(e), e))[-TAIL:]
+        code = 1
+    return _finish(code, record, None)

@@ -1,0 +1,233 @@
+"""verl 0.8+/0.9 entry point: `python -m mixer.adapters.verl_main` with `verl.trainer.main_ppo`'s overrides.
+
+verl 0.9 has no sampler setting: `data.sampler.class_path` is not in its config and, added with
+`+`, is ignored. This entry point runs verl's own `main_ppo` flow with the mixer choosing the
+prompts, for both trainers:
+
+- legacy (`trainer.use_v1=false`): verl's `TaskRunner.run`, with `create_rl_sampler` returning a
+  `MixerCurriculumSampler` and the trainer built from `mixer_trainer_class(RayPPOTrainer)` (it
+  feeds the mixer after the advantages and checkpoints it);
+- v1 (`trainer.use_v1=true`, the default; `trainer.v1.trainer_mode=sync` only): verl's
+  `TaskRunnerV1.run` with `MixerPPOTrainerSync`, whose train dataloader draws with the mixer and
+  whose `_compute_advantage` feeds it.
+
+Rows are read through `MixerRLHFDataset` (set as `data.custom_cls` unless you set one), so each
+batch carries the id of the weights that drew it. Mixer options: `+data.sampler.mixer=acodm`,
+`+data.sampler.source_key=data_source`, `+data.sampler.pass_threshold=1.0`,
+`+data.sampler.mixer_kwargs={...}`. A configuration that would not mix is refused with one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import ray
+from omegaconf import DictConfig, OmegaConf, open_dict
+from torchdata.stateful_dataloader import StatefulDataLoader
+from verl.trainer import main_ppo, main_ppo_v0
+from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+
+from mixer.adapters.verl import (
+    MixerCurriculumSampler,
+    feedback_from_tensordict,
+    mixer_trainer_class,
+)
+
+__all__ = [
+    "MIXER_V1_MODE",
+    "MixerTaskRunner",
+    "MixerTaskRunnerV1",
+    "check_config",
+    "main",
+    "mixer_sampler",
+    "mixer_v1_trainer_class",
+]
+
+#: The v1 trainer mode this module registers (`trainer.v1.trainer_mode`).
+MIXER_V1_MODE = "mixer-sync"
+_OURS = ("mixer.adapters.verl", "MixerCurriculumSampler")
+
+
+class ConfigError(ValueError):
+    """A verl configuration under which the mixer would not choose the prompts."""
+
+
+def check_config(config: DictConfig) -> None:
+    """Refuse a configuration that would train without mixing, or mix what it cannot credit."""
+    sampler = OmegaConf.select(config, "data.sampler") or {}
+    path, name = sampler.get("class_path"), sampler.get("class_name")
+    if path and not (str(path).endswith(_OURS[0]) and name in (None, _OURS[1])):
+        raise ConfigError(
+            f"data.sampler.class_path={path}: verl 0.8+ ignores it, and this entry point always "
+            "draws with MixerCurriculumSampler; remove it"
+        )
+    if OmegaConf.select(config, "trainer.use_v1"):
+        mode = OmegaConf.select(config, "trainer.v1.trainer_mode")
+        if mode not in ("sync", MIXER_V1_MODE):
+            raise ConfigError(
+                f"trainer.v1.trainer_mode={mode}: the mixer supports the v1 trainer in 'sync' mode "
+                "only (asynchronous modes generate ahead of the mixer); use sync or "
+                "trainer.use_v1=false"
+            )
+
+
+def _with_mixer_dataset(config: DictConfig) -> None:
+    """Rows through `MixerRLHFDataset` unless the user chose a class; `data.sampler.class_path`
+    (ours, or check_config refused it) is dropped: this entry point always uses our sampler."""
+    with open_dict(config):
+        sampler = OmegaConf.select(config, "data.sampler")
+        if sampler is not None:
+            sampler.pop("class_path", None)
+            sampler.pop("class_name", None)
+        if not OmegaConf.select(config, "data.custom_cls.path"):
+            config.data.custom_cls = {
+                "path": "pkg://mixer.adapters.verl",
+                "name": "MixerRLHFDataset",
+            }
+
+
+def mixer_sampler(data_config: Any, dataset: Any) -> MixerCurriculumSampler:
+    """`create_rl_sampler`'s signature: the mixer's sampler over `dataset`."""
+    return MixerCurriculumSampler(dataset, data_config)
+
+
+def _uses(func: Any, *names: str) -> None:
+    """Raise unless `func`'s code refers to each global in `names` (what a patch must replace)."""
+    missing = [k for k in names if k not in func.__code__.co_names]
+    if missing:
+        raise RuntimeError(
+            f"{func.__qualname__} no longer uses {missing}: this verl is not supported by "
+            "mixer.adapters.verl_main (it would train without mixing)"
+        )
+
+
+@contextlib.contextmanager
+def _patched(module: Any, **names: Any) -> Iterator[None]:
+    """Replace module globals for the duration (inside a TaskRunner's own process)."""
+    missing = [k for k in names if not hasattr(module, k)]
+    if missing:
+        raise RuntimeError(f"{module.__name__} has no {missing}: this verl is not supported")
+    old = {k: getattr(module, k) for k in names}
+    for k, v in names.items():
+        setattr(module, k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(module, k, v)
+
+
+class _MixerTaskRunner(main_ppo_v0.TaskRunner.__ray_actor_class__):  # type: ignore[misc,name-defined]
+    """verl's legacy TaskRunner, its sampler and trainer class swapped for the mixer's."""
+
+    def run(self, config: DictConfig) -> None:
+        _uses(super().run, "create_rl_sampler", "RayPPOTrainer")
+        with _patched(
+            main_ppo_v0,
+            create_rl_sampler=mixer_sampler,
+            RayPPOTrainer=mixer_trainer_class(RayPPOTrainer),
+        ):
+            super().run(config)
+
+
+_V1_TRAINER: type | None = None
+
+
+def mixer_v1_trainer_class() -> type:
+    """verl's v1 sync trainer with the mixer, registered as `trainer.v1.trainer_mode=mixer-sync`.
+
+    Built on first use: verl's v1 package needs `TransferQueue` (verl's `verl-core` extra).
+    `_init_dataloader` rebuilds verl's train `StatefulDataLoader` (same dataset, batch size,
+    workers, collate) with a `MixerCurriculumSampler`; `_compute_advantage` reads the step's
+    scores, uids and `extra_info` back from the transfer queue and calls `mixer.update`.
+    """
+    global _V1_TRAINER
+    if _V1_TRAINER is not None:
+        return _V1_TRAINER
+    from verl.trainer.ppo.v1 import PPOTrainerSync, register_trainer
+
+    @register_trainer(MIXER_V1_MODE)
+    class MixerPPOTrainerSync(PPOTrainerSync):
+        def _init_dataloader(self) -> None:
+            super()._init_dataloader()
+            old = self.train_dataloader
+            self.mixer_sampler = MixerCurriculumSampler(self.train_dataset, self.config.data)
+            self.train_dataloader = StatefulDataLoader(
+                dataset=old.dataset,
+                batch_size=old.batch_size,
+                num_workers=old.num_workers,
+                drop_last=old.drop_last,
+                collate_fn=old.collate_fn,
+                sampler=self.mixer_sampler,
+            )
+
+        def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
+            batch = super()._compute_advantage(batch, metrics)
+            import transfer_queue as tq
+
+            key = self.mixer_sampler.source_key
+            fields = ["uid", "rm_scores", "extra_info"]
+            td = tq.kv_batch_get(
+                keys=batch.keys, partition_id=batch.partition_id, select_fields=fields
+            )
+            fb = feedback_from_tensordict(td, self.mixer_sampler, fields=(key,))
+            self.mixer_sampler.mixer.update(fb)
+            w = self.mixer_sampler.mixer.weights()
+            for name, x in zip(self.mixer_sampler.mixed.names, w, strict=True):
+                metrics[f"mixer/weight/{name}"] = float(x)
+            return batch
+
+    _V1_TRAINER = MixerPPOTrainerSync
+    return MixerPPOTrainerSync
+
+
+class _MixerTaskRunnerV1(main_ppo.TaskRunnerV1.__ray_actor_class__):  # type: ignore[misc,name-defined]
+    """verl's v1 TaskRunner, run with the mixer's sync trainer (registered in this process)."""
+
+    def run(self, config: DictConfig) -> None:
+        _uses(super().run, "get_trainer_cls")
+        mixer_v1_trainer_class()  # registers the mode in this actor's process
+        with open_dict(config):
+            config.trainer.v1.trainer_mode = MIXER_V1_MODE
+        super().run(config)
+
+
+MixerTaskRunner = ray.remote(_MixerTaskRunner)
+MixerTaskRunnerV1 = ray.remote(_MixerTaskRunnerV1)
+
+
+def _run(config: DictConfig) -> None:
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
+    from verl.utils.device import auto_set_device
+
+    try:
+        check_config(config)
+    except ConfigError as e:
+        print(f"mixer.adapters.verl_main: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    _with_mixer_dataset(config)
+    auto_set_device(config)
+    validate_config(
+        config=config,
+        use_reference_policy=need_reference_policy(config),
+        use_critic=need_critic(config),
+    )
+    runner = MixerTaskRunnerV1 if config.trainer.use_v1 else MixerTaskRunner
+    main_ppo.run_ppo(config, task_runner_class=runner)
+
+
+def main() -> None:
+    """Hydra entry point over verl's own `ppo_trainer` config."""
+    import hydra
+
+    config_dir = os.path.join(os.path.dirname(main_ppo.__file__), "config")
+    hydra.main(config_path=config_dir, config_name="ppo_trainer", version_base=None)(_run)()
+
+
+if __name__ == "__main__":
+    main()

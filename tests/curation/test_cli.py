@@ -1,0 +1,102 @@
+"""The command line a new user meets: --version, flags shown as flags, recipes, diff, tables when piped."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from typer.testing import CliRunner
+
+from curation.cli import app
+from tests.curation.test_build import LIGHT, _benchmark_copies, corpus
+
+runner = CliRunner()
+
+
+def test_version():
+    r = runner.invoke(app, ["--version"])
+    assert r.exit_code == 0 and re.fullmatch(r"codemix \S+\n", r.output)
+
+
+def test_boolean_options_are_shown_as_flags():
+    r = runner.invoke(app, ["build", "--help"])
+    assert r.exit_code == 0
+    for flag in ("--force", "--log-json", "--no-decontaminate"):
+        line = next(line for line in r.output.splitlines() if line.strip().startswith(flag))
+        assert "<bool>" not in line and "bool" not in line.split()[1], line
+    assert "<bool>" not in r.output and "<list[str]>" not in r.output
+    assert re.search(r"--source SOURCE\b", r.output) and re.search(r"--skip STAGE\b", r.output)
+
+
+def test_recipes_lists_the_shipped_ones_and_prints_one():
+    r = runner.invoke(app, ["recipes"])
+    assert r.exit_code == 0
+    assert re.search(r"deepcoder\s+.*taco-verified, primeintellect, lcb", r.output)
+    assert re.search(r"demo\s+.*demo", r.output)
+    r = runner.invoke(app, ["recipes", "demo"])
+    assert r.exit_code == 0 and '[[source]]\nname = "demo"' in r.output
+    r = runner.invoke(app, ["recipes", "nope"])
+    assert r.exit_code == 2 and "deepcoder, demo" in r.output
+
+
+def test_info_tables_are_whole_when_piped(tmp_path):
+    """Off a terminal rich assumed 80 columns: an 8-column table came out as `exact_…` and `decont…`."""
+    src = corpus(tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    assert (
+        runner.invoke(app, ["build", "--source", str(src), "--out", str(out), *LIGHT]).exit_code
+        == 0
+    )
+    r = runner.invoke(app, ["info", str(out)])
+    assert r.exit_code == 0 and "…" not in r.output
+    header = next(line for line in r.output.splitlines() if "source" in line and "input" in line)
+    assert re.search(r"source\s.*input\s.*schema\s.*exact_id\s.*decontam", header), header
+    assert re.search(
+        r"exact_id\s.*duplicate_id\s.*toy\s.*1", r.output
+    )  # reasons have a source column
+
+
+def test_diff_shows_counts_added_removed_and_changed_reasons(tmp_path):
+    src = _benchmark_copies(tmp_path / "toy.jsonl")
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    assert (
+        runner.invoke(app, ["build", "--source", str(src), "--out", str(a), *LIGHT]).exit_code == 0
+    )
+    assert runner.invoke(app, ["build", "--source", str(src), "--out", str(b), "--no-decontaminate",
+                               *LIGHT]).exit_code == 0  # fmt: skip
+    rows = [json.loads(line) for line in src.read_text().splitlines()]
+    rows[0]["test_type"] = "nope"  # `he` becomes malformed: dropped by schema, not decontam
+    rows.append({**rows[-1], "id": "extra", "statement": "Read a number and print its square."})
+    src2 = tmp_path / "toy2.jsonl"
+    src2.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert (
+        runner.invoke(app, ["build", "--source", str(src2), "--out", str(c), *LIGHT]).exit_code == 0
+    )
+
+    r = runner.invoke(app, ["diff", str(a), str(b), "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert [x["problem_id"] for x in d["changes"]["added"]] == ["toy/cc", "toy/he", "toy/mbpp"]
+    assert d["changes"]["added"][0] == {
+        "problem_id": "toy/cc",
+        "a": "decontam:contaminated",
+        "b": "kept",
+    }
+    toy = {x["stage"]: (x["a"], x["b"]) for x in d["counts"] if x["source"] == "toy"}
+    assert toy["input"] == (5, 5) and toy["exact_id"] == (5, 5) and toy["decontam"] == (2, None)
+
+    r = runner.invoke(app, ["diff", str(a), str(c), "--json"])
+    ch = json.loads(r.output)["changes"]
+    assert ch["changed_reason"] == [
+        {"problem_id": "toy/he", "a": "decontam:contaminated", "b": "schema:malformed"}
+    ]
+    assert ch["only_in_b"] == [{"problem_id": "toy/extra", "a": None, "b": "kept"}]
+    assert ch["removed"] == [] and ch["added"] == []
+
+    r = runner.invoke(app, ["diff", str(b), str(a)])
+    assert r.exit_code == 0
+    assert "0 added (kept in B only), 3 removed (kept in A only)" in r.output
+    assert re.search(r"toy/he[\s│]+kept[\s│]+decontam:contaminated", r.output)
+    assert re.search(r"toy[\s│]+5[\s│]+5[\s│]+5[\s│]+- -> 2[\s│]", r.output), r.output
+    r = runner.invoke(app, ["diff", str(a), str(tmp_path)])
+    assert r.exit_code == 2 and "no manifest.json" in r.output
