@@ -8,6 +8,7 @@ from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per
 from mixer.frontier import FrontierSampler
 from mixer.history import load_history
 from mixer.learnability import PassRateModel
+from mixer.problem_factory import PROBLEM_SAMPLERS, make_problem_sampler
 from mixer.problems import GroupOutcome, ProblemSampler
 from mixer.proxy import ProxyACODM
 from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
@@ -28,6 +29,7 @@ __all__: list[str] = [
     "Mixer",
     "ODM",
     "POLICIES",
+    "PROBLEM_SAMPLERS",
     "PassRateBand",
     "PassRateModel",
     "ProblemSampler",
@@ -38,6 +40,7 @@ __all__: list[str] = [
     "grpo_advantages",
     "load_history",
     "make_mixer",
+    "make_problem_sampler",
     "per_source_mean",
     "stochastic_round",
     "alignment_scores",

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mixer.base import Mixer, from_state, to_state
-from mixer.feedback import feedback_from_rewards, grpo_advantages
+from mixer.feedback import WeightsId, feedback_from_rewards, grpo_advantages
 from mixer.sampler import MixedSampler
 
 __all__ = ["GroupOutcome", "ProblemSampler", "group_rewards"]
@@ -161,7 +161,7 @@ class ProblemSampler(MixedSampler):
         self,
         problems: Sequence[int] | np.ndarray,
         rewards: Sequence[float] | np.ndarray,
-        weights_id: int | None = None,
+        weights_id: WeightsId | None = None,
         group_ids: Sequence[object] | np.ndarray | None = None,
         group_size: int | None = None,
     ) -> GroupOutcome:
@@ -171,9 +171,9 @@ class ProblemSampler(MixedSampler):
         Groups (the completions of one prompt): `group_ids` per completion (e.g. verl's `uid`), or
         `group_size` G for the usual layout where each prompt's G completions are consecutive;
         without either, the completions of one problem form one group (a problem drawn twice in
-        one batch then counts as one larger group). With `weights_id`, the problems must be ones
-        drawn in the batch of that id (a loader that prefetched must not report one batch's
-        rewards as another's).
+        one batch then counts as one larger group). With `weights_id` (an id, or `{id: examples}`
+        for rollouts of several draws), the problems must be ones drawn in the batches of those ids
+        (a loader that prefetched must not report one batch's rewards as another's).
         """
         p = np.asarray(problems).reshape(-1)
         if p.size and not np.issubdtype(p.dtype, np.integer):
@@ -188,8 +188,16 @@ class ProblemSampler(MixedSampler):
             p.min() < 0 or p.max() >= len(self._source_lookup) or (self._source_lookup[p] < 0).any()
         ):
             raise ValueError("problems holds indices that belong to no source of this sampler")
-        if weights_id is not None and int(weights_id) in self._batches:
-            drawn = self._batches[int(weights_id)]
+        ids = (
+            []
+            if weights_id is None
+            else [int(k) for k in weights_id]
+            if isinstance(weights_id, Mapping)
+            else [int(weights_id)]
+        )
+        known = [self._batches[k] for k in ids if k in self._batches]
+        if known and len(known) == len(ids):
+            drawn = np.concatenate(known)
             stray = np.setdiff1d(p, drawn)
             if stray.size:
                 raise ValueError(
@@ -235,7 +243,7 @@ class ProblemSampler(MixedSampler):
         self,
         problems: Sequence[int] | np.ndarray,
         rewards: Sequence[float] | np.ndarray,
-        weights_id: int | None = None,
+        weights_id: WeightsId | None = None,
         group_ids: Sequence[object] | np.ndarray | None = None,
         group_size: int | None = None,
         **feedback: Any,
@@ -261,6 +269,24 @@ class ProblemSampler(MixedSampler):
         fb = dataclasses.replace(fb, counts=counts, weights_id=weights_id)
         self.mixer.update(dataclasses.replace(fb, **feedback) if feedback else fb)
         return out
+
+    @property
+    def drops_groups(self) -> bool:
+        """Whether this sampler tells the trainer to drop some groups after rollout (DAPO, the
+        pass-rate band, GRESO): only a trainer that regenerates to refill the batch can honour it."""
+        return type(self)._keep is not ProblemSampler._keep
+
+    def learnt_state(self) -> dict:
+        """What the sampler learnt from rewards (the ledger and the subclass state), without the draw
+        position: for trainers whose loader snapshots the sampler when it draws, before the rewards
+        of that batch arrive (verl), to be saved at checkpoint time and restored after the loader."""
+        return to_state({"ledger": dict(self.ledger), "sampler": self._state()})
+
+    def load_learnt_state(self, state: Mapping[str, Any]) -> None:
+        """Restore `learnt_state()` (after the loader restored the draw position)."""
+        st = from_state(dict(state))
+        self.ledger = {k: int(st["ledger"].get(k, 0)) for k in LEDGER_KEYS}
+        self._load_state(st["sampler"])
 
     # ---- what subclasses change -------------------------------------------------------------
     def _learn(self, out: GroupOutcome, successes: np.ndarray) -> None:  # noqa: B027 - optional hook
