@@ -33,7 +33,7 @@ from verl.trainer.ppo.ray_trainer import RayPPOTrainer
 
 from mixer.adapters.verl import (
     MixerCurriculumSampler,
-    feedback_from_tensordict,
+    feed_tensordict,
     mixer_trainer_class,
 )
 
@@ -174,8 +174,7 @@ def mixer_v1_trainer_class() -> type:
             td = tq.kv_batch_get(
                 keys=batch.keys, partition_id=batch.partition_id, select_fields=fields
             )
-            fb = feedback_from_tensordict(td, self.mixer_sampler, fields=(key,))
-            self.mixer_sampler.mixer.update(fb)
+            feed_tensordict(td, self.mixer_sampler, fields=(key,))
             w = self.mixer_sampler.mixer.weights()
             for name, x in zip(self.mixer_sampler.mixed.names, w, strict=True):
                 metrics[f"mixer/weight/{name}"] = float(x)
