@@ -64,6 +64,8 @@ __all__ = [
     "PROBLEM_STATE_FILE",
     "dataset_numbers",
     "feed_tensordict",
+    "save_sampler_learning",
+    "load_sampler_learning",
 ]
 
 #: File the trainer subclasses write next to verl's own checkpoint (`global_step_N/`).
@@ -425,6 +427,30 @@ def _checkpoint_dir(config: Any, global_steps: int) -> str:
     return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
 
 
+def save_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
+    """Write what the sampler learnt from rewards into a checkpoint folder: the mixer's state
+    (`mixer_state.pt`) and a problem sampler's learnt state (`problem_sampler_state.pt`)."""
+    import torch
+
+    os.makedirs(path, exist_ok=True)
+    torch.save(sampler.mixer.state_dict(), os.path.join(path, MIXER_STATE_FILE))
+    if isinstance(sampler.mixed, ProblemSampler):
+        torch.save(sampler.mixed.learnt_state(), os.path.join(path, PROBLEM_STATE_FILE))
+
+
+def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
+    """Restore `save_sampler_learning` (after verl restored its loader's snapshot of the sampler,
+    taken when it drew, before the rewards of the batches in flight arrived)."""
+    import torch
+
+    mixer_file = os.path.join(path, MIXER_STATE_FILE)
+    if os.path.isfile(mixer_file):
+        sampler.mixer.load_state_dict(torch.load(mixer_file, weights_only=True))
+    learnt = os.path.join(path, PROBLEM_STATE_FILE)
+    if isinstance(sampler.mixed, ProblemSampler) and os.path.isfile(learnt):
+        sampler.mixed.load_learnt_state(torch.load(learnt, weights_only=True))
+
+
 def mixer_trainer_class(base: type) -> type:
     """A subclass of verl's legacy `RayPPOTrainer` (0.8+) that feeds its `MixerCurriculumSampler`.
 
@@ -459,28 +485,13 @@ def mixer_trainer_class(base: type) -> type:
             super()._save_checkpoint()
             sampler = self._mixer_sampler()
             if sampler is not None:
-                import torch
-
-                path = _checkpoint_dir(self.config, self.global_steps)
-                os.makedirs(path, exist_ok=True)
-                torch.save(sampler.mixer.state_dict(), os.path.join(path, MIXER_STATE_FILE))
-                if isinstance(sampler.mixed, ProblemSampler):
-                    torch.save(sampler.mixed.learnt_state(), os.path.join(path, PROBLEM_STATE_FILE))
+                save_sampler_learning(sampler, _checkpoint_dir(self.config, self.global_steps))
 
         def _load_checkpoint(self) -> Any:
             out = super()._load_checkpoint()
             sampler = self._mixer_sampler()
             if sampler is not None and self.global_steps > 0:
-                import torch
-
-                path = os.path.join(
-                    _checkpoint_dir(self.config, self.global_steps), MIXER_STATE_FILE
-                )
-                if os.path.isfile(path):
-                    sampler.mixer.load_state_dict(torch.load(path, weights_only=True))
-                learnt = os.path.join(os.path.dirname(path), PROBLEM_STATE_FILE)
-                if isinstance(sampler.mixed, ProblemSampler) and os.path.isfile(learnt):
-                    sampler.mixed.load_learnt_state(torch.load(learnt, weights_only=True))
+                load_sampler_learning(sampler, _checkpoint_dir(self.config, self.global_steps))
             return out
 
     MixerPPOTrainer.__name__ = f"Mixer{base.__name__}"

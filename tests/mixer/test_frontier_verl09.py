@@ -130,3 +130,65 @@ def test_v1_trainer_loader_and_feedback_reach_the_frontier_sampler(verl_export) 
     feed_tensordict(list_of_dict_to_tensordict(rows), tr.mixer_sampler)
     assert fr.ledger["rollouts"] == 6 * ROLLOUT_N and fr.ledger["zero_advantage_groups"] == 0
     assert tr.mixer_sampler.mixer.history[0]["weights_id"] == infos[0]["mixer_weights_id"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("transfer_queue") is None,
+    reason="verl's v1 trainer needs TransferQueue",
+)
+def test_v1_checkpoint_keeps_what_the_frontier_sampler_learnt(verl_export, tmp_path, monkeypatch):
+    """The v1 trainer's loader state holds the sampler as it was when it drew; our overrides of
+    `_save_checkpoint` / `_load_checkpoint` add the mixer and the sampler's learnt state (verl's
+    own checkpointing of workers is replaced by no-ops: no GPU workers here)."""
+    import torch
+    from verl.trainer.ppo.v1 import PPOTrainerSync
+    from verl.utils.tensordict_utils import list_of_dict_to_tensordict
+
+    from mixer.adapters.verl import feed_tensordict
+    from mixer.adapters.verl_main import mixer_v1_trainer_class
+
+    def base_load(self):  # what verl's does for the sampler: restore the loader's snapshot
+        self.global_steps = 1
+        self.mixer_sampler.load_state_dict(self.snapshot)
+
+    monkeypatch.setattr(PPOTrainerSync, "_save_checkpoint", lambda self: None)
+    monkeypatch.setattr(PPOTrainerSync, "_load_checkpoint", base_load)
+
+    def trainer():
+        tr = object.__new__(mixer_v1_trainer_class())
+        tr.config = _config(
+            verl_export,
+            "+data.sampler.problems=frontier",
+            f"trainer.default_local_dir={tmp_path}",
+            "data.dataloader_num_workers=0",
+        )
+        tr.tokenizer, tr.processor, tr.trainer_mode, tr.parameter_sync_step = (
+            _tokenizer(),
+            None,
+            "sync",
+            1,
+        )
+        tr._init_dataloader()
+        return tr
+
+    tr = trainer()
+    snapshot = tr.mixer_sampler.state_dict()
+    batch = next(iter(tr.train_dataloader))
+    rows = [
+        {"uid": f"u{i}", "rm_scores": torch.tensor([0.0, float(k == 0)]), "extra_info": info}
+        for i, info in enumerate(batch["extra_info"])
+        for k in range(ROLLOUT_N)
+    ]
+    feed_tensordict(list_of_dict_to_tensordict(rows), tr.mixer_sampler)
+    tr.global_steps = 1
+    tr._save_checkpoint()
+    tr2 = trainer()
+    tr2.snapshot = snapshot
+    tr2._load_checkpoint()
+    a, b = tr.mixer_sampler, tr2.mixer_sampler
+    assert b.mixed.ledger == a.mixed.ledger and b.mixed.ledger["updates"] == 1
+    n = len(a.data_source)
+    np.testing.assert_array_equal(
+        b.mixed.predicted_pass_rate(np.arange(n)), a.mixed.predicted_pass_rate(np.arange(n))
+    )
+    assert b.mixer.history == a.mixer.history
