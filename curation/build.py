@@ -68,7 +68,8 @@ class BuildConfig:
 
     Decontamination is on by default, against every benchmark shipped with codemix
     (`filters.benchmarks.DEFAULT_BENCHMARKS`; `shipped` in the list stands for them). An empty
-    `decontaminate_against` turns it off and removes `decontam` from `stages`, so the configured
+    `decontaminate_against` turns it off and removes `decontam` from `stages`; without `verify`,
+    `amplify` (which strengthens suites for verify's decision) is removed too. So the configured
     stages are the ones that run.
     """
 
@@ -93,6 +94,8 @@ class BuildConfig:
         self.decontaminate_against = expand_benchmarks(list(self.decontaminate_against))
         if not self.decontaminate_against:
             self.stages = [s for s in self.stages if s != "decontam"]
+        if "verify" not in self.stages:  # amplify strengthens suites for verify's decision only
+            self.stages = [s for s in self.stages if s != "amplify"]
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -91,7 +91,8 @@ def build_command(
         None,
         "--skip",
         metavar="STAGE",
-        help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}.",
+        help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}"
+        " (skipping verify skips amplify too).",
     ),
     recipe: str | None = typer.Option(
         None,
@@ -167,10 +168,13 @@ def build_command(
         against = [] if no_decontaminate else list(decontaminate_against)
         stages = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
         cfg = dataclasses.replace(cfg, decontaminate_against=against, stages=stages)
-    if skip:
-        cfg.stages = [s for s in cfg.stages if s not in skip]
-        if "decontam" in skip:  # the configuration says what ran
-            cfg.decontaminate_against = []
+    if skip:  # (replace: the configuration's own rules apply, e.g. no amplify without verify)
+        cfg = dataclasses.replace(
+            cfg,
+            stages=[s for s in cfg.stages if s not in skip],
+            # the configuration says what ran
+            decontaminate_against=[] if "decontam" in skip else cfg.decontaminate_against,
+        )
     workers = workers or os.cpu_count() or 1
     mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
     try:
