@@ -97,7 +97,7 @@ def test_ctrl_c_says_rerunning_resumes_and_rerunning_does(tmp_path):
                             text=True)  # fmt: skip
     assert proc.stderr is not None
     for line in proc.stderr:
-        if line.startswith("{") and json.loads(line).get("stage") == "verify":
+        if line.startswith("{") and json.loads(line).get("stage") in ("amplify", "verify"):
             os.kill(proc.pid, signal.SIGINT)
             break
     rest = proc.stderr.read()
