@@ -23,11 +23,7 @@ from curation.executors import make_executor
 from curation.ingest import ROW_COLUMN, ExactIdStage
 from curation.notes import source_notes
 from curation.pipeline import Pipeline, Progress, StageRun
-from curation.schema import REJECTED_SCHEMA, SCHEMA_VERSION, RecordError
 from curation.store import (
-    MANIFEST,
-    PROBLEMS_DIR,
-    REJECTED_DIR,
     WORK_DIR,
     clear_outputs,
     read_manifest,
@@ -35,7 +31,16 @@ from curation.store import (
     write_shards,
 )
 from filters.benchmarks import DEFAULT_BENCHMARKS, describe_benchmark, expand_benchmarks
-from filters.errors import UserError
+from filters.contracts import (
+    MANIFEST,
+    PROBLEMS_DIR,
+    REJECT_STAGE,
+    REJECTED_DIR,
+    REJECTED_SCHEMA,
+    SCHEMA_VERSION,
+    RecordError,
+    UserError,
+)
 from filters.stage import Stage
 
 __all__ = [
@@ -299,7 +304,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
             for u in pipe.units(i, name):
                 t = pipe.rejected_unit(i, name, u)
                 if t.num_rows:
-                    t = t.append_column("reject_stage", pa.array([name] * t.num_rows, type=pa.string()))
+                    t = t.append_column(REJECT_STAGE, pa.array([name] * t.num_rows, type=pa.string()))
                     yield t.select(REJECTED_SCHEMA.names)
 
     rejected = write_shards(rejected_batches(), out / REJECTED_DIR, cfg.shard_rows, REJECTED_SCHEMA)

@@ -24,8 +24,8 @@ import pyarrow.parquet as pq
 
 from curation.executors import Executor, LocalExecutor
 from curation.ingest import SCHEMA_STAGE, ingest_batches
-from curation.schema import RecordError
 from curation.store import write_json
+from filters.contracts import REJECT_REASON, RecordError
 from filters.stage import Stage
 
 __all__ = ["UnitStats", "StageRun", "Pipeline", "reason_kind"]
@@ -60,7 +60,7 @@ class UnitStats:
             )
 
         kinds = (
-            [reason_kind(r) for r in dropped.column("reject_reason").to_pylist()]
+            [reason_kind(r) for r in dropped.column(REJECT_REASON).to_pylist()]
             if dropped.num_rows
             else []
         )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.build import BuildConfig, SourceSpec
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["RECIPES_DIR", "load_recipe", "recipe_path"]
 

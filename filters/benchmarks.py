@@ -22,7 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = [
     "BenchmarkProblem",

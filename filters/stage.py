@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from filters.contracts import REJECT_DETAIL, REJECT_REASON
+
 __all__ = ["Decision", "StageResult", "Stage", "RowStage", "GlobalStage", "apply_decisions"]
 
 
@@ -123,6 +125,6 @@ def apply_decisions(batch: pa.Table, decisions: list[Decision], output_schema: p
         if d.columns:
             detail.setdefault("columns", d.columns)
         details.append(json.dumps(detail, default=str, ensure_ascii=False) if detail else None)
-    dropped = dropped.append_column("reject_reason", pa.array(reasons, type=pa.string()))
-    dropped = dropped.append_column("reject_detail", pa.array(details, type=pa.string()))
+    dropped = dropped.append_column(REJECT_REASON, pa.array(reasons, type=pa.string()))
+    dropped = dropped.append_column(REJECT_DETAIL, pa.array(details, type=pa.string()))
     return StageResult(kept, dropped)

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["app", "fail", "table_console"]
 

@@ -15,7 +15,7 @@ from curation.build import DEFAULT_STAGES, BuildConfig, SourceSpec, build
 from curation.commands import app
 from curation.progress import ProgressReporter
 from filters.benchmarks import DEFAULT_BENCHMARKS
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["build_command", "parse_source_specs"]
 

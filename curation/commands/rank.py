@@ -24,8 +24,8 @@ from curation.store import (
     sha256_file,
     write_json,
 )
+from filters.contracts import UserError
 from filters.difficulty import DifficultyStage, parse_window, read_rollouts
-from filters.errors import UserError
 
 __all__ = ["rank_command", "rank_build"]
 

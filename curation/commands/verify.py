@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from curation.commands import app
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["verify_command", "read_candidates"]
 

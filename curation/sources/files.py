@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from curation.schema import RecordError, read_jsonl
 from curation.sources.columns import kinds_of_row, kinds_of_schema
 from curation.sources.jsonarray import iter_json_array
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["DATA_SUFFIXES", "Check", "find_data_files", "read_rows", "json_rows", "checked_first"]
 

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from filters.contracts import UserError
 from filters.difficulty.features import (
     FEATURES,
     FeatureModel,
@@ -33,7 +34,6 @@ from filters.difficulty.irt import IRTFit, fit_irt, logit_to_unit, unit_to_logit
 from filters.difficulty.labels import label_prior
 from filters.difficulty.rollouts import RolloutCounts, in_window
 from filters.difficulty.stats import quantile_buckets
-from filters.errors import UserError
 from filters.stage import Decision, GlobalStage
 
 __all__ = ["DifficultyStage", "DIFFICULTY_SCHEMA", "ROLLOUT_SCHEMA"]

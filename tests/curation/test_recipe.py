@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from curation.cli import app
 from curation.recipe import RECIPES_DIR, load_recipe
 from curation.schema import write_jsonl
-from filters.errors import UserError
+from filters.contracts import UserError
 
 runner = CliRunner()
 

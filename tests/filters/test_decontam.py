@@ -12,8 +12,8 @@ import pytest
 
 from filters import benchmarks
 from filters.benchmarks import BenchmarkProblem, load_benchmark
+from filters.contracts import UserError
 from filters.decontam import DecontamStage, normalize_code, normalize_test
-from filters.errors import UserError
 from tests.conftest import shared_file
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from filters.errors import UserError
+from filters.contracts import UserError
 from mixer import ODM, AdvantageBandit, Feedback, Static, Uniform, make_mixer
 from tests.mixer.streams import run_stream
 
