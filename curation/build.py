@@ -22,7 +22,7 @@ import pyarrow as pa
 from curation.executors import make_executor
 from curation.ingest import ROW_COLUMN, ExactIdStage
 from curation.notes import source_notes
-from curation.pipeline import Pipeline, Progress, StageRun
+from curation.pipeline import Pipeline, Progress, StageRun, rejected_rows
 from curation.store import (
     WORK_DIR,
     clear_outputs,
@@ -34,14 +34,13 @@ from filters.benchmarks import DEFAULT_BENCHMARKS, describe_benchmark, expand_be
 from filters.contracts import (
     MANIFEST,
     PROBLEMS_DIR,
-    REJECT_STAGE,
     REJECTED_DIR,
     REJECTED_SCHEMA,
     SCHEMA_VERSION,
     RecordError,
     UserError,
 )
-from filters.stage import Stage
+from filters.stage import GlobalStage, Stage
 
 __all__ = [
     "SourceSpec",
@@ -222,22 +221,10 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
     return False, False
 
 
-def _funnel(runs: list[StageRun], input_counts: Counter) -> list[dict[str, Any]]:
-    rows = []
-    for r in runs:
-        d = r.as_dict()
-        d["in"] = dict(sorted((Counter(r.kept) + Counter(r.dropped)).items()))
-        rows.append(d)
-    return rows
-
-
 def _environment(stages: list[Stage]) -> dict[str, Any]:
-    env: dict[str, Any] = {}
-    for s in stages:
-        report = getattr(s, "environment", None)
-        if callable(report):
-            env[s.name] = report()
-    return env
+    """What each stage found about its surroundings, for the manifest (stages with nothing to say are left out)."""
+    reports = ((s.name, s.environment()) for s in stages)
+    return {name: report for name, report in reports if report is not None}
 
 
 def build(
@@ -265,7 +252,7 @@ def build(
     ex = make_executor(executor, workers)
     # On Ray every task is one CPU: row stages are rebuilt there with one sandbox worker each.
     stages = make_stages(cfg, workers if ex.local else 1)
-    factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not s.is_global}
+    factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not isinstance(s, GlobalStage)}
     pipe = Pipeline(
         out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
         chunk_rows=chunk_rows,
@@ -275,9 +262,7 @@ def build(
         manifest = _finish(out, cfg, pipe, runs, stages)
     finally:
         for s in stages:
-            close = getattr(s, "close", None)
-            if callable(close):
-                close()
+            s.close()
         ex.close()
     if write_report:
         from curation.report import write_report as _write_report
@@ -304,8 +289,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
             for u in pipe.units(i, name):
                 t = pipe.rejected_unit(i, name, u)
                 if t.num_rows:
-                    t = t.append_column(REJECT_STAGE, pa.array([name] * t.num_rows, type=pa.string()))
-                    yield t.select(REJECTED_SCHEMA.names)
+                    yield rejected_rows(t, name)
 
     rejected = write_shards(rejected_batches(), out / REJECTED_DIR, cfg.shard_rows, REJECTED_SCHEMA)
     input_counts = Counter(runs[0].kept) + Counter(runs[0].dropped)
@@ -322,7 +306,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
             "input": dict(sorted(input_counts.items())),
             "output": dict(sorted(output_counts.items())),
             "rejected": sum(f["rows"] for f in rejected),
-            "stages": _funnel(runs, input_counts),
+            "stages": [r.funnel() for r in runs],
         },
         "problems": problems,
         "rejected": rejected,
