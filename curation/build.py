@@ -30,7 +30,6 @@ from curation.store import (
     write_json,
     write_shards,
 )
-from filters.benchmarks import DEFAULT_BENCHMARKS, describe_benchmark, expand_benchmarks
 from filters.contracts import (
     MANIFEST,
     PROBLEMS_DIR,
@@ -40,6 +39,7 @@ from filters.contracts import (
     RecordError,
     UserError,
 )
+from filters.decontam_refs import DEFAULT_BENCHMARKS, describe_benchmark, expand_benchmarks
 from filters.stage import GlobalStage, Stage
 
 __all__ = [
@@ -71,7 +71,7 @@ class BuildConfig:
     """Everything that determines a build's output (stored in the manifest as the resolved recipe).
 
     Decontamination is on by default, against every benchmark shipped with codemix
-    (`filters.benchmarks.DEFAULT_BENCHMARKS`; `shipped` in the list stands for them). An empty
+    (`filters.decontam_refs.DEFAULT_BENCHMARKS`; `shipped` in the list stands for them). An empty
     `decontaminate_against` turns it off and removes `decontam` from `stages`, so the configured
     stages are the ones that run.
     """

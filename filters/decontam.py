@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from filters.benchmarks import BenchmarkProblem, load_benchmark
+from filters.decontam_refs import BenchmarkProblem, load_benchmark
 from filters.shingles import text_keys, word_ngrams
 from filters.stage import Decision, RowStage
 

@@ -14,8 +14,8 @@ from rich.console import Console
 from curation.build import DEFAULT_STAGES, BuildConfig, SourceSpec, build
 from curation.commands import app
 from curation.progress import ProgressReporter
-from filters.benchmarks import DEFAULT_BENCHMARKS
 from filters.contracts import UserError
+from filters.decontam_refs import DEFAULT_BENCHMARKS
 
 __all__ = ["build_command", "parse_source_specs"]
 

@@ -146,7 +146,7 @@ def _benchmark_copies(path: Path) -> Path:
     test problem), as shipped in filters/data, plus two clean ones."""
     import gzip
 
-    from filters.benchmarks import DATA_DIR
+    from filters.decontam_refs import DATA_DIR
 
     def first(name: str, pred) -> dict:
         with gzip.open(DATA_DIR / name, "rt") as f:

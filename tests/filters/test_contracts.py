@@ -85,7 +85,7 @@ _DERIVED_KEYS = {"typed_calls"}
 #: Names under which filters hold one problem record.
 _RECORD_NAMES = {"row", "problem", "prob", "rec"}
 #: Modules that read other formats: raw benchmark files, and the worker's own messages.
-_OTHER_FORMATS = {"benchmarks.py", "decontam_benchmarks.py", "make_shipped.py", "worker_child.py"}
+_OTHER_FORMATS = {"benchmarks.py", "decontam_refs.py", "make_shipped.py", "worker_child.py"}
 
 
 def _stored_columns() -> set[str]:

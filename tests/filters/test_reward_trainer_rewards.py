@@ -1,4 +1,4 @@
-"""verl and TRL adapters: exact signatures, real export rows, called the way the trainers call them."""
+"""Reward functions for verl and TRL: exact signatures, real export rows, called the way the trainers call them."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 
 from curation.export import trl_row, verl_row
 from filters.reward import (
-    adapters,
     compute_score,
     compute_score_batch,
     make_trl_reward,
+    trainer_rewards,
     trl_correctness_reward,
 )
 from filters.reward.pool import close_shared_sandbox, shared_sandbox
@@ -105,12 +105,12 @@ def test_verl_loads_the_function_from_its_file_path():
     try:
         from verl.utils.import_utils import load_extern_object
     except ImportError:
-        spec = importlib.util.spec_from_file_location("custom_module", adapters.__file__)
+        spec = importlib.util.spec_from_file_location("custom_module", trainer_rewards.__file__)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         fn = mod.compute_score
     else:
-        fn = load_extern_object(adapters.__file__, "compute_score")
+        fn = load_extern_object(trainer_rewards.__file__, "compute_score")
     assert _verl_call(fn, verl_row(ROW, "train", 0), GOOD)["score"] == 1.0
 
 
