@@ -76,10 +76,15 @@ def _verl_dicts(
     out = []
     for i, g in enumerate(grades):
         speed = speeds[i].reward if speeds is not None else 0.0
+        info = g.info()
+        if speed is None:  # the timing hit a sandbox fault (on_system_error="none"): an SE as well
+            info["system_error"] = 1.0
+            out.append({"score": 0.0, **info, "speed": 0.0})
+            continue
         score = (
             g.score or 0.0
         ) + weight * speed  # a reported SE (score None) is flagged in system_error
-        out.append({"score": float(score), **g.info(), "speed": float(speed)})
+        out.append({"score": float(score), **info, "speed": float(speed)})
     return out
 
 

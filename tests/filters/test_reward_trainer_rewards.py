@@ -222,3 +222,20 @@ def test_shared_pool_is_per_process_and_restarts_after_close():
         env=dict(os.environ, CODEMIX_REWARD_WORKERS="1"),
     )
     assert out.stdout.split() == ["1.0", "0", "True", "1.0"], out.stderr[-2000:]
+
+
+def test_a_sandbox_fault_while_timing_scores_like_any_system_error():
+    """With on_system_error="none" and a speed weight, a fault while timing a correct completion
+    (SpeedResult.reward None) scores 0.0 with system_error=1.0 and the same keys as every sample,
+    as compute_score documents; it used to raise TypeError (float * None) inside verl."""
+    from filters.reward.correctness import Grade
+    from filters.reward.speed import SpeedResult
+    from filters.reward.trainer_rewards import _verl_dicts
+
+    ok = Grade(1.0, True, "AC", tests_passed=2, tests_total=2)
+    faulted, timed = _verl_dicts(
+        [ok, ok], [SpeedResult(None, True, note="SE"), SpeedResult(0.5, True)], 0.5
+    )
+    assert faulted["score"] == 0.0 and faulted["system_error"] == 1.0 and faulted["speed"] == 0.0
+    assert timed["score"] == 1.25 and timed["system_error"] == 0.0
+    assert faulted.keys() == timed.keys()
