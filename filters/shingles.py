@@ -138,8 +138,9 @@ def _words_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
 
 def _scan_chunk(
     data: np.ndarray, roff: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Tokens of a run of whole texts: starts, ends, per-text counts, hashes, code-like flags."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens of a run of whole texts: starts, ends, per-text counts, hashes, code-like flags,
+    hashes before placeholders, and which tokens are words."""
     nb = len(data)
     cls = _CLS[data]
     nbsp = np.flatnonzero(data[:-1] == 0xC2)

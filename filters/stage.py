@@ -57,8 +57,9 @@ class Stage(ABC):
     """Base class of every stage. Subclasses set `name` and `output_schema`."""
 
     name: ClassVar[str] = "stage"
-    #: Columns this stage adds to kept rows (their order and Arrow types).
-    output_schema: ClassVar[pa.Schema] = pa.schema([])
+    #: Columns this stage adds to kept rows (their order and Arrow types); a class attribute, which
+    #: a stage whose columns depend on its settings may set per instance (the difficulty stage).
+    output_schema: pa.Schema = pa.schema([])
     #: Columns holding measurements (times) or values derived from them: they differ between
     #: two runs of the same build, so reproducibility checks compare everything else.
     measured_columns: ClassVar[tuple[str, ...]] = ()

@@ -210,7 +210,7 @@ class VerifyStage(Stage):
         return [r.decision for r in every]  # type: ignore[misc]
 
     def _first_pass(self, todo: list[_Row]) -> None:
-        jobs = []
+        jobs: list[tuple[dict[str, Any], str, dict[str, Any]]] = []
         for r in todo:
             src = r.problem.get("time_limit_s")
             opts = {"time_limit_s": src or CALIBRATION_LIMIT_S}

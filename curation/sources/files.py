@@ -11,7 +11,7 @@ import gzip
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pyarrow as pa
 import pyarrow.ipc  # noqa: F401  (registers pa.ipc)
@@ -73,7 +73,7 @@ def find_data_files(
     return files
 
 
-def open_text(path: Path) -> io.TextIOBase:
+def open_text(path: Path) -> TextIO:
     """A text stream of a (possibly gzipped) file."""
     if path.name.endswith(".gz"):
         return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")

@@ -176,12 +176,13 @@ class DifficultyStage(GlobalStage):
         d = np.full(n, np.nan)
         sd = np.full(n, np.nan)
         src: list[str | None] = [None] * n
-        labelled = [i for i, lab in enumerate(self._label) if lab is not None]
-        for i in labelled:
-            d[i], sd[i] = self._label[i]
+        labels = {i: lab for i, lab in enumerate(self._label) if lab is not None}
+        labelled = list(labels)
+        for i, (mean, std) in labels.items():
+            d[i], sd[i] = mean, std
             src[i] = "label"
         pred = np.full(n, 0.5)
-        y = np.array([self._label[i][0] for i in labelled])
+        y = np.array([mean for mean, _ in labels.values()])
         feats = np.vstack(self._feats) if self._feats else np.zeros((0, len(FEATURES)), np.float32)
         if len(labelled) >= self.min_labelled and len(np.unique(y)) > 1:
             fl, tl = feats[labelled], [self._tags[i] for i in labelled]
