@@ -6,7 +6,7 @@ baseline is another checkout (`--before PATH`, e.g. `git archive <commit> | tar 
 first on `PYTHONPATH`; runs alternate (before, ours, ours, before, ...) so load drift hits both
 alike, and the load average is recorded. Writes benchmarks/results/import_time.json.
 
-    nice .venv/bin/python benchmarks/import_time.py --before /tmp/old-checkout [--rounds 20]
+    nice .venv/bin/python benchmarks/import_time.py --before /tmp/old-checkout [--before-name COMMIT] [--rounds 20]
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ def measure(before: Path, module: str, rounds: int) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", type=Path, required=True, help="a checkout of the baseline commit")
+    ap.add_argument("--before-name", default=None, help="what --before holds, e.g. its commit")
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--modules", nargs="+", default=["mixer", "filters"])
     args = ap.parse_args()
@@ -98,6 +99,7 @@ def main() -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "command": "nice .venv/bin/python benchmarks/import_time.py " + " ".join(sys.argv[1:]),
+        "before": args.before_name or str(args.before),
         "cpus": os.cpu_count(),
         "results": results,
     }
