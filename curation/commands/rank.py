@@ -13,7 +13,7 @@ from curation.commands import app
 from curation.pipeline import rerun_stage
 from curation.store import MANIFEST, PROBLEMS_DIR, read_manifest, write_json
 from filters.contracts import UserError
-from filters.difficulty import DifficultyStage, parse_window, read_rollouts
+from filters.difficulty import DifficultyConfig, DifficultyStage, parse_window, read_rollouts
 
 __all__ = ["rank_command", "rank_build"]
 
@@ -30,8 +30,8 @@ def rank_build(
     out: str | Path,
     rollouts: str | Path,
     *,
-    two_pl: bool = False,
-    buckets: int = 5,
+    two_pl: bool = DifficultyConfig.two_pl,
+    buckets: int = DifficultyConfig.buckets,
     keep_pass_rate: str | None = None,
     target_model: str | None = None,
 ) -> dict[str, Any]:
@@ -90,7 +90,9 @@ def rank_command(
     model_2pl: bool = typer.Option(
         False, "--model-2pl", help="Fit a 2PL model (a discrimination per model) instead of 1PL."
     ),
-    buckets: int = typer.Option(5, "--buckets", help="Number of difficulty buckets (quantiles)."),
+    buckets: int = typer.Option(
+        DifficultyConfig.buckets, "--buckets", help="Number of difficulty buckets (quantiles)."
+    ),
     keep_pass_rate: str | None = typer.Option(
         None,
         "--keep-pass-rate",

@@ -16,6 +16,7 @@ only problems whose pass rate for a target model lies in a window.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from filters.difficulty.rollouts import RolloutCounts, in_window
 from filters.difficulty.stats import quantile_buckets
 from filters.stage import Decision, GlobalStage
 
-__all__ = ["DifficultyStage", "DIFFICULTY_SCHEMA", "ROLLOUT_SCHEMA"]
+__all__ = ["DifficultyConfig", "DifficultyStage", "DIFFICULTY_SCHEMA", "ROLLOUT_SCHEMA"]
 
 DIFFICULTY_SCHEMA = pa.schema(
     [
@@ -71,6 +72,20 @@ def _key(row: dict[str, Any]) -> str:
     return pid if isinstance(pid, str) and pid else f"{row.get('source')}/{row.get('id')}"
 
 
+@dataclass
+class DifficultyConfig:
+    """The difficulty stage's settings and their defaults: their one home (the stage, the build,
+    `codemix build`, `codemix rank` and recipes take them from here). Meanings: `DifficultyStage`."""
+
+    buckets: int = 5
+    two_pl: bool = False
+    keep_pass_rate: tuple[float, float] | None = None
+    target_model: str | None = None
+    min_labelled: int = 30
+    ridge_alpha: float = 3.0
+    min_align: int = 30
+
+
 class DifficultyStage(GlobalStage):
     """Global stage `difficulty`; see the module docstring.
 
@@ -94,14 +109,14 @@ class DifficultyStage(GlobalStage):
 
     def __init__(
         self,
-        buckets: int = 10,
+        buckets: int = DifficultyConfig.buckets,
         rollouts: RolloutCounts | None = None,
-        two_pl: bool = False,
-        keep_pass_rate: tuple[float, float] | None = None,
-        target_model: str | None = None,
-        min_labelled: int = 30,
-        ridge_alpha: float = 3.0,
-        min_align: int = 30,
+        two_pl: bool = DifficultyConfig.two_pl,
+        keep_pass_rate: tuple[float, float] | None = DifficultyConfig.keep_pass_rate,
+        target_model: str | None = DifficultyConfig.target_model,
+        min_labelled: int = DifficultyConfig.min_labelled,
+        ridge_alpha: float = DifficultyConfig.ridge_alpha,
+        min_align: int = DifficultyConfig.min_align,
     ) -> None:
         if buckets < 1:
             raise UserError(f"--buckets must be at least 1, got {buckets}")
