@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from filters.ground_truth import from_ground_truth, to_ground_truth
     from filters.minhash import jaccard, minhash_signatures
     from filters.sandbox import RunResult, Sandbox, TestResult
+    from filters.settings import DecontamConfig, DedupConfig, DifficultyConfig
     from filters.shingles import code_shingles, code_tokens
     from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
     from filters.verify import VerifyStage
@@ -51,6 +52,9 @@ _HOME = {
     "fit_irt": "filters.difficulty",
     "label_prior": "filters.difficulty",
     "plot_calibration": "filters.difficulty",
+    "DedupConfig": "filters.settings",
+    "DecontamConfig": "filters.settings",
+    "DifficultyConfig": "filters.settings",
 }
 
 __all__ = [
@@ -79,6 +83,9 @@ __all__ = [
     "fit_irt",
     "label_prior",
     "plot_calibration",
+    "DedupConfig",
+    "DecontamConfig",
+    "DifficultyConfig",
 ]
 
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from filters.decontam_refs import DEFAULT_BENCHMARKS, BenchmarkProblem, load_benchmark
+from filters.decontam_refs import BenchmarkProblem, load_benchmark
+from filters.settings import DecontamConfig
 from filters.shingles import text_keys, word_ngrams
 from filters.stage import Decision, RowStage
 
@@ -98,22 +98,6 @@ def _row_tests(row: dict[str, Any]) -> list[str]:
     if row.get("test_code"):
         keys += normalize_test(str(row["test_code"]), ep)
     return keys
-
-
-@dataclass
-class DecontamConfig:
-    """The decontamination stage's settings and their defaults: their one home (the stage, the
-    build, the command line and recipes take them from here). Meanings: `DecontamStage`; by
-    default every benchmark shipped with codemix (`DEFAULT_BENCHMARKS`)."""
-
-    against: tuple[str, ...] = DEFAULT_BENCHMARKS
-    ngram: int = 13
-    lcb_start: str | None = None
-    lcb_end: str | None = None
-    check_tests: bool = True
-    check_solutions: bool = True
-    max_df: int = 10
-    min_coverage: float = 0.5
 
 
 class DecontamStage(RowStage):

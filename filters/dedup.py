@@ -11,7 +11,6 @@ re-indexed by `problem_id` before any decision.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from filters.minhash import band_hashes, jaccard, lsh_params, signatures_from_shingles
-from filters.shingles import DEFAULT_K, analyze, mix64, text_keys
+from filters.settings import DedupConfig
+from filters.shingles import analyze, mix64, text_keys
 from filters.stage import Decision, GlobalStage
 
 __all__ = ["DedupConfig", "DedupStage", "DedupResult", "find_duplicates", "EMPTY_REASON"]
@@ -186,22 +186,6 @@ def _tests_total(batch: pa.Table) -> np.ndarray:
             [b if v is None else v for b, v in zip(base.tolist(), vals)], dtype=np.int64
         )
     return base
-
-
-@dataclass
-class DedupConfig:
-    """The dedup stage's settings and their defaults: their one home (the stage, the build, the
-    command line and recipes take them from here). Meanings: `DedupStage`."""
-
-    threshold: float = 0.8
-    num_perm: int = 128
-    prefer: tuple[str, ...] = ()
-    use_solutions: bool = False
-    k: int = DEFAULT_K
-    seed: int = 1
-    bands: int | None = None
-    rows: int | None = None
-    transitive: bool = False
 
 
 class DedupStage(GlobalStage):

@@ -26,8 +26,11 @@ PUBLIC = {
     ],
     'filters': [
         'Decision',
+        'DecontamConfig',
         'DecontamStage',
+        'DedupConfig',
         'DedupStage',
+        'DifficultyConfig',
         'DifficultyStage',
         'GlobalStage',
         'RowStage',

@@ -16,7 +16,6 @@ only problems whose pass rate for a target model lies in a window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from filters.difficulty.irt import IRTFit, fit_irt, logit_to_unit, unit_to_logit
 from filters.difficulty.labels import label_prior
 from filters.difficulty.rollouts import RolloutCounts, in_window
 from filters.difficulty.stats import quantile_buckets
+from filters.settings import DifficultyConfig
 from filters.stage import Decision, GlobalStage
 
 __all__ = ["DifficultyConfig", "DifficultyStage", "DIFFICULTY_SCHEMA", "ROLLOUT_SCHEMA"]
@@ -70,20 +70,6 @@ _MIN_PRIOR_STD, _MAX_PRIOR_STD, _NO_PRIOR_STD = 0.3, 3.0, 2.0
 def _key(row: dict[str, Any]) -> str:
     pid = row.get("problem_id")
     return pid if isinstance(pid, str) and pid else f"{row.get('source')}/{row.get('id')}"
-
-
-@dataclass
-class DifficultyConfig:
-    """The difficulty stage's settings and their defaults: their one home (the stage, the build,
-    `codemix build`, `codemix rank` and recipes take them from here). Meanings: `DifficultyStage`."""
-
-    buckets: int = 5
-    two_pl: bool = False
-    keep_pass_rate: tuple[float, float] | None = None
-    target_model: str | None = None
-    min_labelled: int = 30
-    ridge_alpha: float = 3.0
-    min_align: int = 30
 
 
 class DifficultyStage(GlobalStage):

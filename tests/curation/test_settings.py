@@ -3,7 +3,10 @@ and a stage built by the build has the defaults the stage has on its own."""
 
 from __future__ import annotations
 
+import ast
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +57,15 @@ def test_the_command_line_overrides_a_recipe_instead_of_being_ignored(monkeypatc
     )
     assert (cfg.min_tests, cfg.buckets) == (3, 4)
     assert cfg.shard_rows == BuildConfig.__dataclass_fields__["shard_rows"].default
+
+
+def test_the_settings_module_loads_no_stage():
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, filters.settings; print(sorted(sys.modules))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    loaded = set(ast.literal_eval(out.stdout))
+    assert not loaded & {"numpy", "pyarrow", "filters.dedup", "filters.decontam", "filters.verify"}
 
 
 def test_build_settings_default_to_the_stages_own():

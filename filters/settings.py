@@ -1,0 +1,59 @@
+"""Every stage's settings and their defaults, in one light module: the stages, `BuildConfig`, the
+command line and recipes all take a default from here, so no two of them can drift apart.
+
+Each stage's constructor documents what its settings mean. This module imports no stage (nor the
+sandbox, numpy or pyarrow), so the command line and the build read defaults without loading them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from filters.decontam_refs import DEFAULT_BENCHMARKS
+
+__all__ = ["DedupConfig", "DecontamConfig", "DifficultyConfig"]
+
+
+@dataclass
+class DedupConfig:
+    """The dedup stage's settings (`filters.dedup.DedupStage`)."""
+
+    threshold: float = 0.8
+    num_perm: int = 128
+    prefer: tuple[str, ...] = ()
+    use_solutions: bool = False
+    #: tokens per code-aware shingle (`filters.shingles.DEFAULT_K`)
+    k: int = 5
+    seed: int = 1
+    bands: int | None = None
+    rows: int | None = None
+    transitive: bool = False
+
+
+@dataclass
+class DecontamConfig:
+    """The decontamination stage's settings (`filters.decontam.DecontamStage`); by default every
+    benchmark shipped with codemix (`filters.decontam_refs.DEFAULT_BENCHMARKS`)."""
+
+    against: tuple[str, ...] = DEFAULT_BENCHMARKS
+    ngram: int = 13
+    lcb_start: str | None = None
+    lcb_end: str | None = None
+    check_tests: bool = True
+    check_solutions: bool = True
+    max_df: int = 10
+    min_coverage: float = 0.5
+
+
+@dataclass
+class DifficultyConfig:
+    """The difficulty stage's settings (`filters.difficulty.DifficultyStage`), which `codemix rank`
+    uses too."""
+
+    buckets: int = 5
+    two_pl: bool = False
+    keep_pass_rate: tuple[float, float] | None = None
+    target_model: str | None = None
+    min_labelled: int = 30
+    ridge_alpha: float = 3.0
+    min_align: int = 30
