@@ -169,7 +169,8 @@ def test_unknown_names_and_missing_files_are_user_errors(
     with pytest.raises(UserError, match="unknown benchmark"):
         DecontamStage(["humaneval-plus-plus"])
     monkeypatch.setattr(decontam_refs, "_shared_data_dirs", lambda: [tmp_path])
-    monkeypatch.setattr(decontam_refs, "DATA_DIR", tmp_path)  # a broken install: shipped files missing
+    # a broken install: shipped files missing
+    monkeypatch.setattr(decontam_refs, "DATA_DIR", tmp_path)
     with pytest.raises(UserError, match="mbpp-test=PATH"):
         DecontamStage(["mbpp-test"])
     with pytest.raises(UserError, match="lcb=PATH"):
