@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from filters.ground_truth import from_ground_truth, to_ground_truth
     from filters.minhash import jaccard, minhash_signatures
     from filters.sandbox import RunResult, Sandbox, TestResult
-    from filters.settings import DecontamConfig, DedupConfig, DifficultyConfig
+    from filters.settings import DecontamConfig, DedupConfig, DifficultyConfig, VerifyConfig
     from filters.shingles import code_shingles, code_tokens
     from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
     from filters.verify import VerifyStage
@@ -55,6 +55,7 @@ _HOME = {
     "DedupConfig": "filters.settings",
     "DecontamConfig": "filters.settings",
     "DifficultyConfig": "filters.settings",
+    "VerifyConfig": "filters.settings",
 }
 
 __all__ = [
@@ -86,6 +87,7 @@ __all__ = [
     "DedupConfig",
     "DecontamConfig",
     "DifficultyConfig",
+    "VerifyConfig",
 ]
 
 

@@ -11,7 +11,23 @@ from dataclasses import dataclass
 
 from filters.decontam_refs import DEFAULT_BENCHMARKS
 
-__all__ = ["DedupConfig", "DecontamConfig", "DifficultyConfig"]
+__all__ = ["VerifyConfig", "DedupConfig", "DecontamConfig", "DifficultyConfig"]
+
+
+@dataclass
+class VerifyConfig:
+    """The verify stage's settings (`filters.verify.VerifyStage`)."""
+
+    min_tests: int = 5
+    repeats: int = 2
+    mutants: int = 8
+    time_floor_s: float = 1.0
+    time_factor: float = 3.0
+    max_solutions: int = 8
+    drop_weak: bool = True
+    seed: int = 0
+    hash_check: bool = True
+    keep_incomplete_tests: bool = False
 
 
 @dataclass

@@ -17,9 +17,10 @@ from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
 from filters.sandbox.asserts import count_asserts
+from filters.settings import VerifyConfig
 from filters.stage import Decision, Stage
 
-__all__ = ["VerifyStage", "count_tests", "calibrated_time_limit", "reward_isolation"]
+__all__ = ["VerifyConfig", "VerifyStage", "count_tests", "calibrated_time_limit", "reward_isolation"]
 
 #: How long a reference may take while its time limit is still being calibrated.
 CALIBRATION_LIMIT_S = 10.0
@@ -98,18 +99,18 @@ class VerifyStage(Stage):
     def __init__(
         self,
         workers: int | None = None,
-        min_tests: int = 5,
-        repeats: int = 2,
-        mutants: int = 6,
+        min_tests: int = VerifyConfig.min_tests,
+        repeats: int = VerifyConfig.repeats,
+        mutants: int = VerifyConfig.mutants,
         sandbox: Sandbox | None = None,
         *,
-        time_floor_s: float = 1.0,
-        time_factor: float = 3.0,
-        max_solutions: int = 8,
-        drop_weak: bool = True,
-        seed: int = 0,
-        hash_check: bool = True,
-        keep_incomplete_tests: bool = False,
+        time_floor_s: float = VerifyConfig.time_floor_s,
+        time_factor: float = VerifyConfig.time_factor,
+        max_solutions: int = VerifyConfig.max_solutions,
+        drop_weak: bool = VerifyConfig.drop_weak,
+        seed: int = VerifyConfig.seed,
+        hash_check: bool = VerifyConfig.hash_check,
+        keep_incomplete_tests: bool = VerifyConfig.keep_incomplete_tests,
     ) -> None:
         self.workers = workers
         self.min_tests = min_tests

@@ -40,6 +40,7 @@ PUBLIC = {
         'StageResult',
         'TestResult',
         'UserError',
+        'VerifyConfig',
         'VerifyStage',
         'code_shingles',
         'code_tokens',

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import inspect
 import json
 import os
 import sys
@@ -12,7 +12,14 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from curation.build import DEFAULT_STAGES, BuildConfig, SourceSpec, build
+from curation.build import (
+    DEFAULT_STAGES,
+    FLAT_SETTINGS,
+    STAGE_SETTINGS,
+    BuildConfig,
+    SourceSpec,
+    build,
+)
 from curation.commands import app
 from curation.progress import ProgressReporter
 from filters.contracts import UserError
@@ -22,9 +29,12 @@ __all__ = ["build_command", "parse_source_specs"]
 
 
 def _default(name: str) -> Any:
-    """A BuildConfig setting's default, for the help text (the options themselves default to
-    "not given", so that the configuration's defaults are the only ones)."""
-    return BuildConfig.__dataclass_fields__[name].default
+    """A setting's default, for the help text: the options themselves default to "not given", so
+    the defaults are those of the configuration (BuildConfig, and each stage's in filters/settings.py)."""
+    if name in FLAT_SETTINGS:
+        stage, setting = FLAT_SETTINGS[name]
+        return getattr(STAGE_SETTINGS[stage], setting)
+    return inspect.signature(BuildConfig).parameters[name].default
 
 
 def parse_source_specs(values: list[str], limit: int | None) -> list[SourceSpec]:
@@ -172,7 +182,7 @@ def build_command(
             raise UserError("pass either --recipe or --source, not both")
         from curation.recipe import load_recipe
 
-        cfg = dataclasses.replace(load_recipe(recipe), **given)  # the command line wins
+        cfg = load_recipe(recipe)
         if limit is not None:
             for spec in cfg.sources:
                 spec.limit = limit
@@ -184,19 +194,16 @@ def build_command(
         specs = (
             parse_source_specs(source, limit) if source else [SourceSpec(name="demo", limit=limit)]
         )
-        if no_decontaminate or decontaminate_against:
-            given["decontaminate_against"] = [] if no_decontaminate else list(decontaminate_against)
-        cfg = BuildConfig(sources=specs, **given)
-    if recipe and (
-        no_decontaminate or decontaminate_against
-    ):  # the command line wins over the recipe
-        against = [] if no_decontaminate else list(decontaminate_against)
-        stages = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
-        cfg = dataclasses.replace(cfg, decontaminate_against=against, stages=stages)
+        cfg = BuildConfig(sources=specs)
+    if no_decontaminate or decontaminate_against:
+        given["decontaminate_against"] = [] if no_decontaminate else list(decontaminate_against)
+        if recipe:  # a recipe without benchmarks has no decontam stage: the option brings it back
+            given["stages"] = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
+    cfg = cfg.updated(**given)  # the command line wins over the recipe
     if skip:
-        cfg.stages = [s for s in cfg.stages if s not in skip]
+        cfg = cfg.updated(stages=[s for s in cfg.stages if s not in skip])
         if "decontam" in skip:  # the configuration says what ran
-            cfg.decontaminate_against = []
+            cfg = cfg.updated(decontaminate_against=[])
     workers = workers or os.cpu_count() or 1
     mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
     try:

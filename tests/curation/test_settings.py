@@ -5,20 +5,24 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from curation.build import BuildConfig, SourceSpec, make_stage
+from curation.build import STAGE_SETTINGS, BuildConfig, SourceSpec, make_stage
 from curation.cli import app
 from curation.recipe import load_recipe
-from filters.decontam import DecontamConfig, DecontamStage
-from filters.dedup import DedupConfig, DedupStage
+from filters.decontam import DecontamStage
+from filters.dedup import DedupStage
 from filters.difficulty import DifficultyConfig, DifficultyStage
+from filters.settings import VerifyConfig
+from filters.verify import VerifyStage
 
 
 class _Captured(Exception):
@@ -46,8 +50,8 @@ def test_command_line_recipe_and_python_resolve_the_same_defaults(monkeypatch, t
     recipe_file = tmp_path / "demo.toml"
     recipe_file.write_text('[[source]]\nname = "demo"\n')
     recipe = load_recipe(str(recipe_file))
-    assert recipe.prefer == ["demo"]  # a recipe's sources, in order, are its preference for dedup
-    recipe.prefer = []
+    assert recipe.dedup.prefer == ("demo",)  # a recipe's sources, in order, are its preference
+    recipe.dedup.prefer = ()
     assert cli.as_dict() == python.as_dict() == recipe.as_dict()
 
 
@@ -55,8 +59,8 @@ def test_the_command_line_overrides_a_recipe_instead_of_being_ignored(monkeypatc
     cfg = _cli_config(
         monkeypatch, tmp_path, "--recipe", "demo", "--min-tests", "3", "--buckets", "4"
     )
-    assert (cfg.min_tests, cfg.buckets) == (3, 4)
-    assert cfg.shard_rows == BuildConfig.__dataclass_fields__["shard_rows"].default
+    assert (cfg.verify.min_tests, cfg.difficulty.buckets) == (3, 4)
+    assert cfg.shard_rows == inspect.signature(BuildConfig).parameters["shard_rows"].default
 
 
 def test_the_settings_module_loads_no_stage():
@@ -68,22 +72,59 @@ def test_the_settings_module_loads_no_stage():
     assert not loaded & {"numpy", "pyarrow", "filters.dedup", "filters.decontam", "filters.verify"}
 
 
-def test_build_settings_default_to_the_stages_own():
+def test_a_build_nests_each_stages_own_settings():
     cfg = BuildConfig(sources=[SourceSpec("demo")])
-    assert cfg.dedup_threshold == DedupConfig.threshold
-    assert (cfg.ngram, tuple(cfg.decontaminate_against)) == (
-        DecontamConfig.ngram,
-        DecontamConfig.against,
-    )
-    assert cfg.buckets == DifficultyConfig.buckets
+    for name, settings_class in STAGE_SETTINGS.items():
+        assert getattr(cfg, name) == settings_class(**({"prefer": ()} if name == "dedup" else {}))
+    assert cfg.as_dict()["verify"] == asdict(VerifyConfig())
 
 
 @pytest.mark.parametrize(
     ("name", "alone"),
-    [("dedup", DedupStage), ("decontam", DecontamStage), ("difficulty", DifficultyStage)],
+    [
+        ("verify", VerifyStage),
+        ("dedup", DedupStage),
+        ("decontam", DecontamStage),
+        ("difficulty", DifficultyStage),
+    ],
 )
 def test_a_stage_built_by_the_build_has_the_stages_own_defaults(name, alone):
-    """`DifficultyStage()` used 10 buckets and the build 5; `DecontamStage()` checked HumanEval
-    only and the build every shipped benchmark."""
+    """`VerifyStage()` made 6 mutants and the build 8; `DifficultyStage()` used 10 buckets and
+    the build 5; `DecontamStage()` checked HumanEval only and the build every shipped benchmark."""
     built = make_stage(name, BuildConfig(sources=[SourceSpec("demo")]), 1)
     assert built.config() == alone().config()
+
+
+def test_the_older_flat_names_still_work_with_a_deprecation_warning(tmp_path):
+    with pytest.warns(DeprecationWarning) as caught:
+        cfg = BuildConfig(sources=[SourceSpec("demo")], min_tests=3, decontaminate_against=[])
+    assert {"verify.min_tests", "decontam.against"} <= {
+        str(w.message).split("use BuildConfig.")[1].split()[0] for w in caught
+    }
+    assert cfg.verify.min_tests == 3 and "decontam" not in cfg.stages
+    with pytest.warns(DeprecationWarning, match="difficulty.buckets"):
+        assert cfg.buckets == DifficultyConfig.buckets
+    with pytest.warns(DeprecationWarning):
+        cfg.buckets = 7
+    assert cfg.difficulty.buckets == 7
+    # a manifest written before the nesting reads as the same configuration
+    flat = {k: v for k, v in cfg.as_dict().items() if k not in STAGE_SETTINGS}
+    flat.update(min_tests=3, buckets=7, decontaminate_against=[], prefer=[])
+    assert BuildConfig.from_dict(flat).as_dict() == cfg.as_dict()
+    recipe = tmp_path / "flat.toml"
+    recipe.write_text('[build]\nmin_tests = 2\nbuckets = 3\n\n[[source]]\nname = "demo"\n')
+    old_style = load_recipe(str(recipe))
+    assert (old_style.verify.min_tests, old_style.difficulty.buckets) == (2, 3)
+
+
+def test_a_finished_build_with_an_older_flat_manifest_is_recognised(tmp_path):
+    """Rerunning the same build on an output written before the nesting finds nothing to do."""
+    from curation.build import _prepare_out
+    from curation.store import write_json
+
+    cfg = BuildConfig(sources=[SourceSpec("demo")])
+    stored = {k: v for k, v in cfg.as_dict().items() if k not in STAGE_SETTINGS}
+    stored.update(min_tests=5, mutants=8, dedup_threshold=0.8, prefer=[], ngram=13, buckets=5,
+                  decontaminate_against=list(cfg.decontam.against), lcb_start=None, lcb_end=None)  # fmt: skip
+    write_json(tmp_path / "manifest.json", {"config": stored})
+    assert _prepare_out(tmp_path, cfg, force=False) == (False, True)

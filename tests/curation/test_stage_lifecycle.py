@@ -18,6 +18,7 @@ from curation.pipeline import Pipeline, process_unit, rerun_stage
 from curation.schema import write_jsonl
 from curation.store import read_manifest, read_table, sha256_file
 from filters.contracts import REJECTED_SCHEMA, UserError
+from filters.settings import DecontamConfig
 from filters.stage import Decision, GlobalStage, RowStage, Stage
 
 
@@ -142,7 +143,8 @@ def test_build_closes_every_stage_once_and_stores_only_environments_that_say_som
     monkeypatch.setattr(build_module, "make_stages", lambda cfg, workers: stages)
     write_jsonl([rec(i) for i in range(4)], tmp_path / "in.jsonl")
     cfg = BuildConfig(
-        sources=[SourceSpec("canonical", str(tmp_path / "in.jsonl"))], decontaminate_against=[]
+        sources=[SourceSpec("canonical", str(tmp_path / "in.jsonl"))],
+        decontam=DecontamConfig(against=()),
     )
     result = build(cfg, tmp_path / "out", write_report=False)
     assert stages[2].closed == 1  # type: ignore[attr-defined]
@@ -154,7 +156,7 @@ def _finished_build(tmp_path: Path, n: int = 9) -> Path:
     cfg = BuildConfig(
         sources=[SourceSpec("canonical", str(tmp_path / "in.jsonl"))],
         stages=["exact_id"],
-        decontaminate_against=[],
+        decontam=DecontamConfig(against=()),
         shard_rows=4,
     )
     return build(cfg, tmp_path / "out", write_report=False).out
