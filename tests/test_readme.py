@@ -166,3 +166,35 @@ def test_the_tour_runs_in_order_and_gives_what_it_says(tmp_path, monkeypatch):
         assert r.exit_code == 0, f"{cmd}\n{r.output}"
         where, check = next(v for k, v in CHECKS.items() if (cmd + " ").startswith(k))
         check(r, tmp_path / where, comment)
+
+
+def _python_example(section: str) -> str:
+    text = README.read_text()
+    block = text[text.index(section) :]
+    start = block.index("```python") + len("```python")
+    return block[start : block.index("```", start)]
+
+
+def test_the_mixing_example_runs_on_the_demo_build_and_stops(tmp_path, monkeypatch):
+    """The README's training loop, with a real (tiny) model: it ends by itself after `num_steps`
+    (an example that draws forever is a trap) and the mixer learns from every step."""
+    import torch
+
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["build", "--out", "out/demo"]).exit_code == 0
+    code = _python_example("## Mixing sources during training")
+    steps = int(re.search(r"num_steps=(\d+)", code).group(1))
+    code = code.replace(f"num_steps={steps}", "num_steps=12")  # the same loop, shorter
+    torch.manual_seed(0)
+    model = torch.nn.Linear(1, 1)
+
+    def per_sample_loss(model, rows):  # a loss per problem from its statement's length
+        x = torch.tensor([[len(p) / 1000.0] for p in rows.column("statement").to_pylist()])
+        return (model(x).squeeze(1) - 1.0) ** 2
+
+    scope = {"model": model, "per_sample_loss": per_sample_loss}
+    scope["opt"] = torch.optim.SGD(model.parameters(), lr=0.1)
+    exec(compile(code, "README.md", "exec"), scope)
+    sampler = scope["sampler"]
+    assert sampler.steps == 12 and sampler.mixer.step == 12
+    assert len(sampler.names) == 3 and (tmp_path / "mix.jsonl").exists()

@@ -49,6 +49,13 @@ def verl_export(tmp_path_factory) -> Path:
     return out / "verl"
 
 
+def _rows(parquet: str) -> int:
+    """How many problems the export wrote (the dataset must hold them all, none filtered)."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(parquet).metadata.num_rows
+
+
 def _tokenizer():
     """A character-level tokenizer with a chat template, built offline."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
@@ -159,7 +166,7 @@ def test_legacy_trainer_mixes_and_credits_the_weights_that_drew_each_batch(verl_
     tok = _tokenizer()
     train = create_rl_dataset(config.data.train_files, config.data, tok, None, is_train=True)
     val = create_rl_dataset(config.data.val_files, config.data, tok, None, is_train=False)
-    assert isinstance(train, MixerRLHFDataset) and len(train) == 31
+    assert isinstance(train, MixerRLHFDataset) and len(train) == _rows(config.data.train_files)
     sampler = mixer_sampler(config.data, train)
     assert sampler.mixed.names == ["0", "1", "2", "3", "4"]
     drew = _recording(sampler.mixer)
@@ -242,7 +249,8 @@ def test_verls_own_main_with_our_class_path_is_refused_by_our_dataset(verl_expor
         create_rl_dataset(config.data.train_files, config.data, _tokenizer(), None)
     _with_mixer_dataset(config)
     assert "class_path" not in config.data.sampler and config.data.sampler.mixer
-    assert len(create_rl_dataset(config.data.train_files, config.data, _tokenizer(), None)) == 31
+    ds = create_rl_dataset(config.data.train_files, config.data, _tokenizer(), None)
+    assert len(ds) == _rows(config.data.train_files)
 
 
 def test_task_runners_patch_what_verls_run_uses() -> None:
