@@ -11,15 +11,14 @@ import gzip
 import io
 import json
 import math
-import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from filters.bigints import BIG_INT_DIGITS, big_ints
 from filters.contracts import (
     KEPT_BASE_SCHEMA,
     PROBLEM_FIELDS,
@@ -57,23 +56,6 @@ __all__ = [
 ]
 
 _REQUIRED = ("id", "source", "statement", "language", "test_type")
-
-#: The longest integer a record's JSON (call tests) may hold. Python refuses int/str conversion past
-#: 4,300 digits by default; APPS and TACO hold longer ones. Conversion is quadratic in the digits
-#: (0.03 s at this bound, 3 s at a million), hence a bound rather than none.
-BIG_INT_DIGITS = 100_000
-
-
-@contextmanager
-def big_ints() -> Iterator[None]:
-    """Inside the block, int/str conversion (json.loads/dumps) handles up to BIG_INT_DIGITS digits."""
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(max(old, BIG_INT_DIGITS) if old else 0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(old)
-
 
 _LIST_FIELDS = ("tests", "solutions", "incorrect_solutions", "tags")
 _OPTIONAL_STR = (

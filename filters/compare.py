@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any
 
+from filters.bigints import big_ints
+
 __all__ = ["DEFAULT_TOLERANCE", "compare_stdio", "compare_call", "explain_stdio", "values_equal"]
 
 DEFAULT_TOLERANCE = 1e-6
@@ -86,8 +88,9 @@ def values_equal(expected: Any, actual: Any, tol: float = DEFAULT_TOLERANCE) -> 
 def compare_call(expected_json: str, actual_json: str, tol: float = DEFAULT_TOLERANCE) -> bool:
     """Compare a `call` test's expected return value with the program's, both JSON text."""
     try:
-        expected = json.loads(expected_json)
-        actual = json.loads(actual_json)
+        with big_ints():  # a 5,000-digit answer is an answer (past BIG_INT_DIGITS: not accepted)
+            expected = json.loads(expected_json)
+            actual = json.loads(actual_json)
     except (TypeError, ValueError):
         return False
     return values_equal(expected, actual, tol)

@@ -65,13 +65,26 @@ def run(iso: isolation.Isolation, req: wire.Run) -> NoReturn:
     try:
         try:
             task = _read_check(iso) if req.check else _read_program(iso, req)
+            _confine(iso, req.limits)
         except _Noted:
             code = wire.ExitCode.NOTED
             raise
-        _confine(iso, req.limits)
+        except BaseException as e:  # the harness failed before the program ran: not the program's
+            code = _harness_fault(iso, e)
+            raise
         code = _run_checker(task) if isinstance(task, dict) else _run_program(task, req)
     finally:
         os._exit(code)
+
+
+def _harness_fault(iso: isolation.Isolation, e: BaseException) -> int:
+    """Note a harness failure (the sandbox reports SE, never the program's RE); CHILD_FAILED when
+    even the note cannot be written."""
+    try:
+        _note(iso, se=f"the sandbox could not start the program: {type(e).__name__}: {e}"[:TAIL])
+    except BaseException:
+        return wire.ExitCode.CHILD_FAILED
+    return wire.ExitCode.NOTED
 
 
 def _path(iso: isolation.Isolation, name: str) -> str:
@@ -272,6 +285,9 @@ def _resolve(ns: dict, entry: str | None) -> Any:
 
 
 def _run_program(prog: Program, req: wire.Run) -> int:
+    # Integers of any length convert to and from text, as on the judges' Pythons (before 3.11) and
+    # PyPy: a reference that prints a 5,000-digit number is right. Its CPU counts against its limit.
+    sys.set_int_max_str_digits(0)
     mod = types.ModuleType("__main__")
     mod.__dict__["__builtins__"] = builtins
     mod.__file__ = "solution.py"

@@ -97,8 +97,10 @@ def test_memory_bomb(sb):
 def test_infinite_loop_is_tle_by_cpu(sb):
     r = run(sb, "while True:\n    pass")
     assert r.verdict == "TLE"
-    assert r.cpu_ms >= 450
-    assert r.wall_ms < 2500
+    # stopped by its CPU, soon after the limit: wall time depends on the machine's load (a
+    # runnable program waits for a core), so it only has to end, not end within the wall ceiling
+    assert 450 <= r.cpu_ms < 1500
+    assert r.wall_ms < 30_000
 
 
 def test_long_sleep_hits_wall_ceiling(sb):

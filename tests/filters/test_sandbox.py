@@ -8,6 +8,7 @@ import signal
 
 import pytest
 
+from filters.bigints import big_ints
 from filters.sandbox import Sandbox
 
 ADD = {
@@ -360,3 +361,26 @@ def test_the_pipe_names_each_limit_once_and_carries_it_whole():
         os.close(r)
         os.close(w)
     assert op == Op.RUN and body_of(Run, body) == sent
+
+
+def test_a_harness_fault_before_the_program_runs_is_se_not_the_programs_re():
+    """The worker's child fails while setting the limits (a limit no kernel takes): the program
+    never ran, so its verdict is SE with the reason, not RE (which would blame the solution)."""
+    p = {"test_type": "stdio", "tests": [{"input": "", "output": "ok"}]}
+    with Sandbox(workers=1, output_limit_bytes=2**70, retries=0) as box:
+        r = box.run(p, "print('ok')")
+    assert r.verdict == "SE" and "could not start the program" in r.error
+
+
+def test_integers_past_4300_digits_are_answers_as_on_the_judges():
+    """CPython 3.11 refuses int/str conversion past 4,300 digits; the judges' Pythons and PyPy do
+    not, and APPS/TACO answers hold such numbers: a right program printing or returning one is AC."""
+    with big_ints():
+        big = str(10**5000)
+    stdio = {"test_type": "stdio", "tests": [{"input": "5000\n", "output": big}]}
+    call = {"test_type": "call", "entry_point": "f", "tests": [{"input": "[5000]", "output": big}]}
+    with Sandbox(workers=1) as box:
+        assert box.run(stdio, "print(10**int(input()))").verdict == "AC"
+        assert box.run(stdio, "print(10**int(input()) + 1)").verdict == "WA"
+        assert box.run(call, "def f(n):\n    return 10**n").verdict == "AC"
+        assert box.run(call, "def f(n):\n    return 10**n - 1").verdict == "WA"
