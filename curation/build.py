@@ -41,7 +41,13 @@ from filters.contracts import (
     UserError,
 )
 from filters.decontam_refs import describe_benchmark, expand_benchmarks
-from filters.settings import DecontamConfig, DedupConfig, DifficultyConfig, VerifyConfig
+from filters.settings import (
+    AmplifyConfig,
+    DecontamConfig,
+    DedupConfig,
+    DifficultyConfig,
+    VerifyConfig,
+)
 from filters.stage import GlobalStage, Stage
 
 __all__ = [
@@ -57,7 +63,7 @@ __all__ = [
     "STAGE_SETTINGS",
 ]
 
-DEFAULT_STAGES = ("exact_id", "decontam", "verify", "dedup", "difficulty")
+DEFAULT_STAGES = ("exact_id", "decontam", "amplify", "verify", "dedup", "difficulty")
 
 
 @dataclass
@@ -72,6 +78,7 @@ class SourceSpec:
 
 #: The stages' settings in a BuildConfig: attribute -> its class (filters/settings.py, their one home).
 STAGE_SETTINGS: dict[str, type] = {
+    "amplify": AmplifyConfig,
     "verify": VerifyConfig,
     "dedup": DedupConfig,
     "decontam": DecontamConfig,
@@ -83,6 +90,7 @@ STAGE_SETTINGS: dict[str, type] = {
 FLAT_SETTINGS: dict[str, tuple[str, str]] = {
     "min_tests": ("verify", "min_tests"),
     "mutants": ("verify", "mutants"),
+    "min_mutation_score": ("verify", "min_mutation_score"),
     "dedup_threshold": ("dedup", "threshold"),
     "prefer": ("dedup", "prefer"),
     "decontaminate_against": ("decontam", "against"),
@@ -108,7 +116,7 @@ class BuildConfig:
     """Everything that determines a build's output (stored in the manifest as the resolved recipe).
 
     Each stage's settings are nested, in the stage's own settings class (`filters/settings.py`,
-    where every default lives): `verify`, `dedup`, `decontam`, `difficulty`. Decontamination is
+    where every default lives): `amplify`, `verify`, `dedup`, `decontam`, `difficulty`. Decontamination is
     on by default, against every benchmark shipped with codemix (`shipped` in `decontam.against`
     stands for them); an empty `against` turns it off and removes `decontam` from `stages`, so the
     configured stages are the ones that run. The older flat names (`min_tests=`, `buckets=`, ...,
@@ -119,6 +127,7 @@ class BuildConfig:
     stages: list[str]
     shard_rows: int
     batch_rows: int
+    amplify: AmplifyConfig
     verify: VerifyConfig
     dedup: DedupConfig
     decontam: DecontamConfig
@@ -134,6 +143,7 @@ class BuildConfig:
         dedup: DedupConfig | None = None,
         decontam: DecontamConfig | None = None,
         difficulty: DifficultyConfig | None = None,
+        amplify: AmplifyConfig | None = None,
         **flat: Any,
     ) -> None:
         self.sources = sources
@@ -141,6 +151,7 @@ class BuildConfig:
         self.shard_rows = shard_rows
         self.batch_rows = batch_rows
         # copies: a configuration never shares its settings with another (dataclasses.replace)
+        self.amplify = replace(amplify) if amplify is not None else AmplifyConfig()
         self.verify = replace(verify) if verify is not None else VerifyConfig()
         self.dedup = replace(dedup) if dedup is not None else DedupConfig()
         self.decontam = replace(decontam) if decontam is not None else DecontamConfig()
@@ -224,6 +235,13 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
     """One configured stage. Imports lazily: a build pays only for what it runs."""
     if name == "exact_id":
         return ExactIdStage()
+    if name == "amplify":
+        from filters.amplify import AmplifyStage
+
+        settings = asdict(cfg.amplify)
+        # a suite grows to at least what verify asks for
+        settings["target_tests"] = max(cfg.amplify.target_tests, cfg.verify.min_tests)
+        return AmplifyStage(workers=workers, **settings)
     if name == "verify":
         from filters.verify import VerifyStage
 
@@ -258,6 +276,7 @@ OPTION_OF = {
     **{f"{stage}.{setting}": f"--{name.replace('_', '-')}" for name, (stage, setting) in FLAT_SETTINGS.items()},
     "decontam.against": "--decontaminate-against/--no-decontaminate",
     "verify.mutants": "recipe key verify.mutants",
+    "verify.min_mutation_score": "recipe key verify.min_mutation_score",
 }
 
 

@@ -1,5 +1,5 @@
-"""Judging problems and code: stages, sandbox, comparison, verification, dedup, decontamination,
-difficulty and rewards. Never imports `curation` or `mixer`.
+"""Judging problems and code: stages, sandbox, comparison, test amplification, verification,
+dedup, decontamination, difficulty and rewards. Never imports `curation` or `mixer`.
 
 Imports are lazy (PEP 562): `from filters import VerifyStage` loads the verify stage and its
 sandbox only then, so a process that needs only the contracts (`filters.contracts`, e.g. `mixer`)
@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from filters.amplify import AmplifyStage
     from filters.compare import compare_call, compare_stdio
     from filters.contracts import UserError
     from filters.decontam import DecontamStage
@@ -20,13 +21,20 @@ if TYPE_CHECKING:
     from filters.ground_truth import from_ground_truth, to_ground_truth
     from filters.minhash import jaccard, minhash_signatures
     from filters.sandbox import RunResult, Sandbox, TestResult
-    from filters.settings import DecontamConfig, DedupConfig, DifficultyConfig, VerifyConfig
+    from filters.settings import (
+        AmplifyConfig,
+        DecontamConfig,
+        DedupConfig,
+        DifficultyConfig,
+        VerifyConfig,
+    )
     from filters.shingles import code_shingles, code_tokens
     from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
     from filters.verify import VerifyStage
 
 #: public name -> the module that defines it
 _HOME = {
+    "AmplifyStage": "filters.amplify",
     "DedupStage": "filters.dedup",
     "DecontamStage": "filters.decontam",
     "find_duplicates": "filters.dedup",
@@ -56,9 +64,11 @@ _HOME = {
     "DecontamConfig": "filters.settings",
     "DifficultyConfig": "filters.settings",
     "VerifyConfig": "filters.settings",
+    "AmplifyConfig": "filters.settings",
 }
 
 __all__ = [
+    "AmplifyStage",
     "DedupStage",
     "DecontamStage",
     "find_duplicates",
@@ -88,6 +98,7 @@ __all__ = [
     "DecontamConfig",
     "DifficultyConfig",
     "VerifyConfig",
+    "AmplifyConfig",
 ]
 
 

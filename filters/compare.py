@@ -1,23 +1,104 @@
-"""Strict output comparison: exact tokens, float tolerance only where the expected token is a decimal.
+"""Output comparison: strict by default, judge-style only where a problem's recorded mode says so.
 
-A peer's comparator accepted "YES" for "NO" because it skipped tokens that were not floats; here a
-token that is not a decimal number must match exactly, and integers always match exactly.
+Strict: exact tokens, float tolerance only where the expected token is a decimal; integers always
+match exactly. A peer's comparator accepted "YES" for "NO" because it skipped tokens that were not
+floats; here a token that is not a decimal number must match exactly. A `Comparison` mode (detected
+from a statement by `filters.judge_style`, recorded per problem) widens this the way the problem's
+judge does: every pair of numeric tokens within a stated absolute/relative error, and YES/NO in
+any letter case. Nothing else is ever loosened.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from filters.bigints import big_ints
 
-__all__ = ["DEFAULT_TOLERANCE", "compare_stdio", "compare_call", "explain_stdio", "values_equal"]
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "STRICT",
+    "Comparison",
+    "compare_stdio",
+    "compare_call",
+    "explain_stdio",
+    "values_equal",
+]
 
 DEFAULT_TOLERANCE = 1e-6
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+_YES_NO = ("yes", "no")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How a problem's outputs are compared; written as text in the record's `comparison` column.
+
+    tolerance: the absolute/relative error the statement states; every pair of numeric tokens (an
+        expected `1` against `1.0000000000` too) is equal within it. None: strict numbers.
+    any_case: YES/NO tokens match in any letter case (the statement allows it).
+    """
+
+    tolerance: float | None = None
+    any_case: bool = False
+
+    @property
+    def strict(self) -> bool:
+        return self.tolerance is None and not self.any_case
+
+    def __str__(self) -> str:
+        parts = []
+        if self.tolerance is not None:
+            parts.append(f"tolerance={self.tolerance:g}")
+        if self.any_case:
+            parts.append("any_case")
+        return ",".join(parts) or "strict"
+
+    @staticmethod
+    def parse(text: str | None) -> Comparison:
+        """The mode from its text (`strict`, `tolerance=1e-06`, `any_case`, comma-joined); None is
+        strict. ValueError for anything else."""
+        if text is None:
+            return STRICT
+        if not isinstance(text, str):
+            raise ValueError(f"comparison must be text, got {type(text).__name__}")
+        return _parse(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> Comparison:
+    """`Comparison.parse` of a text, cached (a problem's mode is read once per test)."""
+    if text == "strict":
+        return STRICT
+    tolerance: float | None = None
+    any_case = False
+    for part in str(text).split(","):
+        key, _, value = part.strip().partition("=")
+        if key == "any_case" and not value:
+            any_case = True
+        elif key == "tolerance" and value:
+            try:
+                tolerance = float(value)
+            except ValueError:
+                raise ValueError(f"comparison {text!r}: tolerance must be a number") from None
+            if not (math.isfinite(tolerance) and 0 < tolerance < 1):
+                raise ValueError(f"comparison {text!r}: tolerance must be in (0, 1)")
+        else:
+            raise ValueError(
+                f"unknown comparison {text!r}; expected strict, tolerance=X, any_case, "
+                "or tolerance=X,any_case"
+            )
+    return Comparison(tolerance, any_case)
+
+
+STRICT = Comparison()
 
 
 def _lines(text: str) -> list[str]:
@@ -31,16 +112,23 @@ def _close(a: float, b: float, tol: float) -> bool:
     return abs(a - b) <= tol or abs(a - b) <= tol * abs(b)
 
 
-def _token_ok(exp: str, act: str, tol: float) -> bool:
+def _token_ok(exp: str, act: str, tol: float, mode: Comparison) -> bool:
     if exp == act:
         return True
+    if mode.tolerance is not None and _NUMBER.fullmatch(exp) and _NUMBER.fullmatch(act):
+        e, a = float(exp), float(act)
+        return math.isfinite(e) and math.isfinite(a) and _close(a, e, mode.tolerance)
     if _DECIMAL.fullmatch(exp) and _NUMBER.fullmatch(act):
         e, a = float(exp), float(act)
         return math.isfinite(e) and math.isfinite(a) and _close(a, e, tol)
+    if mode.any_case and exp.lower() in _YES_NO:
+        return act.lower() == exp.lower()
     return False
 
 
-def explain_stdio(expected: str, actual: str, tol: float = DEFAULT_TOLERANCE) -> str | None:
+def explain_stdio(
+    expected: str, actual: str, tol: float = DEFAULT_TOLERANCE, mode: Comparison = STRICT
+) -> str | None:
     """None when `actual` is accepted, else where it first differs (line, token)."""
     exp, act = _lines(expected), _lines(actual)
     for i in range(max(len(exp), len(act))):
@@ -50,24 +138,30 @@ def explain_stdio(expected: str, actual: str, tol: float = DEFAULT_TOLERANCE) ->
             return f"line {i + 1}: extra output {act[i][:80]!r}"
         et, at = exp[i].split(), act[i].split()
         for j in range(max(len(et), len(at))):
-            if j >= len(et) or j >= len(at) or not _token_ok(et[j], at[j], tol):
+            if j >= len(et) or j >= len(at) or not _token_ok(et[j], at[j], tol, mode):
                 e = et[j] if j < len(et) else "<end of line>"
                 a = at[j] if j < len(at) else "<end of line>"
                 return f"line {i + 1} token {j + 1}: expected {e[:40]!r}, got {a[:40]!r}"
     return None
 
 
-def compare_stdio(expected: str, actual: str, tol: float = DEFAULT_TOLERANCE) -> bool:
+def compare_stdio(
+    expected: str, actual: str, tol: float = DEFAULT_TOLERANCE, mode: Comparison = STRICT
+) -> bool:
     """Line by line, tokens split on whitespace; trailing whitespace and blank lines ignored."""
-    return explain_stdio(expected, actual, tol) is None
+    return explain_stdio(expected, actual, tol, mode) is None
 
 
-def values_equal(expected: Any, actual: Any, tol: float = DEFAULT_TOLERANCE) -> bool:
-    """Structural equality of JSON values (tuples as lists); float tolerance where expected is a float."""
+def values_equal(
+    expected: Any, actual: Any, tol: float = DEFAULT_TOLERANCE, numeric: bool = False
+) -> bool:
+    """Structural equality of JSON values (tuples as lists); float tolerance where expected is a
+    float (`numeric`: wherever either side is a float, as a stated error allows)."""
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
-        if isinstance(expected, float):
+        if isinstance(expected, float) or (numeric and isinstance(actual, float)):
+            expected = float(expected)
             if math.isnan(expected) or math.isnan(actual):
                 return math.isnan(expected) and math.isnan(actual)
             if math.isinf(expected) or math.isinf(actual):
@@ -76,16 +170,18 @@ def values_equal(expected: Any, actual: Any, tol: float = DEFAULT_TOLERANCE) -> 
         return expected == actual
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
         return len(expected) == len(actual) and all(
-            values_equal(e, a, tol) for e, a in zip(expected, actual)
+            values_equal(e, a, tol, numeric) for e, a in zip(expected, actual)
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
         return expected.keys() == actual.keys() and all(
-            values_equal(expected[k], actual[k], tol) for k in expected
+            values_equal(expected[k], actual[k], tol, numeric) for k in expected
         )
     return type(expected) is type(actual) and expected == actual
 
 
-def compare_call(expected_json: str, actual_json: str, tol: float = DEFAULT_TOLERANCE) -> bool:
+def compare_call(
+    expected_json: str, actual_json: str, tol: float = DEFAULT_TOLERANCE, mode: Comparison = STRICT
+) -> bool:
     """Compare a `call` test's expected return value with the program's, both JSON text."""
     try:
         with big_ints():  # a 5,000-digit answer is an answer (past BIG_INT_DIGITS: not accepted)
@@ -93,4 +189,6 @@ def compare_call(expected_json: str, actual_json: str, tol: float = DEFAULT_TOLE
             actual = json.loads(actual_json)
     except (TypeError, ValueError):
         return False
+    if mode.tolerance is not None:
+        return values_equal(expected, actual, mode.tolerance, numeric=True)
     return values_equal(expected, actual, tol)

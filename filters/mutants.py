@@ -3,6 +3,13 @@
 Each mutant changes one thing: a flipped comparison, an off-by-one constant, a swapped operator,
 a dropped statement, `and` for `or`, `break` for `continue`. Tests that reject most mutants are
 strong; tests that accept them leave a reward open to wrong programs.
+
+Mutants are made only in code that can run. `focus` (an entry point: `name` or
+`Solution().method`) limits them to the function (or the whole class) it names and the
+module-level functions and classes that names, transitively; without one (a stdio program) to
+the module's own statements and what they name. A reference that ships helpers it never calls
+(LeetCodeDataset's carry `ListNode`, `TreeNode`, `is_same_tree`...; contest solutions carry
+unused template functions) would otherwise give mutants no test can kill.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import ast
 import random
 from collections.abc import Callable
 
-__all__ = ["mutation_sites", "generate_mutants"]
+__all__ = ["mutation_sites", "generate_mutants", "reachable_nodes"]
 
 _CMP: dict[type, type] = {
     ast.Lt: ast.LtE,
@@ -129,16 +136,65 @@ def _apply(code: str, k: int, which: int) -> str | None:
         return None
 
 
-def generate_mutants(code: str, n: int = 8, seed: int = 0) -> list[str]:
-    """Up to `n` distinct single-mutation variants of `code`, chosen deterministically by `seed`."""
+def reachable_nodes(tree: ast.Module, focus: str | None) -> set[int] | None:
+    """ids of the nodes that can run (see the module docstring); None = all.
+
+    With an entry point: the function or class it names and what they name, transitively (None
+    when it names nothing defined at module level). Without one (a stdio program): the module's
+    own statements and the functions and classes they name, transitively (None when the module
+    only defines things).
+    """
+    defs = {
+        d.name: d
+        for d in tree.body
+        if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    top = [st for st in tree.body if st not in defs.values()]
+    runs = [
+        st
+        for st in top
+        if not isinstance(st, (ast.Import, ast.ImportFrom))
+        and not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))
+    ]
+    if not focus and not runs:
+        return None  # a library of functions: any of them may be called
+    if focus:
+        name = focus.split("(")[0].split(".")[0].strip()
+        if name not in defs:
+            return None
+        roots: list[ast.AST] = [defs[name]]
+    else:
+        roots = [tree]  # the module node owns the top-level statements (their drop mutants)
+    seen: set[str] = set()
+    todo = [n.id for r in ([defs[name]] if focus else top) for n in ast.walk(r)
+            if isinstance(n, ast.Name) and n.id in defs]  # fmt: skip
+    if focus:
+        todo.append(name)
+    while todo:
+        cur = todo.pop()
+        if cur in seen:
+            continue
+        seen.add(cur)
+        todo.extend(n.id for n in ast.walk(defs[cur]) if isinstance(n, ast.Name) and n.id in defs)
+    nodes = {id(n) for d in seen for n in ast.walk(defs[d])}
+    nodes.update(id(n) for st in ([] if focus else top) for n in ast.walk(st))
+    nodes.update(id(r) for r in roots)
+    return nodes
+
+
+def generate_mutants(code: str, n: int = 8, seed: int = 0, focus: str | None = None) -> list[str]:
+    """Up to `n` distinct single-mutation variants of `code`, chosen deterministically by `seed`,
+    in code that can run (`focus`: the code that entry point reaches)."""
     try:
         tree = ast.parse(code)
         original = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
+    allowed = reachable_nodes(tree, focus)
     sites: list[tuple[int, int]] = []
     for k, node in enumerate(ast.walk(tree)):
-        sites.extend((k, w) for w in range(len(_sites_of(node))))
+        if allowed is None or id(node) in allowed:
+            sites.extend((k, w) for w in range(len(_sites_of(node))))
     random.Random(seed).shuffle(sites)
     out: list[str] = []
     seen = {original}

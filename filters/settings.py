@@ -11,7 +11,24 @@ from dataclasses import dataclass
 
 from filters.decontam_refs import DEFAULT_BENCHMARKS
 
-__all__ = ["VerifyConfig", "DedupConfig", "DecontamConfig", "DifficultyConfig"]
+__all__ = ["AmplifyConfig", "VerifyConfig", "DedupConfig", "DecontamConfig", "DifficultyConfig"]
+
+
+@dataclass
+class AmplifyConfig:
+    """The test amplification stage's settings (`filters.amplify.AmplifyStage`). The build asks
+    for at least verify's `min_tests` tests (`target_tests` is raised to it)."""
+
+    target_tests: int = 10
+    max_generated: int = 40
+    mutants: int = 10
+    rounds: int = 4
+    candidates: int = 24
+    max_solutions: int = 4
+    max_output_bytes: int = 4096
+    time_floor_s: float = 1.0
+    time_factor: float = 3.0
+    seed: int = 0
 
 
 @dataclass
@@ -27,6 +44,8 @@ class VerifyConfig:
     drop_weak: bool = True
     seed: int = 0
     hash_check: bool = True
+    #: without known-incorrect solutions, a suite killing fewer of the mutants is weak_tests
+    min_mutation_score: float = 0.5
     keep_incomplete_tests: bool = False
 
 

@@ -39,6 +39,11 @@ def test_sandbox_page_example_runs():
     assert _run(block, "docs/sandbox.md", {}).splitlines()[0] == "AC None"
 
 
+def test_verify_page_example_runs():
+    (block,) = python_blocks(DOCS / "verify.md")
+    assert _run(block, "docs/verify.md", {}).splitlines() == ["amplified True strict"]
+
+
 def _yours(tmp_path: Path) -> dict:
     """What the mixer page's blocks call "yours": a model, its per-sample loss, an optimizer, a
     mixer with one step's feedback, and a curated build's shards in ./OUT."""

@@ -25,6 +25,8 @@ PUBLIC = {
         'write_report',
     ],
     'filters': [
+        'AmplifyConfig',
+        'AmplifyStage',
         'Decision',
         'DecontamConfig',
         'DecontamStage',
@@ -132,6 +134,7 @@ PUBLIC = {
     ],
     'filters.sandbox': [
         'Limits',
+        'Output',
         'RunResult',
         'Sandbox',
         'TestResult',

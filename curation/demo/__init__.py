@@ -10,7 +10,8 @@ that differ the way real ones do, so a mixer grouping by `source` has something 
 | `demo-basics` | textbook exercises | assert (`check(candidate)`) | easy (one medium) |
 
 Each problem has 5 to 8 tests computed by running a correct reference at generation time
-(seeded, deterministic). These rows are planted (problem ids are `source/id`):
+(seeded, deterministic; `call-vowel-total` has 3, which the amplify stage grows). These rows
+are planted (problem ids are `source/id`):
 
 | problem id | defect | caught by |
 |---|---|---|
@@ -19,7 +20,7 @@ Each problem has 5 to 8 tests computed by running a correct reference at generat
 | demo-contest/stdio-empty-statement | yielded as a RecordError (empty statement) | schema (field `statement`) |
 | demo-interview/call-middle-value | reference returns the mean, tests hold the median | verify: no_passing_solution |
 | demo-contest/stdio-pair-sums-slow | correct O(n^2) reference, n = 20000 tests, 1 s limit | verify: no_passing_solution (TLE) |
-| demo-interview/call-vowel-total | only 3 tests | verify: too_few_tests |
+| demo-contest/stdio-any-divisor | only 3 tests, several valid answers, one reference (amplify cannot label new inputs) | verify: too_few_tests |
 | demo-interview/call-top-reading | wrong solution (last element) passes: tests are sorted | verify: weak_tests |
 | demo-contest/stdio-reverse-words-copy | exact copy of stdio-reverse-words | dedup: duplicate_of:demo-contest/stdio-reverse-words |
 | demo-contest/stdio-cover-length-v2 | one word reworded, a variable renamed | dedup: duplicate_of:demo-contest/stdio-cover-length |
@@ -72,7 +73,7 @@ PLANTED: dict[str, tuple[str, str]] = {
         "stdio-empty-statement": ("schema", "statement"),
         "call-middle-value": ("verify", "no_passing_solution"),
         "stdio-pair-sums-slow": ("verify", "no_passing_solution"),
-        "call-vowel-total": ("verify", "too_few_tests"),
+        "stdio-any-divisor": ("verify", "too_few_tests"),
         "call-top-reading": ("verify", "weak_tests"),
         "stdio-reverse-words-copy": ("dedup", f"duplicate_of:{problem_id('stdio-reverse-words')}"),
         "stdio-cover-length-v2": ("dedup", f"duplicate_of:{problem_id('stdio-cover-length')}"),

@@ -146,4 +146,11 @@ CALL: list[Spec] = [
         lambda r: [_nums(r, 0, 5, 10)], entry="Solution().countPeaks",
         starter="class Solution:\n    def countPeaks(self, heights):\n        ", tags=("arrays",),
     ),
+    # Only three tests: the amplify stage adds generated ones, so verify keeps it.
+    Spec(
+        "call-vowel-total", "call",
+        "Count the vowels a, e, i, o and u (lower-case only) in a word. Implement vowel_total(word).",
+        "def vowel_total(word):\n    return sum(ch in 'aeiou' for ch in word)\n",
+        lambda r: ["".join(r.choice("abcdeiou") for _ in range(r.randint(1, 9)))], entry="vowel_total", n_tests=3,
+    ),
 ]  # fmt: skip

@@ -70,12 +70,13 @@ PLANTED_SPECS: list[Spec] = [
         _SLOW_PAIRS, _pair_input, oracle=_FAST_PAIRS, n_tests=6, time_limit_s=1.0, label="C",
         tags=("math", "counting"),
     ),
-    # verify: only three tests.
+    # verify: only three tests, and amplify cannot add any: several answers are valid and one
+    # reference cannot tell which a new input's test should accept (that needs a checker).
     Spec(
-        "call-vowel-total", "call",
-        "Count the vowels a, e, i, o and u (lower-case only) in a word. Implement vowel_total(word).",
-        "def vowel_total(word):\n    return sum(ch in 'aeiou' for ch in word)\n",
-        lambda r: ["".join(r.choice("abcdeiou") for _ in range(r.randint(1, 9)))], entry="vowel_total", n_tests=3,
+        "stdio-any-divisor", "stdio",
+        "Given an integer n > 1, print a divisor d of n with 1 < d <= n. If there are several, print any of them.",
+        "n = int(input())\nprint(next(d for d in range(2, n + 1) if n % d == 0))\n",
+        lambda r: f"{r.randint(2, 60) * r.randint(2, 60)}\n", n_tests=3, label="A", tags=("math",),
     ),
     # verify: the known-wrong solution (last element) passes, since every test list is sorted.
     Spec(

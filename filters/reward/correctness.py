@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from filters.ground_truth import from_ground_truth
+from filters.judged import judged_problem
 from filters.reward.extract import extract_code
 from filters.reward.pool import shared_sandbox
 from filters.sandbox import RunResult, Sandbox
@@ -154,7 +155,14 @@ def _score(r: RunResult, cfg: CorrectnessConfig) -> float:
 def _prepare(
     problem: dict[str, Any], cfg: CorrectnessConfig
 ) -> tuple[dict[str, Any] | None, str, str | None]:
-    """(the problem to run, or None to refuse it; its isolation; why it runs in-process)."""
+    """(the problem to run, or None to refuse it; its isolation; why it runs in-process).
+
+    A problem with generated tests runs as verify judged it (`judged_problem`): an assert suite
+    then always runs converted, whatever the policy, since its generated tests are call tests.
+    """
+    if problem.get("generated_tests"):
+        judged = judged_problem(problem)
+        return judged, "converted" if problem.get("test_type") == "assert" else "separate", None
     if problem.get("test_type") != "assert":
         return problem, "separate", None
     if cfg.assert_policy == "in-process":

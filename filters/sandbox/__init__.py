@@ -7,6 +7,6 @@ with Sandbox(workers=2) as sb:
 
 from filters.sandbox.limits import Limits
 from filters.sandbox.result import VERDICTS, RunResult, TestResult
-from filters.sandbox.runner import Sandbox, default_workers
+from filters.sandbox.runner import Output, Sandbox, default_workers
 
-__all__ = ["Sandbox", "RunResult", "TestResult", "Limits", "VERDICTS", "default_workers"]
+__all__ = ["Sandbox", "Output", "RunResult", "TestResult", "Limits", "VERDICTS", "default_workers"]

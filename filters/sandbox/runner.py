@@ -10,9 +10,10 @@ import threading
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
-from filters.compare import DEFAULT_TOLERANCE, compare_call, explain_stdio
+from filters.compare import DEFAULT_TOLERANCE, Comparison, compare_call, explain_stdio
 from filters.sandbox.assert_calls import judge_call
 from filters.sandbox.asserts import instrument_asserts
 from filters.sandbox.limits import (
@@ -26,11 +27,21 @@ from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import VERDICTS, RunResult, TestResult, truncate
 from filters.sandbox.wire import Files, Op, Run, RunLimits
 
-__all__ = ["Sandbox", "default_workers"]
+__all__ = ["Sandbox", "Output", "default_workers"]
 
 #: (problem, code) or (problem, code, run() keyword arguments for this job)
 Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
 _COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a program printed (stdio) or returned (call: JSON, or typed text for converted asserts)
+    on one input, unjudged; `status` is OK or the test's verdict (RE, TLE, MLE, OLE, CE, SE)."""
+
+    status: str
+    text: str | None = None
+    cpu_ms: float = 0.0
 
 
 def _io_mb(output_bytes: int, program_bytes: int, input_bytes: int) -> int:
@@ -270,6 +281,76 @@ class Sandbox:
         with ThreadPoolExecutor(min(self.n_workers, len(jobs))) as ex:
             return list(ex.map(one, jobs))
 
+    def outputs(
+        self,
+        problem: dict[str, Any],
+        code: str,
+        inputs: Sequence[str],
+        *,
+        time_limit_s: float | None = None,
+        memory_limit_mb: float | None = None,
+    ) -> list[Output]:
+        """Run `code` on each input of a stdio or call problem and return what it printed or
+        returned, unjudged: how new tests are labelled with a reference solution."""
+        kind = problem.get("test_type") or "stdio"
+        if kind == "assert":
+            raise ValueError("outputs() needs stdio or call tests; convert an assert suite first")
+        limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
+        out: list[Output] = [Output(Status.SE)] * len(inputs)
+        for _ in range(self.retries + 1):
+            w = self._acquire()
+            try:
+                out = self._outputs(w, problem, code, list(inputs), limits, kind)
+            except WorkerDied:
+                w = self._replace(w)
+                out = [Output(Status.SE)] * len(inputs)
+            finally:
+                self._release(w)
+            if all(o.status != Status.SE for o in out):
+                break
+        return out
+
+    def _outputs(
+        self,
+        w: WorkerProcess,
+        problem: dict[str, Any],
+        code: str,
+        inputs: list[str],
+        limits: Limits,
+        kind: str,
+    ) -> list[Output]:
+        if not inputs:
+            return []
+        code_bytes = code.encode("utf-8", "surrogatepass")
+        io_mb = _io_mb(limits.output_bytes, len(code_bytes), max(map(len, inputs)))
+        w.files().write(Files.CODE, code_bytes)
+        run = Run(
+            limits=RunLimits.of(limits),
+            io_mb=io_mb,
+            kind=kind,
+            entry=problem.get("entry_point"),
+            call_check=False,
+            typed=kind == "call" and bool(problem.get("typed_calls")),
+            first=False,
+        )
+        timeout = limits.wall_s + 30.0
+        out: list[Output] = []
+        for i, text in enumerate(inputs):
+            this = run._replace(first=True, cache=len(inputs) > 1) if i == 0 else run
+            r = self._run(w, this, text, timeout)
+            if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
+                return [Output(r.status)] * len(inputs)
+            if r.status != Status.OK:
+                out.append(Output(r.status, None, r.cpu_ms))
+                continue
+            if kind == "stdio":
+                value: Any = (r.stdout or b"").decode("utf-8", "replace")
+            else:
+                value = (r.record or {}).get("result")
+            ok = isinstance(value, str)  # the program can write any record there
+            out.append(Output(Status.OK if ok else Status.RE, value if ok else None, r.cpu_ms))
+        return out
+
     # ---- judging ----------------------------------------------------------------------------
     def _judge(
         self,
@@ -303,6 +384,7 @@ class Sandbox:
                 )
             return self._summary("AC", [], 0, None, limits)
         checker = problem.get("checker")
+        mode = Comparison.parse(problem.get("comparison"))
         io = w.files()
         code_bytes = code.encode("utf-8", "surrogatepass")
         suite_bytes = (test_code or "").encode("utf-8", "surrogatepass")
@@ -334,7 +416,7 @@ class Sandbox:
             r = self._run(w, this, t["input"], timeout)
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
                 return self._not_run(r, total, limits)
-            v, actual, reason = self._verdict(r, t, kind, typed, checker)
+            v, actual, reason = self._verdict(r, t, kind, typed, checker, mode)
             # "check" (a checker and an output): in a run of its own, where the expected answer
             # never enters the program's
             if v == "check" and checker and actual is not None:
@@ -389,7 +471,13 @@ class Sandbox:
             raise WorkerDied(f"cannot read the worker's I/O directory: {e}") from None
 
     def _verdict(
-        self, r: Outcome, t: dict[str, str], kind: str, typed: bool, checker: str | None
+        self,
+        r: Outcome,
+        t: dict[str, str],
+        kind: str,
+        typed: bool,
+        checker: str | None,
+        mode: Comparison,
     ) -> tuple[str, str | None, str | None]:
         """(verdict, actual output, reason) of one test's run; "check" when a checker decides."""
         v = r.status
@@ -410,9 +498,10 @@ class Sandbox:
         if checker:
             return "check", actual, None
         if kind == "stdio":
-            reason = explain_stdio(t["output"], actual, self.tolerance)
+            reason = explain_stdio(t["output"], actual, self.tolerance, mode)
             return ("AC" if reason is None else "WA"), actual, reason
-        return ("AC" if compare_call(t["output"], actual, self.tolerance) else "WA"), actual, None
+        ok = compare_call(t["output"], actual, self.tolerance, mode)
+        return ("AC" if ok else "WA"), actual, None
 
     def _check(
         self,

@@ -68,7 +68,7 @@ def test_manifest_reports_isolation_and_the_funnel(demo):
     m = json.loads((demo / "manifest.json").read_text())
     assert m["environment"]["verify"]
     stages = [s["stage"] for s in m["counts"]["stages"]]
-    assert stages == ["schema", "exact_id", "decontam", "verify", "dedup", "difficulty"]
+    assert stages == ["schema", "exact_id", "decontam", "amplify", "verify", "dedup", "difficulty"]
     assert sum(m["counts"]["output"].values()) == len(CLEAN_IDS)
     assert "ref_cpu_ms" in m["measured_columns"]
 

@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 from curation.build import STAGE_SETTINGS, BuildConfig, SourceSpec, make_stage
 from curation.cli import app
 from curation.recipe import load_recipe
+from filters.amplify import AmplifyStage
+from filters.contracts import UserError
 from filters.decontam import DecontamStage
 from filters.dedup import DedupStage
 from filters.difficulty import DifficultyConfig, DifficultyStage
@@ -69,7 +71,8 @@ def test_the_settings_module_loads_no_stage():
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     loaded = set(ast.literal_eval(out.stdout))
-    assert not loaded & {"numpy", "pyarrow", "filters.dedup", "filters.decontam", "filters.verify"}
+    stages = {"filters.amplify", "filters.dedup", "filters.decontam", "filters.verify"}
+    assert not loaded & {"numpy", "pyarrow", *stages}
 
 
 def test_a_build_nests_each_stages_own_settings():
@@ -82,6 +85,7 @@ def test_a_build_nests_each_stages_own_settings():
 @pytest.mark.parametrize(
     ("name", "alone"),
     [
+        ("amplify", AmplifyStage),
         ("verify", VerifyStage),
         ("dedup", DedupStage),
         ("decontam", DecontamStage),
@@ -93,6 +97,28 @@ def test_a_stage_built_by_the_build_has_the_stages_own_defaults(name, alone):
     the build 5; `DecontamStage()` checked HumanEval only and the build every shipped benchmark."""
     built = make_stage(name, BuildConfig(sources=[SourceSpec("demo")]), 1)
     assert built.config() == alone().config()
+
+
+def test_amplify_and_verify_settings_from_a_recipe_reach_the_stages(tmp_path):
+    """A recipe's `[build.amplify]` and `[build.verify]` tables set the stages; amplification
+    still grows a suite to at least verify's `min_tests` (as the build did before the nesting)."""
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        "[build.verify]\nmin_tests = 12\nmin_mutation_score = 0.25\n\n"
+        "[build.amplify]\nmax_generated = 20\nrounds = 2\n\n"
+        '[[source]]\nname = "demo"\n'
+    )
+    cfg = load_recipe(str(recipe))
+    amplify = make_stage("amplify", cfg, 1).config()
+    assert (amplify["target_tests"], amplify["max_generated"], amplify["rounds"]) == (12, 20, 2)
+    verify = make_stage("verify", cfg, 1).config()
+    assert (verify["min_tests"], verify["min_mutation_score"]) == (12, 0.25)
+    default = make_stage("amplify", BuildConfig(sources=[SourceSpec("demo")]), 1).config()
+    assert default["target_tests"] == AmplifyStage().target_tests == 10
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[build.amplify]\ntargets = 3\n\n[[source]]\nname = "demo"\n')
+    with pytest.raises(UserError, match=r"unknown \[build.amplify\] key\(s\) targets"):
+        load_recipe(str(bad))
 
 
 def test_the_older_flat_names_still_work_with_a_deprecation_warning(tmp_path):
@@ -124,7 +150,8 @@ def test_a_finished_build_with_an_older_flat_manifest_is_recognised(tmp_path):
 
     cfg = BuildConfig(sources=[SourceSpec("demo")])
     stored = {k: v for k, v in cfg.as_dict().items() if k not in STAGE_SETTINGS}
-    stored.update(min_tests=5, mutants=8, dedup_threshold=0.8, prefer=[], ngram=13, buckets=5,
-                  decontaminate_against=list(cfg.decontam.against), lcb_start=None, lcb_end=None)  # fmt: skip
+    stored.update(min_tests=5, mutants=8, min_mutation_score=0.5, dedup_threshold=0.8, prefer=[],
+                  ngram=13, buckets=5, decontaminate_against=list(cfg.decontam.against),
+                  lcb_start=None, lcb_end=None)  # fmt: skip
     write_json(tmp_path / "manifest.json", {"config": stored})
     assert _prepare_out(tmp_path, cfg, force=False) == (False, True)

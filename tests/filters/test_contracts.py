@@ -89,10 +89,10 @@ _OTHER_FORMATS = {"benchmarks.py", "decontam_refs.py", "make_shipped.py", "worke
 
 
 def _stored_columns() -> set[str]:
-    from filters import DecontamStage, DedupStage, DifficultyStage, VerifyStage
+    from filters import AmplifyStage, DecontamStage, DedupStage, DifficultyStage, VerifyStage
 
     columns = set(contracts.PROBLEM_FIELDS) | {contracts.PROBLEM_ID}
-    for stage in (VerifyStage, DedupStage, DecontamStage, DifficultyStage):
+    for stage in (AmplifyStage, VerifyStage, DedupStage, DecontamStage, DifficultyStage):
         columns |= set(stage.output_schema.names)
     return columns
 

@@ -1,0 +1,594 @@
+"""The amplify stage: new tests for problems whose tests are few or weak, labelled by their references.
+
+For each problem it mutates the inputs of its own tests (`filters.inputgen`), runs the reference
+solutions that pass the original tests on them in the sandbox, and keeps an input only if every
+such reference runs it cleanly within the limits, twice under different hash seeds, and each is
+accepted by the judge against the first one's output (the same comparison, checker or converted
+assertion the problem is judged with), and the output is small. One output that changes with the
+hash seed makes every label of that reference untrusted: the problem keeps its original tests. Kept tests are chosen by AST
+mutants of a reference (`filters.mutants`): a round keeps the inputs that kill a mutant the suite
+let through, and stops when none is left (the target), when a round kills nothing more, or at the
+cap on tests; then ordinary kept inputs fill the suite up to `target_tests`.
+
+The stage never drops a problem. It adds `generated_tests` (each with its seed and the original
+test it came from), and says what it did in `amplify_status` (`amplified`, `not_needed`,
+`skipped`, `failed`) and `amplify_note`: a reference that is non-deterministic, crashes on every
+mutation or prints megabytes leaves the problem with its original tests and the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import random
+import threading
+import zlib
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from filters.inputgen import input_generator
+from filters.judge_style import allows_several_answers, comparison_of
+from filters.mutants import generate_mutants
+from filters.sandbox import RunResult, Sandbox
+from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
+from filters.sandbox.valuecodec import encode, loads
+from filters.settings import AmplifyConfig
+from filters.stage import Decision, Stage
+
+__all__ = [
+    "AmplifyConfig",
+    "AmplifyStage",
+    "GENERATED_TEST",
+    "EXPECTED_NAME",
+    "expected_check",
+]
+
+#: The name that stands for the reference's value in a generated test's check.
+EXPECTED_NAME = "__cm_expected"
+#: One generated test: its input and expected output (for converted assert suites also the check
+#: and its constants), the seed that made the input and the original test it was mutated from.
+GENERATED_TEST = pa.struct(
+    [
+        ("input", pa.string()),
+        ("output", pa.string()),
+        ("check", pa.string()),
+        ("env", pa.string()),
+        ("seed", pa.int64()),
+        ("parent", pa.int32()),
+    ]
+)
+CALIBRATION_LIMIT_S = 10.0
+
+
+# ---- the check of a generated call test (converted assert suites) ----------------------------------
+def _has_result(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == RESULT_NAME for n in ast.walk(node))
+
+
+class _Swap(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(EXPECTED_NAME, ast.Load()) if node.id == RESULT_NAME else node
+
+
+def _on_expected(node: ast.expr) -> ast.expr:
+    """The same expression applied to the expected value instead of the result."""
+    return _Swap().visit(ast.parse(ast.unparse(node), mode="eval").body)
+
+
+def _is_isclose(node: ast.AST) -> bool:
+    f = getattr(node, "func", None)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(f, ast.Attribute)
+        and isinstance(f.value, ast.Name)
+        and f.value.id == "math"
+        and f.attr == "isclose"
+        and len(node.args) == 2
+    )
+
+
+def expected_check(check: str, value: Any) -> str | None:
+    """The check of a new test whose expected value is `value`, shaped like an original `check`.
+
+    What the original applies to the result it now applies to the expected value too:
+    `sorted(R) == [1, 2]` -> `sorted(R) == sorted(E)`, `abs(R - 0.5) < 1e-6` -> `abs(R - E) < 1e-6`,
+    `math.isclose(R, 2.0, rel_tol=...)` -> `math.isclose(R, E, rel_tol=...)`, `R is True` ->
+    `R is <the value>` (True, False or None); a bare `R` or `not R` -> `R == E`. A float compared with `==` gets a 1e-9 relative tolerance (another correct
+    program may round differently). None when the original's shape does not say what a right
+    answer is (`R != 3`, `R in [1, 2]`, `R > 0`): several answers may be right there.
+    """
+    try:
+        root = ast.parse(check, mode="eval").body
+    except SyntaxError:
+        return None
+    queue: list[ast.AST] = [root]
+    while queue:
+        node = queue.pop(0)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = node.left, node.comparators[0]
+            op = node.ops[0]
+            diff = _abs_difference(left)
+            if diff is not None and isinstance(op, (ast.Lt, ast.LtE)) and not _has_result(right):
+                if _has_result(diff.left) != _has_result(diff.right):
+                    if _has_result(diff.left):
+                        diff.right = _on_expected(diff.left)
+                    else:
+                        diff.left = _on_expected(diff.right)
+                    return ast.unparse(root)
+            if _has_result(left) != _has_result(right):
+                side = left if _has_result(left) else right
+                if isinstance(op, ast.Eq):
+                    return _equality(side, value)
+                other = right if side is left else left
+                if isinstance(op, ast.Is) and isinstance(other, ast.Constant):
+                    if value is None or type(value) is bool:
+                        return f"({ast.unparse(side)}) is {value!r}"
+                return None
+        if _is_isclose(node):
+            a, b = node.args  # type: ignore[attr-defined]
+            if _has_result(a) != _has_result(b):
+                side = a if _has_result(a) else b
+                node.args = [side, _on_expected(side)]  # type: ignore[attr-defined]
+                return ast.unparse(root)
+        if isinstance(node, (ast.BoolOp, ast.UnaryOp, ast.Compare)):
+            break  # `R == 1 or R == 2`, `not R == 1`: several answers, or a shape not handled
+        queue.extend(ast.iter_child_nodes(node))
+    if isinstance(root, ast.Name) and root.id == RESULT_NAME:
+        return _equality(root, value)
+    if isinstance(root, ast.UnaryOp) and isinstance(root.op, ast.Not):
+        if isinstance(root.operand, ast.Name) and root.operand.id == RESULT_NAME:
+            return _equality(root.operand, value)
+    return None
+
+
+def _abs_difference(node: ast.AST) -> ast.BinOp | None:
+    """`d` when `node` is `abs(d)` or `math.fabs(d)` with `d` a subtraction."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return None
+    f = node.func
+    named = (isinstance(f, ast.Name) and f.id == "abs") or (
+        isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math"
+        and f.attr == "fabs"
+    )  # fmt: skip
+    arg = node.args[0]
+    return arg if named and isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Sub) else None
+
+
+def _generalizes(check: str) -> bool:
+    """Whether `expected_check` can shape new tests like this one (`is None` needs a None value)."""
+    return any(expected_check(check, v) is not None for v in (0, None))
+
+
+def _equality(side: ast.expr, value: Any) -> str:
+    text = ast.unparse(side)
+    if isinstance(side, ast.Name) and type(value) is float and math.isfinite(value):
+        return f"math.isclose({text}, {EXPECTED_NAME}, rel_tol=1e-09, abs_tol=1e-09)"
+    return f"{text} == {ast.unparse(_on_expected(side))}"
+
+
+# ---- the stage ----------------------------------------------------------------------------------
+@dataclass
+class _Outcome:
+    status: str
+    note: str
+    tests: list[dict[str, Any]] = field(default_factory=list)
+    killed_before: int | None = None
+    killed_after: int | None = None
+    mutants: int = 0
+
+
+@dataclass
+class _Job:
+    """What labelling new inputs of one problem needs."""
+
+    base: dict[str, Any]  # the problem as judged, without generated tests
+    refs: list[str]  # passing references; the first one labels
+    limit: float  # time limit (s) of a run
+    budget_ms: float  # the most CPU a new test may take the labelling reference
+    out_cap: int  # the largest output a new test may have
+    shapes: set[str] | None  # the types a call's return value had on the original tests
+
+
+def _shape(value: Any, prefix: str = "", out: set[str] | None = None) -> set[str]:
+    """The types in a value by position: [[1, 2]] -> {list, list/list, list/list/int}."""
+    out = set() if out is None else out
+    name = prefix + type(value).__name__
+    out.add(name)
+    if type(value) in (list, tuple, set, frozenset) and len(out) < 64:
+        for x in list(value)[:256]:
+            _shape(x, name + "/", out)
+    elif type(value) is dict and len(out) < 64:
+        for k, v in list(value.items())[:256]:
+            _shape(k, name + ":key/", out)
+            _shape(v, name + ":value/", out)
+    return out
+
+
+def _value(base: dict[str, Any], text: str) -> Any:
+    return loads(text) if base.get("typed_calls") else json.loads(text)
+
+
+def _returns_known_types(base: dict[str, Any], text: str, shapes: set[str]) -> bool:
+    try:
+        return _shape(_value(base, text)) <= shapes
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
+class _Unstable(Exception):
+    """The reference's output on a new input changed with the hash seed."""
+
+
+def _seed_of(seed: int, key: str, round_: int, k: int) -> int:
+    return zlib.crc32(f"{seed}:{key}:{round_}:{k}".encode())
+
+
+class AmplifyStage(Stage):
+    """Add generated tests to problems with few or weak tests (never drops a row).
+
+    min_tests / target_tests: a problem with at least `target_tests` tests whose mutants all die is
+    left alone; otherwise the suite grows to at least `target_tests` (when enough valid inputs come
+    out) and at most `max_generated` new tests. mutants: AST mutants of the first passing reference
+    that guide the choice (a seed of their own, so verify's `test_strength` mutants are others).
+    rounds x candidates: inputs tried per problem at most. max_solutions: references that must
+    agree on a new test's output. max_output_bytes: the largest output a new test may have
+    (or twice the largest original one).
+    """
+
+    name = "amplify"
+    #: whether a mutant was killed can depend on a time limit (TLE), so the scores are measured
+    measured_columns = ("mutation_score_original", "mutation_score_amplified")
+    output_schema = pa.schema(
+        [
+            pa.field("generated_tests", pa.list_(GENERATED_TEST)),
+            pa.field("amplify_status", pa.string()),
+            pa.field("amplify_note", pa.string()),
+            pa.field("amplify_mutants", pa.int32()),
+            pa.field("mutation_score_original", pa.float64()),
+            pa.field("mutation_score_amplified", pa.float64()),
+        ]
+    )
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        target_tests: int = AmplifyConfig.target_tests,
+        max_generated: int = AmplifyConfig.max_generated,
+        mutants: int = AmplifyConfig.mutants,
+        rounds: int = AmplifyConfig.rounds,
+        candidates: int = AmplifyConfig.candidates,
+        max_solutions: int = AmplifyConfig.max_solutions,
+        max_output_bytes: int = AmplifyConfig.max_output_bytes,
+        time_floor_s: float = AmplifyConfig.time_floor_s,
+        time_factor: float = AmplifyConfig.time_factor,
+        seed: int = AmplifyConfig.seed,
+        sandbox: Sandbox | None = None,
+    ) -> None:
+        self.workers = workers
+        self.target_tests = target_tests
+        self.max_generated = max_generated
+        self.mutants = mutants
+        self.rounds = rounds
+        self.candidates = candidates
+        self.max_solutions = max_solutions
+        self.max_output_bytes = max_output_bytes
+        self.time_floor_s = time_floor_s
+        self.time_factor = time_factor
+        self.seed = seed
+        self._sandbox = sandbox
+        self._own_sandbox = sandbox is None
+        self._rerun: Sandbox | None = None
+        self._lock = threading.Lock()  # problems are amplified on threads; one rerun sandbox
+
+    def config(self) -> dict[str, Any]:
+        keys = ("target_tests", "max_generated", "mutants", "rounds", "candidates",
+                "max_solutions", "max_output_bytes", "time_floor_s", "time_factor", "seed")  # fmt: skip
+        return {k: getattr(self, k) for k in keys}
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            self._sandbox = Sandbox(self.workers)
+        return self._sandbox
+
+    @property
+    def rerun_sandbox(self) -> Sandbox:
+        """Where a new test's label is checked again: a sibling sandbox with the next hash seed."""
+        with self._lock:
+            if self._rerun is None:
+                self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
+            return self._rerun
+
+    def close(self) -> None:
+        """Stop the sandboxes this stage started (a sandbox passed in is left to its owner)."""
+        if self._rerun is not None:
+            self._rerun.close()
+            self._rerun = None
+        if self._own_sandbox and self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.update(_sandbox=None, _rerun=None, _own_sandbox=True)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+        threads = max(1, min(len(rows), self.sandbox.n_workers))
+        with ThreadPoolExecutor(threads) as ex:
+            outcomes = list(ex.map(self.amplify, rows))
+        return [
+            Decision(
+                True,
+                None,
+                {
+                    "generated_tests": o.tests,
+                    "amplify_status": o.status,
+                    "amplify_note": o.note,
+                    "amplify_mutants": o.mutants,
+                    "mutation_score_original": (
+                        o.killed_before / o.mutants
+                        if o.mutants and o.killed_before is not None
+                        else None
+                    ),
+                    "mutation_score_amplified": (
+                        o.killed_after / o.mutants
+                        if o.mutants and o.killed_after is not None
+                        else None
+                    ),
+                },
+            )
+            for o in outcomes
+        ]
+
+    # ---- one problem ----------------------------------------------------------------------------
+    def amplify(self, row: dict[str, Any]) -> _Outcome:
+        """Amplify one problem record (its existing `generated_tests` are replaced)."""
+        row = dict(row, generated_tests=None, comparison=comparison_of(row))
+        base, why = self._judged_originals(row)
+        if base is None:
+            return _Outcome("skipped", why or "")
+        refs = [c for c in (row.get("solutions") or []) if isinstance(c, str)][: self.max_solutions]
+        if not refs:
+            return _Outcome("skipped", "no reference solution")
+        src_limit = row.get("time_limit_s")
+        first = self.sandbox.run_many(
+            [(base, code, {"time_limit_s": src_limit or CALIBRATION_LIMIT_S}) for code in refs]
+        )
+        passing = [(code, r) for code, r in zip(refs, first) if r.verdict == "AC"]
+        if not passing:
+            verdicts = ",".join(r.verdict for r in first)
+            return _Outcome("skipped", f"no reference passes the original tests ({verdicts})")
+        if base["test_type"] == "stdio" and not base.get("checker") and len(passing) < 2:
+            if allows_several_answers(row.get("statement")):
+                return _Outcome(
+                    "skipped",
+                    "the statement accepts several answers and one reference cannot tell them: "
+                    "new inputs need a checker",
+                )
+        limit = float(src_limit) if src_limit else self._calibrated(passing)
+        return self._grow(row, base, [c for c, _ in passing], limit)
+
+    def _judged_originals(self, row: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        if row.get("test_type") == "assert":
+            converted, why = convert_problem(row)
+            if converted is None:
+                return None, f"assert suite does not convert to call tests: {why}"
+            converted["comparison"] = row["comparison"]
+            if not all(_generalizes(t["check"]) for t in converted["tests"]):
+                return None, "an assertion does not say what the right answer is (not ==)"
+            return converted, None
+        if row.get("test_type") not in ("stdio", "call"):
+            return None, f"unknown test_type {row.get('test_type')!r}"
+        if not row.get("tests"):
+            return None, "no tests to mutate"
+        return row, None
+
+    def _calibrated(self, passing: list[tuple[str, RunResult]]) -> float:
+        best = min((r for _, r in passing), key=lambda r: r.cpu_ms)
+        return max(
+            self.time_floor_s, math.ceil(self.time_factor * best.max_test_cpu_ms / 100.0) / 10.0
+        )
+
+    def _grow(
+        self, row: dict[str, Any], base: dict[str, Any], refs: list[str], limit: float
+    ) -> _Outcome:
+        sb = self.sandbox
+        originals = list(base["tests"])
+        key = str(row.get("problem_id") or row.get("id"))
+        mutants = generate_mutants(refs[0], self.mutants, self.seed + 1, base.get("entry_point"))
+        alive: list[str] = []
+        for m, r in zip(mutants, sb.run_many(
+            [(base, m, {"time_limit_s": limit, "stop_on_failure": True}) for m in mutants]
+        )):  # fmt: skip
+            if r.verdict in ("AC", "SE"):
+                alive.append(m)
+        judged = sum(1 for _ in mutants)
+        killed_before = judged - len(alive)
+        if len(originals) >= self.target_tests and not alive:
+            return _Outcome("not_needed", "the original tests kill every mutant",
+                            [], killed_before, killed_before, judged)  # fmt: skip
+        try:
+            gen = input_generator(base)
+        except (ValueError, KeyError, TypeError) as e:
+            return _Outcome(
+                "skipped", f"inputs cannot be mutated: {e}", [], killed_before, None, judged
+            )
+        job = _Job(
+            base,
+            refs,
+            limit,
+            1000.0 * limit / self.time_factor,
+            max(self.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
+            self._shapes(base, refs[0], originals, limit),
+        )
+        seen = {t["input"] for t in originals}
+        chosen: list[dict[str, Any]] = []
+        spare: list[dict[str, Any]] = []
+        why: Counter[str] = Counter()
+        for round_ in range(self.rounds):
+            cands = []
+            for k in range(self.candidates):
+                s = _seed_of(self.seed, key, round_, k)
+                parent = k % len(originals)
+                try:
+                    text = gen.generate(random.Random(s), parent)
+                except (ValueError, TypeError, IndexError, RecursionError):
+                    text = None
+                if text is None or text in seen:
+                    why["no new input"] += 1
+                    continue
+                seen.add(text)
+                cands.append((text, s, parent))
+            try:
+                tests = self._label(job, cands, why)
+            except _Unstable:
+                note = ("the reference's output depends on the hash seed (set iteration order); "
+                        "its labels are not trusted: " + _counts(why))  # fmt: skip
+                return _Outcome("failed", note, [], killed_before, killed_before, judged)
+            if not tests:
+                continue
+            kills: set[int] = set()
+            still = []
+            runs = sb.run_many(
+                [(base, m, {"time_limit_s": limit, "tests": [self._judged_test(base, t) for t in tests],
+                            "stop_on_failure": True}) for m in alive]
+            )  # fmt: skip
+            for m, r in zip(alive, runs):
+                if r.verdict in ("AC", "SE") or r.first_failure is None:
+                    still.append(m)
+                else:
+                    kills.add(int(r.first_failure["test"]))
+            alive = still
+            for i, t in enumerate(tests):
+                (chosen if i in kills else spare).append(t)
+            total = len(originals) + len(chosen)
+            if len(chosen) >= self.max_generated:
+                break
+            if not alive and total + len(spare) >= self.target_tests:
+                break
+            if not kills and total + len(spare) >= self.target_tests:
+                break  # a plateau: the survivors look equivalent to the reference
+        chosen = chosen[: self.max_generated]
+        need = max(0, self.target_tests - len(originals) - len(chosen))
+        outputs = {t["output"] for t in [*originals, *chosen]}
+        spare.sort(key=lambda t: t["output"] in outputs)  # new outputs first (a stable sort)
+        chosen.extend(spare[:need])
+        killed_after = judged - len(alive)
+        if not chosen and spare:
+            note = f"{len(spare)} new inputs kill no mutant the original tests let through"
+            return _Outcome("not_needed", note, [], killed_before, killed_after, judged)
+        if not chosen:
+            return _Outcome("failed", "no generated input was kept: " + _counts(why),
+                            [], killed_before, killed_before, judged)  # fmt: skip
+        chosen.sort(key=lambda t: (t["parent"], t["seed"]))
+        note = f"{len(chosen)} tests added; candidates dropped: " + (_counts(why) or "none")
+        return _Outcome("amplified", note, chosen, killed_before, killed_after, judged)
+
+    @staticmethod
+    def _judged_test(base: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
+        if base.get("typed_calls"):
+            return {
+                "input": t["input"],
+                "output": t["output"],
+                "check": t["check"],
+                "env": t["env"],
+            }
+        return {"input": t["input"], "output": t["output"]}
+
+    def _shapes(
+        self, base: dict[str, Any], ref: str, originals: list[dict[str, Any]], limit: float
+    ) -> set[str] | None:
+        """The types the reference returns on the original tests (call problems only): a new
+        input on which it returns another type (None where it always returned a list: "no
+        answer") is most likely outside the problem's contract, where correct programs differ."""
+        if base.get("test_type") != "call":
+            return None
+        shapes: set[str] = set()
+        for o in self.sandbox.outputs(
+            base, ref, [t["input"] for t in originals], time_limit_s=limit
+        ):
+            if o.status == "OK" and o.text is not None:
+                try:
+                    _shape(_value(base, o.text), "", shapes)
+                except (ValueError, TypeError):
+                    continue
+        return shapes
+
+    def _label(
+        self, job: _Job, cands: list[tuple[str, int, int]], why: Counter[str]
+    ) -> list[dict[str, Any]]:
+        """New tests from candidate inputs: the first reference's outputs, kept where it ran
+        cleanly and fast enough and returned the types it returns on the originals, its rerun
+        under another hash seed and every other reference agree."""
+        if not cands:
+            return []
+        base, refs, limit = job.base, job.refs, job.limit
+        outs = self.sandbox.outputs(base, refs[0], [c[0] for c in cands], time_limit_s=limit)
+        tests = []
+        for (text, seed, parent), o in zip(cands, outs):
+            if o.status != "OK" or o.text is None:
+                why[f"reference {o.status}"] += 1
+            elif o.cpu_ms > job.budget_ms:
+                why["too slow"] += 1
+            elif len(o.text) > job.out_cap:
+                why["output too large"] += 1
+            elif job.shapes is not None and not _returns_known_types(base, o.text, job.shapes):
+                why["a type the originals never return"] += 1
+            else:
+                t = self._new_test(base, text, o.text, seed, parent)
+                if t is None:
+                    why["no check for this value"] += 1
+                else:
+                    tests.append(t)
+        checks = [(self.rerun_sandbox, refs[0], "differs under another hash seed")]
+        checks += [(self.sandbox, code, "references disagree") for code in refs[1:]]
+        for sb, code, reason in checks:
+            if not tests:
+                break
+            r = sb.run(base, code, time_limit_s=limit,
+                       tests=[self._judged_test(base, t) for t in tests])  # fmt: skip
+            if r.verdict == "SE":
+                why["sandbox error"] += len(tests)
+                return []
+            ok = {x.index for x in r.tests if x.verdict == "AC"}
+            why[reason] += len(tests) - len(ok)
+            if sb is not self.sandbox and len(ok) < len(tests):
+                raise _Unstable  # one unstable output: no label of this reference is trusted
+            tests = [t for i, t in enumerate(tests) if i in ok]
+        return tests
+
+    @staticmethod
+    def _new_test(
+        base: dict[str, Any], text: str, output: str, seed: int, parent: int
+    ) -> dict[str, Any] | None:
+        test: dict[str, Any] = {"input": text, "output": output, "check": None, "env": None,
+                                "seed": seed, "parent": parent}  # fmt: skip
+        if base.get("typed_calls"):
+            template = base["tests"][parent]
+            try:
+                value = loads(output)
+                check = expected_check(template["check"], value)
+                env = json.loads(template.get("env") or "{}")
+                env[EXPECTED_NAME] = encode(value)
+            except (ValueError, TypeError):
+                return None
+            if check is None:
+                return None
+            test.update(check=check, env=json.dumps(env))
+        return test
+
+
+def _counts(c: Counter[str]) -> str:
+    return ", ".join(f"{n} {k}" for k, n in c.most_common() if n)

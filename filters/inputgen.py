@@ -1,0 +1,687 @@
+"""New test inputs by type-aware mutation of a problem's own inputs (as EvalPlus does for HumanEval).
+
+Call arguments: numbers nudged and pushed to the edges seen in the data, lists grown, shrunk,
+shuffled and duplicated, strings edited within their alphabet, nested values alike. What every
+original input has in common is kept: argument types, value ranges (a value never goes below the
+smallest one seen when none was negative), sortedness, distinct elements, rectangular grids, equal
+list lengths and an integer argument that is the length of a list argument.
+
+Stdio inputs: numbers and tokens mutated in place, so the line structure stays; numbers that count
+something (a line's length, the lines that follow) stay fixed, pairs that look like edges are only
+reordered. Whether a mutated input is valid is decided later, by the reference solutions
+(`filters.amplify`); these generators only make invalid inputs rare.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from filters.sandbox.valuecodec import Unencodable, decode, encode
+
+__all__ = ["CallInputs", "StdioInputs", "input_generator"]
+
+Path = tuple[Any, ...]
+_MAX_LIST = 64  # longest list a mutation grows to (unless the originals hold longer ones)
+_MAX_STR = 64
+
+
+@dataclass
+class _Stats:
+    """What the original values at one path have in common."""
+
+    types: set[type] = field(default_factory=set)
+    lo: float | None = None
+    hi: float | None = None
+    alphabet: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)
+    min_len: int | None = None
+    max_len: int | None = None
+    sorted_asc: bool = True
+    sorted_desc: bool = True
+    distinct: bool = True
+    rectangular: bool = True
+    max_descents: int = 0  # a[i] > a[i + 1] pairs in a list: 0 sorted, 1 a rotated sorted list
+    long_lists: int = 0  # lists of 4 or more: evidence that few descents is a rule
+    flat_sorted: bool = True  # a list of rows whose values, read in order, never decrease
+    flat_evidence: int = 0  # lists of two or more rows seen
+    steps: set[int] = field(default_factory=set)  # differences of consecutive rows' lengths
+    first_lens: set[int] = field(default_factory=set)
+    row_order: set[tuple[int, int, str]] | None = None  # (i, j, op) true in every fixed-size row
+    multiplicities: set[int] = field(default_factory=set)  # how often a value recurs in a list
+    bigrams: set[str] = field(default_factory=set)  # adjacent character pairs of the strings
+    samples: list[Any] = field(default_factory=list)
+
+    def see(self, v: Any) -> None:
+        self.types.add(type(v))
+        if type(v) in (int, float):
+            self.lo = v if self.lo is None else min(self.lo, v)
+            self.hi = v if self.hi is None else max(self.hi, v)
+        if type(v) in (str, list, tuple):
+            n = len(v)
+            self.min_len = n if self.min_len is None else min(self.min_len, n)
+            self.max_len = n if self.max_len is None else max(self.max_len, n)
+        if type(v) is str:
+            self.alphabet.update(v)
+            self.bigrams.update(v[i : i + 2] for i in range(len(v) - 1))
+            if " " in v.strip():
+                self.words.update(v.split())
+        if type(v) is list:
+            self.multiplicities.update(_multiplicities(v))
+            try:
+                self.sorted_asc &= all(a <= b for a, b in zip(v, v[1:]))
+                self.sorted_desc &= all(a >= b for a, b in zip(v, v[1:]))
+                self.max_descents = max(self.max_descents, _descents(v))
+                self.long_lists += len(v) >= 4
+            except TypeError:
+                self.sorted_asc = self.sorted_desc = False
+                self.max_descents = 1 << 30
+            try:
+                self.distinct &= len({json.dumps(encode(x), sort_keys=True) for x in v}) == len(v)
+            except (Unencodable, TypeError, ValueError):
+                self.distinct = False
+            inner = {len(x) for x in v if type(x) in (list, str)}
+            self.rectangular &= len(inner) <= 1 and all(type(x) in (list, str) for x in v)
+            self._rows(v)
+        if len(self.samples) < 8 and type(v) not in (list, dict, tuple):
+            self.samples.append(v)
+
+    def _rows(self, v: list[Any]) -> None:
+        rows = [x for x in v if type(x) is list]
+        if len(rows) != len(v) or not rows:
+            self.flat_sorted = False
+            return
+        flat = [y for x in rows for y in x]
+        try:
+            if len(rows) > 1:
+                self.flat_evidence += 1
+                self.flat_sorted &= all(a <= b for a, b in zip(flat, flat[1:]))
+        except TypeError:
+            self.flat_sorted = False
+        self.first_lens.add(len(rows[0]))
+        self.steps.update(len(b) - len(a) for a, b in zip(rows, rows[1:]))
+        short = [r for r in rows if 1 < len(r) <= 4 and all(type(y) in (int, float) for y in r)]
+        if len(short) == len(rows) and len({len(r) for r in rows}) == 1:
+            for r in short:
+                rel = _row_order(r)
+                self.row_order = rel if self.row_order is None else self.row_order & rel
+        else:
+            self.row_order = set()
+
+
+def _row_order(row: list[Any]) -> set[tuple[int, int, str]]:
+    """Order relations between the positions of a short row of numbers ([start, end] has 0 < 1)."""
+    out = set()
+    for i in range(len(row)):
+        for j in range(i + 1, len(row)):
+            a, b = row[i], row[j]
+            out.add((i, j, "<" if a < b else ">" if a > b else "=="))
+            if a <= b:
+                out.add((i, j, "<="))
+            if a >= b:
+                out.add((i, j, ">="))
+    return out
+
+
+def _key(x: Any) -> str:
+    return json.dumps(encode(x), sort_keys=True)
+
+
+def _multiplicities(v: list[Any]) -> set[int]:
+    try:
+        return set(Counter(_key(x) for x in v).values())
+    except (Unencodable, TypeError, ValueError):
+        return set()
+
+
+def _descents(v: list[Any]) -> int:
+    return sum(a > b for a, b in zip(v, v[1:]))
+
+
+def _quantities(args: dict[Any, Any]) -> dict[str, int]:
+    """The integers of an argument list that constraints usually relate: int arguments, lengths."""
+    q = {}
+    for k, v in args.items():
+        if type(v) is int:
+            q[f"{k}"] = v
+        elif type(v) in (list, str, tuple):
+            q[f"len {k}"] = len(v)
+    return q
+
+
+def _nested_ints(value: Any, path: Path, out: dict[Path, list[int]]) -> None:
+    """Integers inside lists and tuples, by path (node ids, indices)."""
+    if type(value) in (list, tuple):
+        for i, x in enumerate(value):
+            sub = path + (("[]",) if type(value) is list else (i,))
+            if type(x) is int:
+                out.setdefault(sub, []).append(x)
+            else:
+                _nested_ints(x, sub, out)
+
+
+def _relations(samples: list[dict[str, int]]) -> list[tuple[str, str, str]]:
+    """(a, op, b) with op in <, <= that hold in every sample (ties that always hold are `==`)."""
+    if not samples:
+        return []
+    names = sorted(set.intersection(*(set(q) for q in samples)))
+    out = []
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            if all(q[a] < q[b] for q in samples):
+                out.append((a, "<", b))
+            elif all(q[a] <= q[b] for q in samples) and not all(q[a] == q[b] for q in samples):
+                out.append((a, "<=", b))
+            elif all(q[a] == q[b] for q in samples) and a < b:
+                out.append((a, "==", b))
+    return out
+
+
+def _holds(q: dict[str, int], rel: tuple[str, str, str]) -> bool:
+    a, op, b = rel
+    if a not in q or b not in q:
+        return True
+    return q[a] < q[b] if op == "<" else q[a] <= q[b] if op == "<=" else q[a] == q[b]
+
+
+class CallInputs:
+    """Mutated argument lists for `call` tests and for assert suites converted to call tests.
+
+    `inputs` are the original tests' `input` texts: a JSON array of positional arguments, or
+    (`typed`) the converted form {"args": [...], "kwargs": {...}} in `valuecodec` encoding.
+    """
+
+    def __init__(self, inputs: list[str], typed: bool) -> None:
+        self.typed = typed
+        self.originals = [self._decode(x) for x in inputs]
+        self.stats: dict[Path, _Stats] = {}
+        for args in self.originals:
+            for key, v in args.items():
+                self._observe((key,), v)
+        self.len_of = self._length_links()
+        self.same_len = self._equal_lengths()
+        # relations between int arguments and lengths (`left <= right`, `k <= len(nums)`), and
+        # bounds of nested integers (`edges` values below `n`), that every original satisfies
+        self.relations = _relations([self._measures(a) for a in self.originals])
+
+    @staticmethod
+    def _measures(args: dict[Any, Any]) -> dict[str, int]:
+        q = _quantities(args)
+        for k, v in args.items():
+            nested: dict[Path, list[int]] = {}
+            _nested_ints(v, (k,), nested)
+            for path, xs in nested.items():
+                name = "/".join(map(str, path))
+                q[f"max {name}"] = max(xs)
+        return q
+
+    # ---- form ------------------------------------------------------------------------------
+    def _decode(self, text: str) -> dict[Any, Any]:
+        raw = json.loads(text)
+        if self.typed:
+            args = {i: decode(a) for i, a in enumerate(raw["args"])}
+            args.update({k: decode(v) for k, v in raw["kwargs"].items()})
+            return args
+        if not isinstance(raw, list):
+            raise ValueError("a call input must be a JSON array")
+        return dict(enumerate(raw))
+
+    def encode(self, args: dict[Any, Any]) -> str:
+        """The input text of an argument dict (the inverse of reading an original)."""
+        if self.typed:
+            pos = [encode(args[k]) for k in sorted(k for k in args if isinstance(k, int))]
+            kw = {k: encode(v) for k, v in args.items() if isinstance(k, str)}
+            return json.dumps({"args": pos, "kwargs": kw})
+        return json.dumps([args[k] for k in sorted(args)])
+
+    # ---- what the originals share ----------------------------------------------------------------
+    def _observe(self, path: Path, v: Any) -> None:
+        self.stats.setdefault(path, _Stats()).see(v)
+        if type(v) is list:
+            for x in v:
+                self._observe(path + ("[]",), x)
+        elif type(v) is tuple:
+            for i, x in enumerate(v):
+                self._observe(path + (i,), x)
+        elif type(v) is dict:
+            for x in v.values():
+                self._observe(path + ("{}",), x)
+
+    def _length_links(self) -> dict[Any, Any]:
+        """int argument -> list/str argument whose length it is in every original."""
+        links = {}
+        keys = set.intersection(*(set(a) for a in self.originals)) if self.originals else set()
+        for k in keys:
+            if not all(type(a[k]) is int for a in self.originals):
+                continue
+            for j in keys:
+                if j != k and all(
+                    type(a[j]) in (list, str) and len(a[j]) == a[k] for a in self.originals
+                ):
+                    links[k] = j
+                    break
+        return links
+
+    def _equal_lengths(self) -> list[tuple[Any, Any]]:
+        keys = sorted(
+            set.intersection(*(set(a) for a in self.originals)) if self.originals else set(),
+            key=str,
+        )
+        pairs = []
+        for i, a in enumerate(keys):
+            for b in keys[i + 1 :]:
+                if all(
+                    type(x[a]) in (list, str)
+                    and type(x[b]) in (list, str)
+                    and len(x[a]) == len(x[b])
+                    for x in self.originals
+                ):
+                    pairs.append((a, b))
+        return pairs
+
+    # ---- mutation --------------------------------------------------------------------------
+    def generate(self, rng: random.Random, parent: int) -> str | None:
+        """One mutated input derived from original `parent`, or None when no valid one came out."""
+        args = dict(self.originals[parent])
+        keys = [k for k in args if k not in self.len_of]
+        if not keys:
+            return None
+        for _ in range(1 + min(3, int(rng.expovariate(1.0)))):
+            k = rng.choice(keys)
+            args[k] = self._mutate(args[k], (k,), rng, 0)
+        for k, j in self.len_of.items():
+            args[k] = len(args[j])
+        if any(len(args[a]) != len(args[b]) for a, b in self.same_len):
+            return None
+        if not self.valid(args):
+            return None
+        try:
+            text = self.encode(args)
+        except (Unencodable, TypeError, ValueError):
+            return None
+        return text
+
+    def valid(self, args: dict[Any, Any]) -> bool:
+        """Whether a mutated argument list keeps what the originals share beyond single values."""
+        q = self._measures(args)
+        if not all(_holds(q, rel) for rel in self.relations):
+            return False
+        return all(self._shape_ok(v, (k,)) for k, v in args.items())
+
+    def _shape_ok(self, v: Any, path: Path, depth: int = 0) -> bool:
+        st = self.stats.get(path)
+        if st is None or depth > 6:
+            return True
+        if type(v) is str and len(v) > 1 and st.bigrams:
+            # a pair with punctuation never seen: '..' in a version, '+6' in an expression
+            pairs = (v[i : i + 2] for i in range(len(v) - 1))
+            return all(p in st.bigrams or p.isalnum() for p in pairs)
+        if type(v) is list:
+            if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
+                return False  # a rotated sorted list stays one
+            if v and st.multiplicities and not _multiplicities(v) <= st.multiplicities:
+                return False  # every value twice but one, and the like
+            if v and all(type(x) is list for x in v) and not self._rows_ok(v, st):
+                return False
+            return all(self._shape_ok(x, path + ("[]",), depth + 1) for x in v)
+        if type(v) is tuple:
+            return all(self._shape_ok(x, path + (i,), depth + 1) for i, x in enumerate(v))
+        return True
+
+    @staticmethod
+    def _rows_ok(v: list[list[Any]], st: _Stats) -> bool:
+        """Rows keep what they share: a sorted flat reading (non-overlapping intervals), the
+        steps between their lengths (a triangle), the order of their positions (start < end)."""
+        flat = [y for x in v for y in x]
+        try:
+            if st.flat_sorted and st.flat_evidence and any(a > b for a, b in zip(flat, flat[1:])):
+                return False
+            if st.steps and len(st.steps) == 1:
+                if len(v) > 1 and {len(b) - len(a) for a, b in zip(v, v[1:])} != st.steps:
+                    return False
+                if len(st.first_lens) == 1 and len(v[0]) not in st.first_lens:
+                    return False
+            if st.row_order:
+                for row in v:
+                    if len(row) > 1 and not st.row_order <= _row_order(row) | {
+                        r for r in st.row_order if r[0] >= len(row) or r[1] >= len(row)
+                    }:
+                        return False
+        except TypeError:
+            return False
+        return True
+
+    def _range(self, st: _Stats) -> tuple[float, float]:
+        """Values a number may take: up to about twice the largest seen (and down to twice the
+        smallest when negatives were seen), never below the smallest seen otherwise."""
+        lo, hi = st.lo, st.hi
+        assert lo is not None and hi is not None
+        span = max(hi - lo, 1)
+        if isinstance(span, int):
+            wide_hi = max(hi + max(1, span // 2), 2 * hi + 2)
+            wide_lo = lo if lo >= 0 else min(lo - max(1, span // 2), 2 * lo - 2)
+        else:
+            wide_hi = max(hi + span / 2, 2 * hi)
+            wide_lo = lo if lo >= 0 else min(lo - span / 2, 2 * lo)
+        return wide_lo, wide_hi
+
+    def _mutate(self, v: Any, path: Path, rng: random.Random, depth: int) -> Any:
+        st = self.stats.get(path)
+        t = type(v)
+        if t is bool:
+            return not v
+        if t is int and st is not None and st.lo is not None:
+            lo, hi = self._range(st)
+            choices = [v + 1, v - 1, int(lo), int(hi), rng.randint(int(lo), int(hi))]
+            if st.samples:
+                choices.append(rng.choice(st.samples))
+            if lo <= 0 <= hi:
+                choices.append(0)
+            new = rng.choice(choices)
+            return int(min(max(new, lo), hi)) if type(new) is int else v
+        if t is float and st is not None and st.lo is not None:
+            lo, hi = self._range(st)
+            new = rng.choice([v * (1 + rng.uniform(-0.5, 0.5)), rng.uniform(lo, hi), lo, hi, v + 1])
+            return float(min(max(new, lo), hi))
+        if t is str:
+            return self._mutate_str(v, st, rng)
+        if t is list and depth < 6:
+            return self._mutate_list(v, path, st, rng, depth)
+        if t is tuple and v and depth < 6:
+            i = rng.randrange(len(v))
+            return v[:i] + (self._mutate(v[i], path + (i,), rng, depth + 1),) + v[i + 1 :]
+        if t is dict and v and depth < 6:
+            k = rng.choice(list(v))
+            out = dict(v)
+            out[k] = self._mutate(v[k], path + ("{}",), rng, depth + 1)
+            return out
+        return v
+
+    def _mutate_str(
+        self, v: str, st: _Stats | None, rng: random.Random, fixed: bool = False
+    ) -> str:
+        alphabet = sorted(st.alphabet) if st and st.alphabet else sorted(set(v))
+        if not alphabet:
+            return v
+        fixed = fixed or (st is not None and st.min_len == st.max_len)
+        wordy = st is not None and st.words and all(w.isalpha() for w in st.words)
+        if not fixed and wordy and st is not None and " " in v.strip() and rng.random() < 0.6:
+            return self._mutate_words(v, sorted(st.words), rng)
+        lo = st.min_len if st and st.min_len is not None else 0
+        hi = max(st.max_len or 0, 1) if st else len(v)
+        hi = max(hi + max(2, hi // 2), len(v)) if not fixed else hi
+        s = list(v)
+        op = rng.choice(["replace", "swap"] if fixed or not s else
+                        ["replace", "swap", "insert", "delete", "double"])  # fmt: skip
+        if op == "replace" and s:
+            s[rng.randrange(len(s))] = rng.choice(alphabet)
+        elif op == "swap" and len(s) > 1:
+            i = rng.randrange(len(s) - 1)
+            s[i], s[i + 1] = s[i + 1], s[i]
+        elif op == "insert" and len(s) < min(hi, _MAX_STR):
+            s.insert(rng.randrange(len(s) + 1), rng.choice(alphabet))
+        elif op == "delete" and len(s) > lo:
+            del s[rng.randrange(len(s))]
+        elif op == "double" and 2 * len(s) <= min(hi, _MAX_STR):
+            s = s + s
+        return "".join(s)
+
+    @staticmethod
+    def _mutate_words(v: str, vocabulary: list[str], rng: random.Random) -> str:
+        """A sentence-like string: words shuffled, dropped, doubled or replaced by seen words."""
+        words = v.split()
+        op = rng.choice(["shuffle", "drop", "double", "replace", "insert"])
+        if op == "shuffle":
+            rng.shuffle(words)
+        elif op == "drop" and len(words) > 1:
+            del words[rng.randrange(len(words))]
+        elif op == "double":
+            i = rng.randrange(len(words))
+            words.insert(i, words[i])
+        elif op == "replace":
+            words[rng.randrange(len(words))] = rng.choice(vocabulary)
+        elif op == "insert" and len(words) < _MAX_STR // 2:
+            words.insert(rng.randrange(len(words) + 1), rng.choice(vocabulary))
+        return " ".join(words)
+
+    def _mutate_list(
+        self, v: list[Any], path: Path, st: _Stats | None, rng: random.Random, depth: int
+    ) -> list[Any]:
+        lo = st.min_len if st and st.min_len is not None else 0
+        hi = max(st.max_len or 0, 1) if st else len(v)
+        hi = max(2 * hi + 1, len(v)) if hi < _MAX_LIST else hi
+        hi = min(hi, max(_MAX_LIST, st.max_len or 0) if st else _MAX_LIST)
+        inner = path + ("[]",)
+        out = list(v)
+        ops = ["element", "shuffle", "reverse"]
+        if out and len(out) < hi:
+            ops += ["grow", "duplicate"]
+        if len(out) > lo:
+            ops.append("shrink")
+        op = rng.choice(ops)
+        grid = bool(st and st.rectangular and out)
+        if op == "element" and out:
+            i = rng.randrange(len(out))
+            out[i] = self._mutate_element(out[i], inner, rng, depth, grid)
+        elif op == "shuffle":
+            rng.shuffle(out)
+        elif op == "reverse":
+            out.reverse()
+        elif op == "grow":
+            for _ in range(rng.randint(1, max(1, min(hi - len(out), 4)))):
+                new = self._mutate_element(rng.choice(v), inner, rng, depth, grid)
+                out.insert(rng.randrange(len(out) + 1), new)
+        elif op == "duplicate":
+            out.insert(rng.randrange(len(out) + 1), rng.choice(out))
+        elif op == "shrink":
+            for _ in range(rng.randint(1, max(1, min(len(out) - lo, 3)))):
+                del out[rng.randrange(len(out))]
+        return self._restore(out, st)
+
+    def _mutate_element(
+        self, x: Any, inner: Path, rng: random.Random, depth: int, grid: bool
+    ) -> Any:
+        """One element of a list; a row of a grid keeps its length (a cell or a character changes)."""
+        if grid and type(x) is list and x:
+            i = rng.randrange(len(x))
+            row = list(x)
+            row[i] = self._mutate(x[i], inner + ("[]",), rng, depth + 2)
+            row = self._restore(row, self.stats.get(inner))
+            return row if len(row) == len(x) else list(x)  # distinct cells would shrink the row
+        if grid and type(x) is str and x:
+            return self._mutate_str(x, self.stats.get(inner), rng, fixed=True)
+        return self._mutate(x, inner, rng, depth + 1)
+
+    @staticmethod
+    def _restore(out: list[Any], st: _Stats | None) -> list[Any]:
+        if st is None:
+            return out
+        if st.flat_sorted and st.flat_evidence and out and all(type(x) is list for x in out):
+            try:  # rows whose values read in order never decrease: sort the values, keep the rows
+                flat = iter(sorted(y for x in out for y in x))
+                out = [[next(flat) for _ in x] for x in out]
+            except TypeError:
+                pass
+        try:
+            if st.sorted_asc and len(out) > 1:
+                out.sort()
+            elif st.sorted_desc and len(out) > 1:
+                out.sort(reverse=True)
+        except TypeError:
+            pass
+        if st.distinct:
+            seen: set[str] = set()
+            kept = []
+            for x in out:
+                key = json.dumps(encode(x), sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    kept.append(x)
+            out = kept
+        return out
+
+
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+class StdioInputs:
+    """Mutated stdin texts: tokens changed in place, line structure and counts kept."""
+
+    def __init__(self, inputs: list[str]) -> None:
+        self.originals = inputs
+        self.parsed = [[ln.split() for ln in text.split("\n")] for text in inputs]
+        lo: dict[tuple[bool, int], int] = {}
+        hi: dict[tuple[bool, int], int] = {}
+        alphabet: dict[tuple[bool, int], set[str]] = {}
+        for lines in self.parsed:
+            for toks in lines:
+                for j, tok in enumerate(toks):
+                    key = self._key(toks, j)
+                    if _INT.fullmatch(tok):
+                        v = int(tok)
+                        lo[key] = min(lo.get(key, v), v)
+                        hi[key] = max(hi.get(key, v), v)
+                    elif not _FLOAT.fullmatch(tok):
+                        alphabet.setdefault(key, set()).update(tok)
+        self.lo, self.hi, self.alphabet = lo, hi, alphabet
+
+    @staticmethod
+    def _key(toks: list[str], j: int) -> tuple[bool, int]:
+        """Where a token sits: in a short line (by position) or in a long row (any position)."""
+        return (len(toks) > 4, j if len(toks) <= 4 else 0)
+
+    @staticmethod
+    def _layout(lines: list[list[str]]) -> tuple[set[tuple[int, int]], set[int]]:
+        """(numbers that count something, lines that look like edges).
+
+        Counts: the header of a multi-line input (sizes such as `n m`, or the number of cases),
+        and a number in a short line equal to the next line's length, to a long line's length or
+        dividing the number of lines after it. Edges: lines of 2-3 integers whose first two are
+        node ids (at most the largest header number).
+        """
+        filled = [i for i, t in enumerate(lines) if t]
+        header = filled[0] if len(filled) > 1 else None
+        fixed = (
+            {(header, j) for j, tok in enumerate(lines[header]) if _INT.fullmatch(tok)}
+            if header is not None and len(lines[header]) <= 4
+            else set()
+        )
+        top = max((int(lines[i][j]) for i, j in fixed), default=0)
+        edges = set()
+        for i, toks in enumerate(lines):
+            if i != header and len(toks) in (2, 3) and all(_INT.fullmatch(t) for t in toks):
+                if 0 <= int(toks[0]) <= top and 0 <= int(toks[1]) <= top:
+                    edges.add(i)
+        rows = {len(t) for t in lines if len(t) > 4}
+        for i, toks in enumerate(lines):
+            if i == header or i in edges or len(toks) > 4:
+                continue
+            after = sum(1 for t in lines[i + 1 :] if t)
+            nxt = len(lines[i + 1]) if i + 1 < len(lines) else -1
+            for j, tok in enumerate(toks):
+                if _INT.fullmatch(tok):
+                    v = int(tok)
+                    if v in rows or v == nxt or (0 < v <= after and after % v == 0):
+                        fixed.add((i, j))
+        return fixed, edges
+
+    def generate(self, rng: random.Random, parent: int) -> str | None:
+        lines = [list(t) for t in self.parsed[parent]]
+        fixed, edges = self._layout(lines)
+        spots = [
+            (i, j)
+            for i, toks in enumerate(lines)
+            for j in range(len(toks))
+            if (i, j) not in fixed and i not in edges
+        ]
+        if not spots and len(edges) < 2:
+            return None
+        rows = [i for i, t in enumerate(lines) if len(t) > 4 and i not in edges]
+        for _ in range(1 + min(3, int(rng.expovariate(1.0)))):
+            pick = rng.random()
+            if edges and (not spots or pick < 0.25):
+                self._reorder(lines, sorted(edges), rng)
+            elif rows and pick > 0.8:
+                self._mutate_row(lines[rng.choice(rows)], rng)
+            elif spots:
+                i, j = rng.choice(spots)
+                lines[i][j] = self._mutate_token(lines[i], j, rng)
+        text = "\n".join(" ".join(t) for t in lines)
+        original = self.originals[parent]
+        return text + "\n" if original.endswith("\n") and not text.endswith("\n") else text
+
+    @staticmethod
+    def _reorder(lines: list[list[str]], edges: list[int], rng: random.Random) -> None:
+        if rng.random() < 0.5:
+            i = rng.choice(edges)
+            lines[i][0], lines[i][1] = lines[i][1], lines[i][0]
+        else:
+            rows = [lines[i] for i in edges]
+            rng.shuffle(rows)
+            for i, row in zip(edges, rows):
+                lines[i] = row
+
+    @staticmethod
+    def _mutate_row(toks: list[str], rng: random.Random) -> None:
+        """A long row as a whole: shuffled, reversed, sorted, or one value copied over another."""
+        op = rng.choice(["shuffle", "reverse", "sort", "copy"])
+        if op == "shuffle":
+            rng.shuffle(toks)
+        elif op == "reverse":
+            toks.reverse()
+        elif op == "sort" and all(_INT.fullmatch(t) for t in toks):
+            toks.sort(key=int, reverse=rng.random() < 0.5)
+        else:
+            toks[rng.randrange(len(toks))] = rng.choice(toks)
+
+    def _mutate_token(self, toks: list[str], j: int, rng: random.Random) -> str:
+        tok = toks[j]
+        key = self._key(toks, j)
+        if _INT.fullmatch(tok) and key in self.lo:
+            v, lo, hi = int(tok), self.lo[key], self.hi[key]
+            span = max(hi - lo, 1)
+            top = hi + max(1, span // 2)
+            bottom = lo if lo >= 0 else lo - max(1, span // 2)
+            new = rng.choice([v + 1, v - 1, lo, hi, rng.randint(bottom, top), v * 2, v // 2])
+            new = min(max(new, bottom), top)
+            if len(toks) > 4 and rng.random() < 0.5:  # a row: another of its own values
+                other = rng.choice(toks)
+                new = int(other) if _INT.fullmatch(other) else new
+            return str(new)
+        if _FLOAT.fullmatch(tok):
+            decimals = len(tok.split(".")[1]) if "." in tok else 0
+            x = float(tok) * (1 + rng.uniform(-0.5, 0.5))
+            if float(tok) >= 0:
+                x = abs(x)
+            return f"{x:.{decimals}f}"
+        alphabet = sorted(self.alphabet.get(key) or set(tok))
+        s = list(tok)
+        if s and alphabet:
+            if rng.random() < 0.5 or len(s) < 2:
+                s[rng.randrange(len(s))] = rng.choice(alphabet)
+            else:
+                i = rng.randrange(len(s) - 1)
+                s[i], s[i + 1] = s[i + 1], s[i]
+        return "".join(s)
+
+
+def input_generator(problem: dict[str, Any]) -> CallInputs | StdioInputs:
+    """The generator for a problem's judged form (`stdio`, `call`, or converted `call` tests)."""
+    inputs = [t["input"] for t in problem.get("tests") or []]
+    if problem.get("test_type") == "stdio":
+        return StdioInputs(inputs)
+    if problem.get("test_type") == "call":
+        return CallInputs(inputs, typed=bool(problem.get("typed_calls")))
+    raise ValueError(f"no input generator for test_type {problem.get('test_type')!r}")
+
+
+#: (rng, parent index) -> input text or None; what `filters.amplify` draws candidates from.
+Generate = Callable[[random.Random, int], "str | None"]

@@ -1,0 +1,101 @@
+"""How a problem's judge compares outputs, read from its statement: a stated float error, YES/NO in any case.
+
+Verify records the result per problem (the `comparison` column) and the sandbox uses that record for
+verify and for rewards alike, so a statement that says "absolute or relative error does not exceed
+10^{-6}" is judged with that error, and one that accepts YES/NO in any letter case is judged so.
+Everything else stays strict (`filters.compare.STRICT`).
+
+Any case is detected when the statement says so ("in any case", "any register", `yEs`...), or
+when a Codeforces statement asks for a quoted YES/NO answer: Codeforces' yes/no checker ignores
+case (its archive's expected outputs mix `Yes` and `YES` for one statement). Other judges (AtCoder)
+are case-sensitive, so the quoted answer alone is not enough.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from filters.compare import STRICT, Comparison
+
+__all__ = [
+    "detect_comparison",
+    "comparison_of",
+    "stated_tolerance",
+    "allows_any_case",
+    "allows_several_answers",
+]
+
+_ERROR = re.compile(
+    r"(absolute|relative)\s+(or\s+(absolute|relative)\s+)?(error|difference)"
+    r"|error\s+(does\s+not|doesn't|doesn’t|should\s+not|must\s+not|will\s+not|not)\s+exceed"
+    r"|(answer|output|result)s?\s+(is|are|will\s+be)\s+(considered\s+)?correct\s+if"
+    r"|with(in)?\s+(an?\s+)?(absolute|relative)?\s*(error|precision|accuracy)",
+    re.IGNORECASE,
+)
+_MINUS = r"\s*[-−–]\s*"
+_POWER = re.compile(
+    r"10\s*(?:\^|\*\*)\s*\{?\(?" + _MINUS + r"(\d{1,2})\)?\}?"  # 10^{-6}, 10^-6, 10^(-6)
+    r"|10<sup>" + _MINUS + r"(\d{1,2})</sup>"  # 10<sup>-6</sup>
+    r"|\b1(?:\.0*)?\s*[eE]" + _MINUS + r"0*(\d{1,2})\b"  # 1e-6, 1E-06, 1.0e-9
+    r"|\b10 ?[-−] ?(\d{1,2})\b"  # "10 - 6" / "10-6": a superscript lost in conversion
+    r"|\b(0\.0*1)\b"  # 0.000001
+)
+_ANY_CASE = re.compile(
+    r"(letters?|print|output|answer|string)[^.\n]{0,60}\bin\s+any\s+(letter\s+)?case"
+    r"|\bin\s+any\s+(letter\s+)?case\s*\(\s*(upper|lower)|\bany\s+register"
+    r"|recogni[sz]ed\s+as\s+(a\s+)?positive",
+    re.IGNORECASE,
+)
+_MIXED_YES = re.compile(r"\b(yEs|yES|YeS|yeS)\b")  # examples of accepted spellings
+_QUOTED_YES = re.compile(r"[\"“'`]\s*(YES|Yes|yes)\s*[\"”'`]")
+_CODEFORCES = re.compile(r"\bCodeforces\b", re.IGNORECASE)
+_SEVERAL = re.compile(
+    r"any of them|multiple (possible |valid |correct )?(answers|solutions)|print any|output any|"
+    r"any (valid|correct|possible) (answer|solution)|any such|if there are (several|many|multiple)|"
+    r"in any order|any special order|several (possible )?(answers|solutions)|"
+    r"(answers|solutions)[^.]{0,40}(not unique|several|multiple)",
+    re.IGNORECASE,
+)
+
+
+def stated_tolerance(statement: str | None) -> float | None:
+    """The absolute/relative error a statement allows (`10^{-6}` -> 1e-6), or None if it states none."""
+    if not statement:
+        return None
+    for m in _ERROR.finditer(statement):
+        window = statement[m.start() : m.end() + 120]
+        p = _POWER.search(window, m.end() - m.start())
+        if p is None:
+            continue
+        exp = next((g for g in p.groups()[:4] if g), None)
+        value = 10.0 ** -int(exp) if exp else float(p.group(5))
+        if 0 < value <= 0.1:
+            return value
+    return None
+
+
+def allows_any_case(statement: str | None) -> bool:
+    """Whether YES/NO answers are accepted in any letter case (see the module docstring)."""
+    if not statement:
+        return False
+    if _ANY_CASE.search(statement) or _MIXED_YES.search(statement):
+        return True
+    return bool(_QUOTED_YES.search(statement) and _CODEFORCES.search(statement))
+
+
+def allows_several_answers(statement: str | None) -> bool:
+    """Whether the statement accepts any of several valid answers ("print any of them", "in any order")."""
+    return bool(statement and _SEVERAL.search(statement))
+
+
+def detect_comparison(statement: str | None) -> Comparison:
+    """The comparison a statement asks for; strict when it says nothing."""
+    tol = stated_tolerance(statement)
+    case = allows_any_case(statement)
+    return Comparison(tol, case) if (tol is not None or case) else STRICT
+
+
+def comparison_of(problem: dict[str, Any]) -> str:
+    """The problem's recorded `comparison`, else the one its statement asks for (as text)."""
+    return problem.get("comparison") or str(detect_comparison(problem.get("statement")))
