@@ -67,6 +67,7 @@ _OPTIONAL_STR = (
     "source_prompt",
 )
 
+
 def _as_str(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
