@@ -14,7 +14,7 @@ from curation.schema import write_jsonl
 from curation.store import read_manifest
 
 runner = CliRunner()
-LIGHT = ["--skip", "verify", "--skip", "dedup", "--skip", "difficulty"]
+LIGHT = ["--skip", "amplify", "--skip", "verify", "--skip", "dedup", "--skip", "difficulty"]
 
 
 def corpus(path: Path, n: int = 12) -> Path:
@@ -235,19 +235,24 @@ def test_a_refused_rebuild_names_the_options_that_differ(tmp_path):
 
 def test_a_source_mostly_dropped_gets_a_note_naming_the_option(shared_data, tmp_path):
     """Real data: the first 40 MBPP tasks are 30 of MBPP's test split (decontam) and 10 with three
-    asserts each (too_few_tests at --min-tests 5). The build says so, with the options."""
-    out = tmp_path / "out"
-    r = build("--source", f"mbpp:{shared_data / 'mbpp.jsonl.gz'}", "--limit", "40", "--out", str(out),
-              "--skip", "dedup", "--skip", "difficulty")  # fmt: skip
+    asserts each, which amplification makes strong enough to keep (too_few_tests at --min-tests 5
+    without it). The build says so, with the options."""
+    args = ["--source", f"mbpp:{shared_data / 'mbpp.jsonl.gz'}", "--limit", "40",
+            "--skip", "dedup", "--skip", "difficulty"]  # fmt: skip
+    r = build(*args, "--out", str(tmp_path / "out"))
+    assert r.exit_code == 0, r.output
+    note = next(line for line in r.output.splitlines() if line.startswith("note: mbpp:"))
+    assert note.startswith("note: mbpp: 10 of 40 kept. decontam dropped 30 as contaminated")
+    assert "mbpp-test 30" in note and "--no-decontaminate" in note and "verify" not in note
+    r = build(*args, "--skip", "amplify", "--out", str(tmp_path / "plain"))
     assert r.exit_code == 0, r.output
     note = next(line for line in r.output.splitlines() if line.startswith("note: mbpp:"))
     assert note.startswith("note: mbpp: 0 of 40 kept. decontam dropped 30 as contaminated")
-    assert "mbpp-test 30" in note and "--no-decontaminate" in note
     assert (
         "verify dropped 10 as too_few_tests (all have 3 tests, --min-tests is 5: --min-tests 3 admits them"
         in note
     )
-    (stored,) = read_manifest(out)["notes"]
+    (stored,) = read_manifest(tmp_path / "plain")["notes"]
     assert stored["source"] == "mbpp" and [d["rows"] for d in stored["dropped"]] == [30, 10]
 
 
