@@ -116,11 +116,12 @@ class BuildConfig:
     """Everything that determines a build's output (stored in the manifest as the resolved recipe).
 
     Each stage's settings are nested, in the stage's own settings class (`filters/settings.py`,
-    where every default lives): `amplify`, `verify`, `dedup`, `decontam`, `difficulty`. Decontamination is
-    on by default, against every benchmark shipped with codemix (`shipped` in `decontam.against`
-    stands for them); an empty `against` turns it off and removes `decontam` from `stages`, so the
-    configured stages are the ones that run. The older flat names (`min_tests=`, `buckets=`, ...,
-    `FLAT_SETTINGS`) still work, with a DeprecationWarning.
+    where every default lives): `amplify`, `verify`, `dedup`, `decontam`, `difficulty`.
+    Decontamination is on by default, against every benchmark shipped with codemix (`shipped` in
+    `decontam.against` stands for them); an empty `against` turns it off and removes `decontam`
+    from `stages`; without `verify`, `amplify` (which strengthens suites for verify's decision) is
+    removed too. So the configured stages are the ones that run. The older flat names
+    (`min_tests=`, `buckets=`, ..., `FLAT_SETTINGS`) still work, with a DeprecationWarning.
     """
 
     sources: list[SourceSpec]
@@ -167,6 +168,8 @@ class BuildConfig:
         self.decontam.against = tuple(expand_benchmarks(list(self.decontam.against)))
         if not self.decontam.against:
             self.stages = [s for s in self.stages if s != "decontam"]
+        if "verify" not in self.stages:  # amplify strengthens suites for verify's decision only
+            self.stages = [s for s in self.stages if s != "amplify"]
 
     def __getattr__(self, name: str) -> Any:
         if name in FLAT_SETTINGS:  # only reached for names that are not attributes

@@ -124,7 +124,8 @@ def build_command(
         None,
         "--skip",
         metavar="STAGE",
-        help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}.",
+        help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}"
+        " (skipping verify skips amplify too).",
     ),
     recipe: str | None = typer.Option(
         None,
@@ -200,7 +201,7 @@ def build_command(
         if recipe:  # a recipe without benchmarks has no decontam stage: the option brings it back
             given["stages"] = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
     cfg = cfg.updated(**given)  # the command line wins over the recipe
-    if skip:
+    if skip:  # (updated: the configuration's own rules apply, e.g. no amplify without verify)
         cfg = cfg.updated(stages=[s for s in cfg.stages if s not in skip])
         if "decontam" in skip:  # the configuration says what ran
             cfg = cfg.updated(decontaminate_against=[])
