@@ -9,7 +9,8 @@ B2, the mean loss over 8 development windows per domain in B1). `--paired` gives
 round the same seed (common random numbers) and fits differences within the round.
 `--proxy-set key=value` makes the proxy runs differ from the target's (a smaller model, as in the
 AC-ODM paper). Phase 2 deploys the learnt policy (greedy, no held-out feedback) on the
-evaluation seeds next to uniform, static and ODM, and reports steps to uniform's final metric.
+evaluation seeds next to uniform, static and ODM, and reports steps to uniform's final metric
+and total compute to it, every proxy run the policy learnt from included.
 
     .venv/bin/python benchmarks/mix_proxy.py --proxies 120 --seeds 10 --cache /tmp/mb/rl_base
     .venv/bin/python benchmarks/mix_proxy.py --bench lm --proxies 60 --paired --seeds 5 \\
@@ -80,6 +81,8 @@ def _train_one(bench: str, kw: dict, state: dict, seed: int, noise_seed: int, cf
         "examples": res["examples"],
         "final": res[metric][-1],
         "weights": np.mean(res["weights"], axis=0).tolist(),
+        "flops": res["flops_total"]
+        + res.get("flops_pretrain", 0.0),  # a proxy run pays its warm-up
     }
 
 
@@ -119,7 +122,9 @@ def train_proxy(
             groups = [r0 // parallel] * len(outs) if paired else None
             mixer.learn([from_state(o["examples"]) for o in outs], groups=groups)
             for s, o in zip(seeds, outs, strict=True):
-                trace.append({"seed": s, "final": o["final"], "weights": o["weights"]})
+                trace.append(
+                    {"seed": s, "final": o["final"], "weights": o["weights"], "flops": o["flops"]}
+                )
             greedy = mixer.actor_weights()  # at the state a run starts from
             log(
                 f"[{len(trace)}/{proxies}] proxy finals {[round(o['final'], 3) for o in outs]} "
@@ -216,6 +221,12 @@ def main(argv: list[str] | None = None) -> dict:
         )
     jobs = [{"spec": a, "seed": s, "cfg": cfg} for s in range(seeds) for a in arms]
     runs = run_jobs(bench.run, jobs, args.workers, cache=args.cache)
+    # a deployed policy is charged for every proxy run it learnt from (issue 17's accounting)
+    spent = np.cumsum([t["flops"] for t in trace])
+    for a, k in zip(arms[3:], sorted(states), strict=True):
+        for r in runs:
+            if r["label"] == a.label:
+                r["proxy"] = {"flops": float(spent[k - 1]), "runs": k}
     summ = summarize(runs, bench.metric, bench.per, higher_better=bench.higher)
     print(table(summ, bench.metric, bench.names, focus=bench.focus))
     print(per_source_table(summ, bench.per_names))

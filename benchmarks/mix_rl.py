@@ -22,24 +22,47 @@ from mixbench.common import MixerSpec  # noqa: E402
 from mixbench.rl import RLConfig, run_rl  # noqa: E402
 from mixbench.tasks import CLEAN  # noqa: E402
 
+from mixer import ACODM  # noqa: E402
+
+PAPER = ACODM.paper_recipe()
 ARMS = {
     "uniform": MixerSpec("uniform", "uniform"),
     "static": MixerSpec("static", "static"),
     "odm": MixerSpec("odm", "odm", signal="adv_abs"),
     "advantage-bandit": MixerSpec("advantage-bandit", "advantage-bandit"),
+    "dump": MixerSpec("dump", "dump"),
+    "transfer-bandit": MixerSpec("transfer-bandit", "transfer-bandit"),
+    # the AC-ODM paper's recipe: one proxy run of a narrower policy (hidden 48: 0.28 of the
+    # target's FLOPs per step), online ACODM with its reward and state, the actor frozen on the target
+    "acodm-paper": MixerSpec("acodm-paper", "acodm", proxy={"hidden": 48}, **PAPER),
     "acodm-advantage": MixerSpec("acodm-advantage", "acodm", reward="advantage"),
+    "acodm-learnability": MixerSpec(
+        "acodm-learnability", "acodm", reward="learnability", odm_signal="adv_abs"
+    ),
+    "acodm-interference": MixerSpec(
+        "acodm-interference", "acodm", reward="interference", odm_signal="adv_abs"
+    ),
+    # earlier rewards (issue 8), not run by default
     "acodm-progress": MixerSpec("acodm-progress", "acodm", reward="progress", odm_signal="adv_abs"),
     "acodm-alignment": MixerSpec(
         "acodm-alignment", "acodm", reward="alignment", odm_signal="adv_abs"
     ),
     "acodm-target": MixerSpec("acodm-target", "acodm", reward="target", odm_signal="adv_abs"),
     "acodm-heldout": MixerSpec("acodm-heldout", "acodm", reward="heldout", odm_signal="adv_abs"),
-    # prototype of a proposed reward (a subclass in mixbench/common.py, not in mixer/); not run by default
-    "acodm-learnability": MixerSpec(
-        "acodm-learnability", "acodm", reward="learnability", odm_signal="adv_abs"
-    ),
 }
-DEFAULT_ARMS = [a for a in ARMS if a != "acodm-learnability"]
+DEFAULT_ARMS = [
+    "uniform",
+    "static",
+    "odm",
+    "advantage-bandit",
+    "dump",
+    "transfer-bandit",
+    "acodm-paper",
+    "acodm-advantage",
+    "acodm-learnability",
+    "acodm-interference",
+    "acodm-target",
+]
 
 BENCH = Bench(
     name="mix_rl",

@@ -3,7 +3,8 @@
 Trains B1 (`--bench lm`) or B2 (`--bench rl`) with N random *fixed* mixtures (Dirichlet(1) draws)
 on proxy seeds that the evaluation never uses, fits a ridge regression of the final metric on the
 weights and their squares, picks the mixture with the best prediction among 100,000 random
-candidates, and runs it as a static mixer on the evaluation seeds next to uniform.
+candidates, and runs it as a static mixer on the evaluation seeds next to uniform; its total
+compute to target includes every proxy run of the search.
 
     .venv/bin/python benchmarks/mix_search.py --bench rl --proxies 120 --seeds 10   # ~2 min, 2 idle cores
     .venv/bin/python benchmarks/mix_search.py --bench lm --proxies 40 --seeds 5     # ~20 min
@@ -74,6 +75,10 @@ def main() -> None:
     arms = [MixerSpec("uniform", "uniform"), MixerSpec(label, "static", weights=best)]
     jobs = [{"spec": a, "seed": s, "cfg": cfg} for s in range(args.seeds) for a in arms]
     runs = run_jobs(run, jobs, args.workers, cache=args.cache)
+    spent = float(sum(r.get("flops_total", np.nan) for r in proxies))
+    for r in runs:  # the searched mixture is charged for every proxy run of the search
+        if r["label"] == label:
+            r["proxy"] = {"flops": spent, "runs": args.proxies}
     summ = summarize(runs, metric, per_source, higher_better=sign > 0)
     focus = ["noisy", "repeated"] if args.bench == "rl" else None
     print(table(summ, metric, names, focus=focus))

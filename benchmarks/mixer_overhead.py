@@ -1,7 +1,8 @@
 """Mixer overhead: time per update for 4 to 256 sources, and as a fraction of a training step.
 
-Runs every policy (and ACODM updating its networks every step and every 4th step) on the same
-synthetic feedback stream, times `mixer.update` and `MixedSampler.next_batch`, and times one
+Runs every policy (and ACODM updating its networks every step and every 4th step, with the AC-ODM
+paper's recipe, and deployed: frozen, acting only) on the same synthetic feedback stream (with
+gradient sketches and weight norms for the policies that read them), times `mixer.update` and `MixedSampler.next_batch`, and times one
 optimizer step of the example's character-level transformer (batch 32, CPU) in the same run.
 Writes benchmarks/results/mixer_overhead.json and prints a table.
 
@@ -22,24 +23,36 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mixer import Feedback, MixedSampler, make_mixer  # noqa: E402
+from mixer import ACODM, Feedback, MixedSampler, make_mixer  # noqa: E402
 
 POLICIES: list[tuple[str, str, dict]] = [
     ("uniform", "uniform", {}),
     ("odm", "odm", {}),
     ("advantage-bandit", "advantage-bandit", {}),
+    ("dump", "dump", {}),
+    ("transfer-bandit", "transfer-bandit", {"sketch": True}),
     ("acodm", "acodm", {}),
     ("acodm (train_every=4)", "acodm", {"train_every": 4}),
+    ("acodm, paper recipe", "acodm", {"paper": True, "sketch": True}),
+    ("acodm (deployed)", "acodm", {"deployed": True}),
     ("acodm-proxy (deployed)", "acodm-proxy", {"deployed": True}),
 ]
+SKETCH_DIM = 64
+N_NORMS = 3
 
 
-def _stream(n: int, steps: int, seed: int = 0) -> list[Feedback]:
+def _stream(n: int, steps: int, seed: int = 0, sketch: bool = False) -> list[Feedback]:
+    """Random feedback; with `sketch`, also per-source gradient sketches and weight norms."""
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(steps):
         counts = rng.multinomial(64, np.ones(n) / n)
         seen = counts > 0
+        extra = {}
+        g = None
+        if sketch:
+            g = np.where(seen[:, None], rng.standard_normal((n, SKETCH_DIM)), np.nan)
+            extra["param_norms"] = list(1.0 + rng.random(N_NORMS))
         out.append(
             Feedback(
                 counts=counts,
@@ -47,19 +60,24 @@ def _stream(n: int, steps: int, seed: int = 0) -> list[Feedback]:
                 reward=np.where(seen, rng.random(n), np.nan),
                 adv_abs=np.where(seen, rng.random(n), np.nan),
                 pass_rate=np.where(seen, rng.random(n), np.nan),
+                grad_sketch=g,
+                extra=extra,
             )
         )
     return out
 
 
 def time_updates(name: str, kw: dict, n: int, updates: int) -> dict:
-    fbs = _stream(n, updates + 50)
     kw = dict(kw)
     deployed = kw.pop("deployed", False)
+    fbs = _stream(n, updates + 50, sketch=kw.pop("sketch", False))
+    if kw.pop("paper", False):
+        kw.update(ACODM.paper_recipe(), n_norms=N_NORMS)
     m = make_mixer(name, n, seed=0, **({"warmup": 10} if name == "acodm" else {}), **kw)
     if deployed:  # a proxy-trained policy in the target run: acting only, learning done
         m.deploy()
-        m.start_run()
+        if name == "acodm-proxy":
+            m.start_run()
     for fb in fbs[:50]:
         m.update(fb)
     ts = np.empty(updates)

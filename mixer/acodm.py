@@ -1,22 +1,28 @@
 """AC-ODM: actor-critic online data mixing (DDPG-style), with both networks trained, in numpy.
 
 The networks are tiny and written with hand-derived gradients so one update costs tens to a few
-hundred microseconds on a CPU (torch's per-op overhead would dominate at this size).
+hundred microseconds on a CPU (torch's per-op overhead would dominate at this size). The AC-ODM
+paper's recipe (its reward, state, per-source critic and cloned warm-up) is a set of options
+(`ACODM.paper_recipe()`), and `deploy()` freezes a policy learnt in a proxy run for a target run.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
+from filters.contracts import UserError
 from mixer.base import Mixer
 from mixer.baselines import ODM, softmax
 from mixer.feedback import Feedback
 from mixer.nets import Adam, param_views
 from mixer.sketch import alignment_scores, target_scores
 
-__all__ = ["ACODM", "N_FEATURES", "alignment_scores"]
+__all__ = ["ACODM", "N_FEATURES", "alignment_scores", "interference_scores", "paper_features"]
 
-N_FEATURES = 10
+N_FEATURES = 10  # per-source state columns of `state="ours"`
 # per reward: what it reads from Feedback (named in the error when a trainer never sends it), and
 # the signal of the ODM that chooses the weights during warm-up
 _REWARDS = {
@@ -24,13 +30,67 @@ _REWARDS = {
     "heldout": ("dev_loss (a fixed held-out slice's loss per source)", "loss"),
     "target": ("grad_sketch and target_sketch", "loss"),
     "alignment": ("grad_sketch", "loss"),
+    "interference": ("grad_sketch", "loss"),
+    "learnability": ("pass_rate", "adv_abs"),
     "progress": ("loss or reward", "loss"),
 }
+_STATES = ("ours", "paper")
+_ALLOCATIONS = ("proportional", "softmax", "paper")
+
+
+def _zscore(x: np.ndarray) -> np.ndarray:
+    """(x - mean) / std over the finite entries, clipped at 3 (as the paper's `mean_std_norm`);
+    0 where x is not finite or fewer than two entries are."""
+    ok = np.isfinite(x)
+    if ok.sum() < 2:
+        return np.zeros(x.shape)
+    v = x[ok]
+    z = (x - v.mean()) / (v.std(ddof=1) + 1e-8)
+    return np.where(ok, np.clip(z, -3.0, 3.0), 0.0)
+
+
+def interference_scores(sketch: np.ndarray) -> np.ndarray:
+    """The AC-ODM paper's reward: per source, sum_{j != i} <g_i, g_j> / mean_k |g_k|, z-scored
+    across the sources and clipped at 3. Rows that are not finite (sources not drawn) give NaN."""
+    g = np.asarray(sketch, dtype=np.float64)
+    ok = np.isfinite(g).all(axis=1)
+    out = np.full(g.shape[0], np.nan)
+    if ok.sum() < 2:
+        return out
+    G = g[ok]
+    dots = G @ G.T
+    s = (dots.sum(axis=1) - np.diag(dots)) / (np.linalg.norm(G, axis=1).mean() + 1e-12)
+    out[ok] = _zscore(s)
+    return out
+
+
+def paper_features(
+    loss: np.ndarray,
+    loss_change: np.ndarray,
+    counts: np.ndarray,
+    norms: np.ndarray,
+    norm_change: np.ndarray,
+    progress: float,
+) -> np.ndarray:
+    """The paper's state as per-source rows (n, 3 + 2K + 1): each source's loss, loss change and
+    sample count (each z-scored across sources), then the K weight-matrix norms and their changes
+    (each z-scored across the matrices, the same in every row) and the training progress, so that
+    nothing depends on the model's size."""
+    n = len(loss)
+    glob = np.concatenate([_zscore(norms), _zscore(norm_change), [progress]])
+    return np.hstack(
+        [
+            np.stack([_zscore(loss), _zscore(loss_change), _zscore(counts)], axis=1),
+            np.broadcast_to(glob, (n, len(glob))),
+        ]
+    )
 
 
 class _ActorCritic(Mixer):
-    """What `ACODM` and `ProxyACODM` share: the state features (`N_FEATURES` per source, tracked
-    from the feedback) and the actor and critic networks with their Adam optimisers."""
+    """What `ACODM` and `ProxyACODM` share: the state features (per source, tracked from the
+    feedback: `state="ours"`, `N_FEATURES` columns, or the AC-ODM paper's, `state="paper"`) and
+    the actor and critic networks with their Adam optimisers. `critic_inputs` extra columns (the
+    action, for the paper's critic) go into the critic after the state's."""
 
     def __init__(
         self,
@@ -41,17 +101,29 @@ class _ActorCritic(Mixer):
         ema: float = 0.8,
         horizon: int = 1000,
         source_bias: bool = True,
+        state: str = "ours",
+        n_norms: int = 3,
+        critic_inputs: int = 0,
         **kw,
     ) -> None:
         super().__init__(n_sources, **kw)
+        if state not in _STATES:
+            raise ValueError(f"state must be one of {_STATES}, got {state!r}")
+        if horizon < 1:
+            raise ValueError(f"horizon must be >= 1 (the run's length in steps), got {horizon}")
         self.hidden, self.ema_beta, self.horizon = int(hidden), float(ema), int(horizon)
+        self.state_kind, self.n_norms = state, int(n_norms)
+        if state == "paper" and self.n_norms < 1:
+            raise ValueError(f"state='paper' needs n_norms >= 1, got {n_norms}")
+        self.n_features = N_FEATURES if state == "ours" else 3 + 2 * self.n_norms + 1
         self.trend_beta = 0.9
         self._bias_on = 1.0 if source_bias else 0.0
-        n, f, h = self.n_sources, N_FEATURES, self.hidden
+        n, f, h = self.n_sources, self.n_features, self.hidden
+        fc = f + int(critic_inputs)
         init = np.random.default_rng([self.seed, 1])
         self._actor_shapes = {"W": (f, h), "b": (h,), "w": (h,), "bias": (n,)}
         self._critic_shapes = {
-            "W": (f, h),
+            "W": (fc, h),
             "b": (h,),
             "wu": (h,),
             "bu": (n,),
@@ -64,7 +136,7 @@ class _ActorCritic(Mixer):
         self._bind()
         self.actor["W"][:] = init.normal(0, 1 / np.sqrt(f), (f, h))
         self.actor["w"][:] = init.normal(0, 0.1 / np.sqrt(h), h)
-        self.critic["W"][:] = init.normal(0, 1 / np.sqrt(f), (f, h))
+        self.critic["W"][:] = init.normal(0, 1 / np.sqrt(fc), (fc, h))
         self.critic["wu"][:] = init.normal(0, 1 / np.sqrt(h), h)
         self.critic["wv"][:] = init.normal(0, 1 / np.sqrt(h), h)
         self.actor_opt = Adam(na, actor_lr)
@@ -85,6 +157,12 @@ class _ActorCritic(Mixer):
         self.recent_share = np.full(n, 1.0 / n)
         self.rms = {"adv": 1e-2, "coef": 1.0, "n_coef": 0}
         self.last_eval_loss: float | None = None
+        # the paper's state: last loss per source and its change, this step's counts, norms
+        self.p_loss = np.full(n, np.nan)
+        self.p_dloss = np.full(n, np.nan)
+        self.p_counts = np.zeros(n)
+        self.p_norms = np.full(self.n_norms, np.nan)
+        self.p_dnorms = np.full(self.n_norms, np.nan)
 
     def _bind(self) -> None:
         """(Re)create the named parameter views into the flat vectors."""
@@ -93,6 +171,12 @@ class _ActorCritic(Mixer):
 
     # ---- features ---------------------------------------------------------------------------
     def _features(self) -> np.ndarray:
+        if self.state_kind == "paper":
+            progress = min(self.step / max(self.horizon, 1), 1.0)
+            F = paper_features(
+                self.p_loss, self.p_dloss, self.p_counts, self.p_norms, self.p_dnorms, progress
+            )
+            return np.clip(np.where(np.isfinite(F), F, 0.0), -5.0, 5.0)
         n = self.n_sources
         lv = self.level
         two = lv[:2]
@@ -154,6 +238,26 @@ class _ActorCritic(Mixer):
         if fb.eval_loss is not None:
             self.last_eval_loss = fb.eval_loss
         self.last_dev = np.where(np.isfinite(fb.dev_loss), fb.dev_loss, self.last_dev)
+        if self.state_kind == "paper":
+            self._track_paper(fb)
+
+    def _track_paper(self, fb: Feedback) -> None:
+        norms = fb.extra.get("param_norms")
+        if norms is None or np.asarray(norms).shape != (self.n_norms,):
+            raise ValueError(
+                f"{type(self).__name__}(state='paper') needs Feedback.extra['param_norms']: the "
+                f"Frobenius norms of {self.n_norms} chosen weight matrices (the same matrices every "
+                f"step), got {norms!r}"
+            )
+        norms = np.asarray(norms, dtype=np.float64)
+        seen = np.isfinite(fb.loss)
+        self.p_dloss = np.where(
+            seen & np.isfinite(self.p_loss), fb.loss - self.p_loss, self.p_dloss
+        )
+        self.p_loss = np.where(seen, fb.loss, self.p_loss)
+        self.p_counts = fb.counts.copy()
+        self.p_dnorms = norms - self.p_norms
+        self.p_norms = norms
 
     # ---- networks ---------------------------------------------------------------------------
     @staticmethod
@@ -224,10 +328,31 @@ class _ActorCritic(Mixer):
             "last_dev": self.last_dev.copy(),
             "state": self.state.copy(),
             "updates": self.updates,
+            "state_kind": self.state_kind,
+            "paper": {
+                "loss": self.p_loss.copy(),
+                "dloss": self.p_dloss.copy(),
+                "counts": self.p_counts.copy(),
+                "norms": self.p_norms.copy(),
+                "dnorms": self.p_dnorms.copy(),
+            },
         }
 
     def _load_state(self, st: dict) -> None:
         f64 = lambda x: np.asarray(x, dtype=np.float64).copy()  # noqa: E731
+        saved_kind = st.get("state_kind", "ours")
+        if saved_kind != self.state_kind:
+            raise ValueError(
+                f"the saved policy reads state={saved_kind!r}, this {type(self).__name__} "
+                f"state={self.state_kind!r}: build it with the same state as the saved one"
+            )
+        for key, flat in (("actor", self.actor_flat), ("critic", self.critic_flat)):
+            if np.asarray(st[key]).shape != flat.shape:
+                raise ValueError(
+                    f"the saved {key} has {np.asarray(st[key]).size} parameters, this "
+                    f"{type(self).__name__} {flat.size}: build it with the same state, "
+                    "allocation, hidden and n_norms as the saved one"
+                )
         self.actor_flat[:] = f64(st["actor"])
         self.critic_flat[:] = f64(st["critic"])
         self.actor_opt.load(st["actor_opt"])
@@ -242,24 +367,37 @@ class _ActorCritic(Mixer):
         self.last_dev = f64(st["last_dev"])
         self.state = f64(st["state"])
         self.updates = int(st["updates"])
+        if "paper" in st:  # states saved before the paper's state existed have none
+            p = st["paper"]
+            self.p_loss, self.p_dloss = f64(p["loss"]), f64(p["dloss"])
+            self.p_counts, self.p_norms, self.p_dnorms = (
+                f64(p["counts"]),
+                f64(p["norms"]),
+                f64(p["dnorms"]),
+            )
 
 
 class ACODM(_ActorCritic):
     """Actor-critic online data mixing.
 
-    State: per source, normalised levels and trends (moving averages of per-step changes) of
-    loss and reward, mean |advantage|, pass rate, gradient alignment (with the held-out gradient
-    when one is given, else with the other sources), share of draws (overall and recent), and
-    training progress (`N_FEATURES` columns). Action: the sampling weights, softmax of the actor's
-    per-source logits plus Gaussian exploration noise (std `sigma`, decaying to `sigma_min`).
-    Reward sum_i a_i c_i over the weights a actually used, with a per-source coefficient c_i:
+    State (`state=`): `"ours"` (default): per source, normalised levels and trends (moving averages
+    of per-step changes) of loss and reward, mean |advantage|, pass rate, gradient alignment (with
+    the held-out gradient when one is given, else with the other sources), share of draws (overall
+    and recent), and training progress (`N_FEATURES` columns). `"paper"`: the AC-ODM paper's, see
+    `paper_features` (it needs `Feedback.extra["param_norms"]`, the norms of `n_norms` weight
+    matrices). Action: the sampling weights, softmax of the actor's per-source logits plus Gaussian
+    exploration noise (std `sigma`, decaying to `sigma_min`).
+    Reward: per-source coefficients c_i, weighted by the weights a actually used (sum_i a_i c_i):
       - `"advantage"` (default): mean |GRPO advantage| of source i;
+      - `"learnability"`: p_i (1 - p_i) of source i's pass rate in the step: zero for a solved
+        and for a hopeless source;
       - `"heldout"`: the drop of source i's held-out loss (`feedback.dev_loss`, a fixed held-out
         slice per source) since it was last measured: progress that is not memorisation;
       - `"target"`: <g_i, t> / |t|, source i's mean-loss gradient (`feedback.grad_sketch`)
         projected on the gradient t of a held-out objective (`feedback.target_sketch`): the
         first-order drop of the held-out loss one step on that source buys;
       - `"alignment"`: cos(g_i, sum_{j != i} g_j) from `feedback.grad_sketch`;
+      - `"interference"`: the paper's constructive interference, `interference_scores`;
       - `"progress"`: drop of source i's training loss, or rise of its reward, since last seen,
         plus the drop of `feedback.eval_loss` when given.
     Coefficients are scaled by a running RMS that starts from the first observation and is
@@ -267,22 +405,31 @@ class ACODM(_ActorCritic):
     `allocation` decides how the learnt per-source values become weights:
       - `"proportional"` (default): c is not centred; the critic learns each source's value u_i(s)
         (a regression of c_i on the state, no bootstrap) and the actor ascends
-        sum_i max(u_i, 0) log a_i + `entropy` * H(a), whose optimum is a_i ~ max(u_i, 0): a
-        source worth twice as much gets twice the weight, and no single source takes everything
-        (diminishing returns per source). Sources of no value fall to the floor.
+        sum_i max(u_i, 0)^`power` log a_i + `entropy` * H(a), whose optimum is a_i ~ max(u_i, 0)^power:
+        with power 1 a source worth twice as much gets twice the weight (power 2: four times), and
+        no single source takes everything (diminishing returns per source). Sources of no value
+        fall to the floor.
       - `"softmax"`: c is centred across sources; the critic is Q(s, a) = sum_i a_i u_i(s) + v(s),
         trained DDPG-style on r + gamma Q'(s', mu'(s')) (split exactly per source, since the
         weights sum to one), and the actor ascends Q(s, mu(s)) + `entropy` * H(mu(s)), whose
         optimum is softmax(u / entropy): it concentrates on the best source unless `entropy`
         is large.
-    Both: a replay buffer, target networks with soft updates (`tau`), Adam. For the first `warmup`
-    steps the executed weights follow an internal ODM (learning off-policy). Networks are updated
-    every `train_every` steps; `smoothing` in [0, 1) blends each new action with the previous
-    weights; `source_bias=False` drops the per-source bias terms of actor and critic, so the policy
-    depends on the features only (not on source identity).
+      - `"paper"`: the paper's critic, one value per source Q_i(s, a) (here of the source's own
+        state row and weight), trained on the unweighted c_i + gamma Q'_i(s', mu'(s')); the actor
+        ascends mean_i Q_i(s, mu(s)). c_i does not depend on the action, so the actor's
+        objective barely does either (kept to measure the recipe as published).
+    Learning: a replay buffer, target networks with soft updates (`tau`), Adam. For the first
+    `warmup` steps (default `warmup_frac` of the `horizon`, at least 1) the executed weights
+    follow an internal ODM and the networks learn off-policy; with `clone_warmup` the actor is
+    also regressed onto the ODM's weights then (the paper's behaviour cloning), so it takes over
+    from where the ODM was. Networks are updated every `train_every` steps; `smoothing` in [0, 1)
+    blends each new action with the previous weights; `source_bias=False` drops the per-source
+    bias terms of actor and critic, so the policy depends on the features only.
+    `deploy()` freezes the learnt policy for a new run (a proxy's policy driving the target run);
+    `policy_file=` loads a saved one and deploys it.
     Other knobs: `hidden` width, `gamma`, `actor_lr`/`critic_lr`, minibatch `batch_size`,
-    `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (steps for the progress
-    feature), `odm_signal` (the warm-up ODM's signal).
+    `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (the run's length in steps:
+    the progress feature and the warm-up), `odm_signal` (the warm-up ODM's signal).
     """
 
     name = "acodm"
@@ -298,7 +445,8 @@ class ACODM(_ActorCritic):
         critic_lr: float = 1e-2,
         batch_size: int = 16,
         buffer_size: int = 512,
-        warmup: int = 20,
+        warmup: int | None = None,
+        warmup_frac: float = 0.05,
         sigma: float = 0.3,
         sigma_min: float = 0.05,
         sigma_decay: float = 0.995,
@@ -310,23 +458,50 @@ class ACODM(_ActorCritic):
         smoothing: float = 0.0,
         source_bias: bool = True,
         allocation: str = "proportional",
+        power: float = 1.0,
+        clone_warmup: bool = False,
+        state: str = "ours",
+        n_norms: int = 3,
+        policy_file: str | Path | None = None,
         **kw,
     ) -> None:
-        super().__init__(n_sources, hidden, actor_lr, critic_lr, ema, horizon, source_bias, **kw)
+        if allocation not in _ALLOCATIONS:
+            raise ValueError(f"allocation must be one of {_ALLOCATIONS}, got {allocation!r}")
+        super().__init__(
+            n_sources,
+            hidden,
+            actor_lr,
+            critic_lr,
+            ema,
+            horizon,
+            source_bias,
+            state=state,
+            n_norms=n_norms,
+            critic_inputs=1 if allocation == "paper" else 0,
+            **kw,
+        )
         if reward not in _REWARDS:
             raise ValueError(f"ACODM reward must be one of {tuple(_REWARDS)}, got {reward!r}")
         self.reward_kind = reward
-        if allocation not in ("softmax", "proportional"):
-            raise ValueError(f"allocation must be 'softmax' or 'proportional', got {allocation!r}")
         self.allocation = allocation
+        if power <= 0:
+            raise ValueError(f"power must be > 0, got {power}")
+        self.power = float(power)
         self.gamma, self.tau, self.entropy = float(gamma), float(tau), float(entropy)
         self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
-        self.warmup, self.sigma, self.sigma_min = int(warmup), float(sigma), float(sigma_min)
+        if not 0.0 <= warmup_frac <= 1.0:
+            raise ValueError(f"warmup_frac must be in [0, 1], got {warmup_frac}")
+        self.warmup = (
+            max(1, int(round(warmup_frac * self.horizon))) if warmup is None else int(warmup)
+        )
+        self.sigma, self.sigma_min = float(sigma), float(sigma_min)
         self.sigma_decay, self.train_every = float(sigma_decay), max(1, int(train_every))
         if not 0.0 <= smoothing < 1.0:
             raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
         self.smoothing = float(smoothing)
-        n, f = self.n_sources, N_FEATURES
+        self.clone_warmup = bool(clone_warmup)
+        self.frozen = False
+        n, f = self.n_sources, self.n_features
         # target networks
         self.actor_t_flat, self.critic_t_flat = self.actor_flat.copy(), self.critic_flat.copy()
         self.actor_t = param_views(self.actor_t_flat, self._actor_shapes)
@@ -342,6 +517,22 @@ class ACODM(_ActorCritic):
         self.buf_ptr = 0
         self.buf_len = 0
         self.last_reward = float("nan")
+        if policy_file is not None:
+            self.load_policy(policy_file)
+
+    @classmethod
+    def paper_recipe(cls) -> dict:
+        """The AC-ODM paper's settings as keywords: its reward, state and per-source critic, a
+        warm-up on ODM (training loss) with the actor cloned to it, gamma 0.95, tau 0.001."""
+        return {
+            "reward": "interference",
+            "state": "paper",
+            "allocation": "paper",
+            "clone_warmup": True,
+            "odm_signal": "loss",
+            "gamma": 0.95,
+            "tau": 0.001,
+        }
 
     @property
     def _prop(self) -> bool:
@@ -359,8 +550,16 @@ class ACODM(_ActorCritic):
             c = proj
         elif self.reward_kind == "advantage":
             c = fb.adv_abs.copy()
+        elif self.reward_kind == "learnability":
+            c = fb.pass_rate * (1.0 - fb.pass_rate)
         elif self.reward_kind == "alignment":
             c = align
+        elif self.reward_kind == "interference":
+            c = (
+                interference_scores(fb.grad_sketch)
+                if fb.grad_sketch is not None
+                else np.full(self.n_sources, np.nan)
+            )
         else:
             loss_drop = self.level[0] - fb.loss
             reward_rise = fb.reward - self.level[1]
@@ -372,7 +571,7 @@ class ACODM(_ActorCritic):
     def _scale(self, c: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Coefficients over a running RMS (centred across sources for softmax allocation),
         winsorised at 3, so one outlier step cannot shrink the next hundred; 0 where not `ok`."""
-        cbar = 0.0 if self._prop else float(np.mean(c[ok]))
+        cbar = float(np.mean(c[ok])) if self.allocation == "softmax" else 0.0
         dev = c[ok] - cbar
         if self.rms["n_coef"] == 0:  # the first observation sets the scale
             self.rms["coef"] = float(np.mean(dev**2)) + 1e-30
@@ -384,37 +583,70 @@ class ACODM(_ActorCritic):
         self.rms["n_coef"] += 1
         return cn
 
+    # ---- the paper's critic: Q_i(s_i, a_i) ----------------------------------------------------
+    def _critic_in(self, S: np.ndarray, A: np.ndarray) -> np.ndarray:
+        """The paper critic's input: each source's state row and its weight (as n * a_i - 1)."""
+        return np.concatenate([S, (self.n_sources * A - 1.0)[..., None]], axis=-1)
+
+    def _dq_da(self, h: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """dQ_i/da_i of the paper's critic at hidden activations h (flattened over rows)."""
+        c = self.critic
+        return ((1 - h * h) @ (c["wu"] * c["W"][-1])).reshape(shape) * self.n_sources
+
     # ---- learning ---------------------------------------------------------------------------
     def _train(self) -> None:
         B = min(self.batch_size, self.buf_len)
         idx = self.rng.integers(0, self.buf_len, size=B)
-        S, C, S2 = self.buf_s[idx], self.buf_c[idx], self.buf_s2[idx]
-        # critic, per source: since sum_i a_i = 1, Q(s, a) = r + gamma V'(s') for every action exactly
-        # when u_i(s) + v(s) = c_i + gamma V'(s') for each source i; regress that on observed sources.
+        S, A, C, S2 = self.buf_s[idx], self.buf_a[idx], self.buf_c[idx], self.buf_s2[idx]
         seen = np.isfinite(C)
         c = self.critic
-        u, v, h = self._critic_fwd(c, S)
-        if self._prop:  # u_i alone is source i's value per example (no shared part, no bootstrap)
-            y = np.where(seen, C, 0.0)
+        warm = self.step < self.warmup
+        if self.allocation == "paper":
+            X = self._critic_in(S, A)
+            u, _, h = self._critic_fwd(c, X)
+            if warm:  # the paper's warm-up target: r + gamma r
+                y = np.where(seen, C, 0.0) * (1 + self.gamma)
+            else:
+                a2 = softmax(self._actor_fwd(self.actor_t, S2)[0])
+                q2, _, _ = self._critic_fwd(self.critic_t, self._critic_in(S2, a2))
+                y = np.where(seen, C, 0.0) + self.gamma * q2
             err = np.where(seen, u - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
+            g = self._critic_grad(X, h, err.reshape(-1), np.zeros(B))
         else:
-            z2, _ = self._actor_fwd(self.actor_t, S2)
-            u2, v2, _ = self._critic_fwd(self.critic_t, S2)
-            v_next = (softmax(z2) * u2).sum(-1) + v2
-            y = np.where(seen, C, 0.0) + self.gamma * v_next[:, None]
-            err = np.where(seen, u + v[:, None] - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
-        g = self._critic_grad(S, h, err.reshape(-1), np.zeros(B) if self._prop else err.sum(1))
-        # actor: ascend Q(s, mu(s)) + entropy * H(mu(s)); dQ/da_i = u_i(s) (critic before its step)
-        p = self.actor
-        z, ha = self._actor_fwd(p, S)
+            u, v, h = self._critic_fwd(c, S)
+            if (
+                self._prop
+            ):  # u_i alone is source i's value per example (no shared part, no bootstrap)
+                y = np.where(seen, C, 0.0)
+                err = np.where(seen, u - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
+            else:
+                # since sum_i a_i = 1, Q(s, a) = r + gamma V'(s') for every action exactly when
+                # u_i(s) + v(s) = c_i + gamma V'(s') for each source i: regress that on observed sources
+                z2, _ = self._actor_fwd(self.actor_t, S2)
+                u2, v2, _ = self._critic_fwd(self.critic_t, S2)
+                v_next = (softmax(z2) * u2).sum(-1) + v2
+                y = np.where(seen, C, 0.0) + self.gamma * v_next[:, None]
+                err = np.where(seen, u + v[:, None] - y, 0.0) * (2.0 / max(int(seen.sum()), 1))
+            g = self._critic_grad(S, h, err.reshape(-1), np.zeros(B) if self._prop else err.sum(1))
+        z, ha = self._actor_fwd(self.actor, S)
         a = softmax(z)
-        if self._prop:
-            # ascend sum_i max(u_i, 0) log a_i + entropy * H(a): optimum a_i ~ max(u_i, 0)
-            w = np.maximum(u, 0.0)
+        if warm and self.clone_warmup:
+            # behaviour cloning: descend 0.5 |softmax(z) - a_executed|^2 (the warm-up ODM's weights)
+            d = a - A
+            dz = -(a * (d - (a * d).sum(-1, keepdims=True)) / B).reshape(-1)
+        elif self.allocation == "paper":
+            # ascend mean_i Q_i(s, mu(s)), with the critic before its step
+            _, _, hq = self._critic_fwd(c, self._critic_in(S, a))
+            gi = self._dq_da(hq, a.shape) / self.n_sources
+            dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
+        elif self._prop:
+            # ascend sum_i max(u_i, 0)^power log a_i + entropy * H(a): optimum a_i ~ max(u_i, 0)^power
+            w = np.maximum(u, 0.0) ** self.power
             ge = -self.entropy * (np.log(a + 1e-12) + 1.0)
             dz2 = w - a * w.sum(-1, keepdims=True) + a * (ge - (a * ge).sum(-1, keepdims=True))
             dz = (dz2 / B).reshape(-1)
         else:
+            # ascend Q(s, mu(s)) + entropy * H(mu(s)); dQ/da_i = u_i(s) (critic before its step)
             gi = u - self.entropy * (np.log(a + 1e-12) + 1.0)
             dz = (a * (gi - (a * gi).sum(-1, keepdims=True)) / B).reshape(-1)
         ga = self._actor_grad(S, ha, dz)
@@ -430,9 +662,41 @@ class ACODM(_ActorCritic):
         self.updates += 1
 
     def critic_value(self, action: np.ndarray, state: np.ndarray | None = None) -> float:
-        """Q(state, action) under the current critic."""
-        u, v, _ = self._critic_fwd(self.critic, self.state if state is None else state)
-        return float((np.asarray(action) * u).sum() + v)
+        """Q(state, action) under the current critic (the mean over sources for `"paper"`)."""
+        S = self.state if state is None else state
+        a = np.asarray(action, dtype=np.float64)
+        if self.allocation == "paper":
+            q, _, _ = self._critic_fwd(self.critic, self._critic_in(S, a))
+            return float(q.mean())
+        u, v, _ = self._critic_fwd(self.critic, S)
+        return float((a * u).sum() + v)
+
+    # ---- deployment -------------------------------------------------------------------------
+    def deploy(self) -> None:
+        """Freeze the learnt policy for a new run: no more learning, no exploration noise and no
+        warm-up; the tracked statistics, step count and history restart, as at a run's start.
+        A proxy run's policy then drives the target run from its first step."""
+        self.frozen = True
+        self._reset_stats()
+        self.step = 0
+        self.history = []
+        self.state = self._features()
+        self._policy = softmax(self._actor_fwd(self.actor, self.state)[0])
+
+    def load_policy(self, path: str | Path) -> None:
+        """Load a policy saved with `torch.save(mixer.state_dict(), path)` (or as JSON, `.json`)
+        and deploy it (for adapters that build the mixer by name: `policy_file=path`)."""
+        path = Path(path)
+        if not path.is_file():
+            raise UserError(f"no ACODM policy file at {path}; learn one in a proxy run first")
+        if path.suffix == ".json":
+            state = json.loads(path.read_text())
+        else:
+            import torch
+
+            state = torch.load(path, weights_only=True)
+        self.load_state_dict(state)
+        self.deploy()
 
     # ---- the mixer step ---------------------------------------------------------------------
     def _update(self, fb: Feedback) -> None:
@@ -442,12 +706,20 @@ class ACODM(_ActorCritic):
             proj, align = target_scores(fb.grad_sketch, fb.target_sketch)
         elif fb.grad_sketch is not None:
             align = alignment_scores(fb.grad_sketch)
-        c, bonus = self._coefficients(fb, align, proj)
+        if self.frozen:  # a deployed policy only follows its state
+            self._track(fb, align)
+            self.state = self._features()
+            new = softmax(self._actor_fwd(self.actor, self.state)[0])
+            self._policy = (1 - self.smoothing) * new + self.smoothing * self._policy
+            return
+        c, bonus = self._coefficients(
+            fb, align, proj
+        )  # before tracking: `progress` needs the old level
         self._track(fb, align)
+        s2 = self._features()
         if self.step < self.warmup:
             self.odm._learn(fb, used)  # the warm-up ODM is credited with what was executed
         ok = np.isfinite(c) & self.active
-        s2 = self._features()
         if not ok.any() and self.rms["n_coef"] == 0 and self.step >= max(2 * self.warmup, 50):
             raise ValueError(
                 f"ACODM(reward={self.reward_kind!r}) got no usable feedback in {self.step} steps: "
@@ -455,7 +727,10 @@ class ACODM(_ActorCritic):
                 f"trainer's feedback carries"
             )
         if ok.any():
-            cn = self._scale(c, ok)
+            if self.allocation == "paper":  # the paper's reward vector, unweighted
+                cn = np.where(ok, c, 0.0)
+            else:
+                cn = self._scale(c, ok)
             r = float((used * cn).sum() + bonus)
             j = self.buf_ptr
             self.buf_s[j], self.buf_a[j], self.buf_r[j], self.buf_s2[j] = self.state, used, r, s2
@@ -493,6 +768,7 @@ class ACODM(_ActorCritic):
             },
             "sigma": self.sigma,
             "last_reward": self.last_reward,
+            "frozen": self.frozen,
         }
 
     def _load_state(self, st: dict) -> None:
@@ -511,3 +787,4 @@ class ACODM(_ActorCritic):
         self.buf_ptr, self.buf_len = int(b["ptr"]), L
         self.sigma = float(st["sigma"])
         self.last_reward = float(st["last_reward"])
+        self.frozen = bool(st.get("frozen", False))

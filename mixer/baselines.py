@@ -136,10 +136,14 @@ class ODM(Mixer):
 class AdvantageBandit(Mixer):
     """Favour sources whose recent mean |GRPO advantage| is high (they still teach; cf. SEC, DUMP).
 
-    Keeps an exponential moving average `value` of `signal` per source. `mode="boltzmann"` samples
-    in proportion to exp(value / temperature); `mode="ucb"` adds an exploration bonus
-    c * sqrt(ln N / n_i) (n_i = steps source i was observed) before the softmax.
-    Sources never observed start at `prior` (optimistic by default).
+    Keeps an exponential moving average `value` of `signal` per source. A source's average starts
+    from the mean of what the sources showed when it was first seen (or `prior` if given), so one
+    noisy step moves the weights by a tenth of its surprise, not all of it. Scores are the values
+    over their mean across sources (scale-free: a signal in any unit steers alike), and
+    `mode="boltzmann"` samples in proportion to exp(score / temperature); `mode="ucb"` adds an
+    exploration bonus c * sqrt(ln N / n_i) (n_i = steps source i was observed) first. With the
+    default temperature 1.0 a source whose signal is twice the mean gets e = 2.7 times the weight
+    of an average one (docs/mixer.md names the benchmark that chose it).
     """
 
     name = "advantage-bandit"
@@ -148,16 +152,20 @@ class AdvantageBandit(Mixer):
         self,
         n_sources: int,
         mode: str = "boltzmann",
-        temperature: float = 0.1,
+        temperature: float = 1.0,
         decay: float = 0.9,
         c: float = 0.5,
-        prior: float = 1.0,
+        prior: float | None = None,
         signal: str = "adv_abs",
         **kw,
     ) -> None:
         super().__init__(n_sources, **kw)
         if mode not in ("boltzmann", "ucb"):
             raise ValueError(f"AdvantageBandit mode must be 'boltzmann' or 'ucb', got {mode!r}")
+        if temperature <= 0 or not 0.0 <= decay < 1.0:
+            raise ValueError(
+                f"need temperature > 0 and decay in [0, 1), got {temperature}, {decay}"
+            )
         Feedback(counts=np.zeros(n_sources)).get(signal)
         self.mode, self.temperature, self.decay, self.c = (
             mode,
@@ -166,23 +174,45 @@ class AdvantageBandit(Mixer):
             float(c),
         )
         self.signal = signal
-        self.value = np.full(n_sources, float(prior))
+        self.prior = None if prior is None else float(prior)
+        self.value = np.full(n_sources, np.nan)
         self.pulls = np.zeros(n_sources)
         self._policy = self._compute()
 
+    def _scores(self) -> np.ndarray:
+        """Each source's value over the mean value (1 = average); unseen sources count as average."""
+        v = self.value
+        seen = np.isfinite(v)
+        fill = self.prior if self.prior is not None else (v[seen].mean() if seen.any() else 1.0)
+        v = np.where(seen, v, fill)
+        scale = float(np.abs(v).mean())
+        return v / scale if scale > 1e-12 else np.zeros_like(v)
+
     def _compute(self) -> np.ndarray:
-        score = self.value.copy()
+        score = self._scores()
         if self.mode == "ucb":
             total = max(self.pulls.sum(), 1.0)
             score = score + self.c * np.sqrt(np.log(total + 1.0) / np.maximum(self.pulls, 1.0))
-        return softmax(score / max(self.temperature, 1e-8))
+        return softmax(score / self.temperature)
+
+    @staticmethod
+    def _ema(value: np.ndarray, x: np.ndarray, seen: np.ndarray, decay: float, prior) -> np.ndarray:
+        """One EMA step on the sources `seen`; a first observation starts from `prior` (or the mean
+        of the values known so far, or of this step's observations) instead of from itself."""
+        known = np.isfinite(value)
+        if prior is not None:
+            start = prior
+        elif known.any():
+            start = float(value[known].mean())
+        else:
+            start = float(x[seen].mean()) if seen.any() else 0.0
+        base = np.where(known, value, start)
+        return np.where(seen, decay * base + (1 - decay) * np.where(seen, x, 0.0), value)
 
     def _update(self, fb: Feedback) -> None:
         x = fb.get(self.signal)
         seen = np.isfinite(x) & (fb.counts > 0)
-        first = seen & (self.pulls == 0)
-        upd = self.decay * self.value + (1 - self.decay) * np.nan_to_num(x)
-        self.value = np.where(first, np.nan_to_num(x), np.where(seen, upd, self.value))
+        self.value = self._ema(self.value, x, seen, self.decay, self.prior)
         self.pulls = self.pulls + seen
         self._policy = self._compute()
 

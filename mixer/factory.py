@@ -8,7 +8,9 @@ from filters.contracts import UserError
 from mixer.acodm import ACODM
 from mixer.base import Mixer
 from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
+from mixer.dump import DUMP
 from mixer.proxy import ProxyACODM
+from mixer.transfer import TransferBandit
 
 __all__ = ["make_mixer", "POLICIES"]
 
@@ -19,11 +21,13 @@ POLICIES: dict[str, type[Mixer]] = {
     "acodm": ACODM,
     "acodm-proxy": ProxyACODM,
     "advantage-bandit": AdvantageBandit,
+    "dump": DUMP,
+    "transfer-bandit": TransferBandit,
 }
 
 
 def make_mixer(name: str, n_sources: int, **kw: Any) -> Mixer:
-    """A mixer policy by name: uniform, static, odm, acodm, acodm-proxy, advantage-bandit (keywords go to its constructor)."""
+    """A mixer policy by name, one of `POLICIES` (keywords go to its constructor)."""
     key = name.strip().lower().replace("_", "-")
     cls = POLICIES.get(key)
     if cls is None:

@@ -20,6 +20,10 @@ from mixer.acodm import N_FEATURES
 __all__ = [
     "MixerSpec",
     "build_mixer",
+    "PROXY_SEED0",
+    "split_proxy",
+    "deploy_from_proxy",
+    "feedback_needs",
     "count_cached",
     "run_jobs",
     "machine",
@@ -60,20 +64,6 @@ class FeatureMaskedACODM(ACODM):
         return np.where(self._keep, super()._features(), 0.0)
 
 
-class LearnabilityACODM(ACODM):
-    """Prototype (proposed for mixer/acodm.py): ACODM whose per-source reward is p(1 - p) of the
-    source's pass rate in the step, i.e. how far the source is from solved and from hopeless."""
-
-    def __init__(self, n_sources: int, **kw: Any) -> None:
-        kw["reward"] = "advantage"
-        super().__init__(n_sources, **kw)
-        self.reward_kind = "learnability"
-
-    def _coefficients(self, fb: Any, *_: Any) -> tuple[np.ndarray, float]:
-        p = fb.pass_rate
-        return p * (1.0 - p), 0.0
-
-
 def build_mixer(
     spec: MixerSpec, n_sources: int, names: Sequence[str], seed: int, **extra: Any
 ) -> Mixer:
@@ -82,11 +72,8 @@ def build_mixer(
     if spec.policy in ("acodm", "acodm-proxy"):
         for k, v in extra.items():
             kw.setdefault(k, v)
-    if spec.policy == "acodm":
-        if kw.get("reward") == "learnability":
-            return LearnabilityACODM(n_sources, seed=seed, names=list(names), **kw)
-        if "features" in kw:
-            return FeatureMaskedACODM(n_sources, seed=seed, names=list(names), **kw)
+    if spec.policy == "acodm" and "features" in kw:
+        return FeatureMaskedACODM(n_sources, seed=seed, names=list(names), **kw)
     if spec.policy == "acodm-proxy":  # a saved policy comes as policy_file (with its sha)
         kw.pop("state_sha", None)
         state = kw.pop("state", None)  # the policy learnt so far, while proxy runs train it
@@ -99,6 +86,56 @@ def build_mixer(
     return make_mixer(spec.policy, n_sources, seed=seed, names=list(names), **kw)
 
 
+PROXY_SEED0 = 1000  # proxy runs use seeds 1000+ (other data order, initialisation, samples)
+
+
+def split_proxy(spec: MixerSpec) -> tuple[MixerSpec, dict | None]:
+    """An arm's spec without its `proxy` settings, and those settings (None: no proxy run).
+
+    `proxy={...}` on an ACODM arm means the AC-ODM paper's recipe: first one proxy run (the same
+    schedule, the run settings overridden by these, e.g. a narrower model) in which the mixer
+    learns online, then its policy frozen (`ACODM.deploy`) drives the target run."""
+    kw = dict(spec.kw)
+    proxy = kw.pop("proxy", None)
+    if proxy is not None and spec.policy != "acodm":
+        raise ValueError(f"arm {spec.label}: proxy runs are for acodm arms, not {spec.policy}")
+    return MixerSpec(spec.label, spec.policy, **kw), proxy
+
+
+def deploy_from_proxy(
+    run: Callable[..., dict], spec: MixerSpec, seed: int, cfg: dict, proxy: dict
+) -> tuple[dict, dict]:
+    """Run the proxy of `spec` (seed PROXY_SEED0 + seed, `cfg` overridden by `proxy`) and return
+    its learnt mixer state and a summary of the run (its compute, final metric and weights)."""
+    unknown = set(proxy) - set(cfg)
+    if unknown:
+        raise ValueError(f"unknown proxy settings {sorted(unknown)}; settings are {sorted(cfg)}")
+    pcfg = type(cfg)({**cfg, **proxy})
+    res = run(spec, PROXY_SEED0 + seed, pcfg, keep_mixer=True)
+    summary = {
+        "seed": PROXY_SEED0 + seed,
+        "settings": dict(proxy),
+        "flops": res["flops_total"],
+        "params": res["params"],
+        "weights_mean": np.mean(res["weights"], axis=0).tolist(),
+    }
+    return res["mixer_state"], summary
+
+
+def feedback_needs(spec: MixerSpec) -> dict[str, bool]:
+    """What a mixer arm needs from the trainer beyond losses, rewards and advantages."""
+    kw = spec.kw
+    acodm = spec.policy == "acodm"
+    reward = kw.get("reward", "advantage") if acodm else None
+    return {
+        "sketch": (acodm and reward in ("alignment", "target", "interference"))
+        or spec.policy == "transfer-bandit",
+        "target": acodm and reward == "target",
+        "dev": acodm and reward == "heldout",
+        "norms": acodm and kw.get("state") == "paper",
+    }
+
+
 def _init_worker() -> None:
     import torch
 
@@ -106,14 +143,23 @@ def _init_worker() -> None:
     os.environ["OMP_NUM_THREADS"] = "1"
 
 
+_DATA_VERSION = hashlib.sha1(
+    b"".join(
+        (Path(__file__).parent / f).read_bytes() for f in ("domains.py", "tasks.py", "model.py")
+    )
+).hexdigest()[:12]
+
+
 def _key(job: dict) -> str:
-    """The cache key of a run: arm, seed and config, and whether ../shared/data was there (B1
-    drops its `problems` domain without it, so the two must never share a cached run)."""
+    """The cache key of a run: arm, seed and config, the source of the data and model definitions
+    (`_DATA_VERSION`), and whether ../shared/data was there (B1 drops its `problems` domain
+    without it, so the two must never share a cached run)."""
     from mixbench.domains import SHARED_DATA
 
     key = {"spec": job["spec"].to_json(), "seed": job["seed"], "cfg": dict(job["cfg"])}
+    key["data"] = _DATA_VERSION  # a run on other domains, tasks or model is another run
     if not SHARED_DATA.is_dir():
-        key["data"] = "without ../shared/data"  # absent from older keys, which all had it
+        key["shared_data"] = "absent"
     return hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -50,11 +50,18 @@ def summarize(
         else float("nan")
     )
     out: dict = {"target": target, "baseline": baseline, "steps": steps, "arms": {}}
+    ref_runs = by.get(baseline) or runs
+    unit = float(np.mean([r.get("step_flops", np.nan) for r in ref_runs]))  # one target step
+    out["step_flops"] = unit
+    base_compute = np.nan
+    if baseline in by:
+        base_compute = _compute_to(by[baseline], steps, base_steps, unit)["to_target"]
     for k, v in by.items():
         c = curves[k]
         mean = c.mean(0)
         s_mean = steps_to_reach(steps, mean, target, higher_better)
         per_seed = [steps_to_reach(steps, row, target, higher_better) for row in c]
+        comp = _compute_to(v, steps, s_mean, unit)
         W = np.array([r["weights"] for r in v])  # seeds, steps, sources
         wmean = W.mean(0)
         T = wmean.shape[0]
@@ -82,6 +89,13 @@ def summarize(
             "ratio_to_baseline": s_mean / base_steps
             if np.isfinite(s_mean) and base_steps > 0
             else float("nan"),
+            "compute_to_target": comp["to_target"],
+            "compute_ratio_to_baseline": comp["to_target"] / base_compute
+            if np.isfinite(comp["to_target"]) and base_compute > 0
+            else float("nan"),
+            "compute_total": comp["total"],
+            "compute_proxy": comp["proxy"],
+            "compute_feedback": comp["feedback"],
             "steps_to_target_per_seed": per_seed,
             "seeds_reaching_target": int(np.isfinite(per_seed).sum()),
             "curve_mean": mean.tolist(),
@@ -98,37 +112,62 @@ def summarize(
     return out
 
 
+def _compute_to(runs: list[dict], steps: list[int], at_step: float, unit: float) -> dict:
+    """Mean over seeds, in target steps (`unit` FLOPs): the compute spent by the evaluated step
+    `at_step` (proxy runs included), the whole run's, its proxy part and its feedback part."""
+    nan = float("nan")
+    if not runs or "flops_curve" not in runs[0] or not np.isfinite(unit) or unit <= 0:
+        return {"to_target": nan, "total": nan, "proxy": nan, "feedback": nan}
+    proxy = np.array([(r.get("proxy") or {}).get("flops", 0.0) for r in runs])
+    total = np.array([r["flops_total"] for r in runs]) + proxy
+    feedback = np.array([r["flops_feedback"] for r in runs])
+    to = nan
+    if np.isfinite(at_step):
+        i = list(steps).index(int(at_step))
+        spent = np.array([r["flops_curve"][i] for r in runs]) + proxy
+        to = float(spent.mean() / unit)
+    return {
+        "to_target": to,
+        "total": float(total.mean() / unit),
+        "proxy": float(proxy.mean() / unit),
+        "feedback": float(feedback.mean() / unit),
+    }
+
+
 def _fmt(x: float, nd: int = 3) -> str:
     return "never" if not np.isfinite(x) else f"{x:.{nd}f}"
 
 
 def table(summary: dict, metric_name: str, names: list[str], focus: list[str] | None = None) -> str:
-    """A Markdown table of the summary (one row per arm)."""
+    """A Markdown table of the summary (one row per arm): the final metric, steps and total
+    compute (proxy runs and feedback passes included) to reach the baseline's final metric."""
     cols = [
         "arm",
         "seeds",
         f"final {metric_name} (mean ± sd)",
-        "steps to target (mean curve)",
-        "x uniform",
         "final - uniform (paired, ± se)",
+        "steps to target (x uniform)",
+        "compute to target (x uniform)",
         "seeds reaching",
         "mixer time/step",
-        "overhead",
     ]
     if focus:
         cols += [f"w[{f}] (1st/2nd/3rd third)" for f in focus]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for k, a in summary["arms"].items():
+        steps = _fmt(a["steps_to_target"], 0)
+        ratio = _fmt(a["ratio_to_baseline"], 2)
+        comp = _fmt(a.get("compute_to_target", float("nan")), 0)
+        cratio = _fmt(a.get("compute_ratio_to_baseline", float("nan")), 2)
         row = [
             k,
             str(a["seeds"]),
             f"{a['final_mean']:.4f} ± {a['final_std']:.4f}",
-            _fmt(a["steps_to_target"], 0),
-            _fmt(a["ratio_to_baseline"], 2),
             f"{a['final_diff_vs_baseline']:+.4f} ± {a['final_diff_se']:.4f}",
+            "never" if steps == "never" else f"{steps} ({ratio})",
+            "never" if comp == "never" else f"{comp} ({cratio})",
             f"{a['seeds_reaching_target']}/{a['seeds']}",
             f"{a['time_mixer_s'] * 1e3:.2f} ms",
-            f"{a['mixer_overhead'] * 100:.2f}%",
         ]
         for f in focus or []:
             i = names.index(f)

@@ -3,7 +3,8 @@ subclass that draws batches with a mixer and measures per-source language-model 
 
 `MixerCallback(sampler)` works with any Trainer: call `callback.push(feedback)` from your own
 `compute_loss` (once per micro-batch, with `weights_id` from the rows' `mixer_weights_id`, see
-`DrawnRows`); at `on_step_end` the pushed feedback is merged and given to the mixer, and `on_save`
+`DrawnRows`), or for a `ProblemSampler` `callback.push_rewards(rows, rewards, weights_id)`; at
+`on_step_end` the pushed feedback is merged and given to the mixer (or to `sampler.update`), and `on_save`
 writes the sampler state into the checkpoint. `MixerTrainer` does all of this for causal language
 models: batches come from the sampler, each row carries its row index and the weights id that drew
 it (so workers and look-ahead do not shift the credit), per-sample losses are averaged per source
@@ -14,7 +15,7 @@ Tested single-process only.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -22,6 +23,7 @@ from transformers import Trainer, TrainerCallback
 
 from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, DrawnRows, MixerRepeatSampler
 from mixer.feedback import Feedback, weights_id_of
+from mixer.problems import ProblemSampler
 from mixer.sampler import MixedSampler
 
 __all__ = [
@@ -95,6 +97,7 @@ class MixerCallback(TrainerCallback):
         self.sampler = sampler
         self.index_sampler = index_sampler
         self.pending: list[Feedback] = []
+        self.pending_rewards: list[tuple] = []
         self.consumed = 0
 
     def push(self, feedback: Feedback) -> None:
@@ -102,10 +105,57 @@ class MixerCallback(TrainerCallback):
         self.pending.append(feedback)
         self.consumed += 1
 
+    def push_rewards(
+        self,
+        problems: Any,
+        rewards: Any,
+        weights_id: int | None = None,
+        group_ids: Any = None,
+    ) -> None:
+        """For a `ProblemSampler`, instead of `push`: one micro-batch's row (`mixer_row`) and reward
+        per completion, the weights id that drew it and, optionally, a group id per completion
+        (default: one group per row). At `on_step_end` the step's micro-batches go to
+        `sampler.update` together: one update of the problems and of the mixer per optimizer step."""
+        if not isinstance(self.sampler, ProblemSampler):
+            raise TypeError("push_rewards needs a ProblemSampler; use push(feedback)")
+        p = np.asarray(problems, dtype=np.int64).reshape(-1)
+        g = p if group_ids is None else np.asarray(group_ids, dtype=object).reshape(-1)
+        k = len(self.pending_rewards)
+        self.pending_rewards.append(
+            (
+                p,
+                np.asarray(rewards, dtype=np.float64).reshape(-1),
+                weights_id,
+                [f"{k}:{x}" for x in g],
+            )
+        )
+        self.consumed += 1
+
+    def _update_problems(self) -> None:
+        items, self.pending_rewards = self.pending_rewards, []
+        ids = [w for _, _, w, _ in items]
+        if any(w is None for w in ids) and any(w is not None for w in ids):
+            raise ValueError("some micro-batches name the weights that drew them and some do not")
+        shares: dict[int, float] = {}
+        for p, _, w, _ in items:
+            if w is not None:
+                shares[int(w)] = shares.get(int(w), 0.0) + float(p.size)
+        wid: int | dict[int, float] | None = (
+            None if not shares else next(iter(shares)) if len(shares) == 1 else shares
+        )
+        cast(ProblemSampler, self.sampler).update(  # push_rewards checked the kind
+            np.concatenate([p for p, _, _, _ in items]),
+            np.concatenate([r for _, r, _, _ in items]),
+            weights_id=wid,
+            group_ids=[x for _, _, _, g in items for x in g],
+        )
+
     def on_step_end(self, args, state, control, **kwargs):  # noqa: ANN001
         if self.pending:
             self.sampler.mixer.update(merge_feedback(self.pending))
             self.pending = []
+        if self.pending_rewards:
+            self._update_problems()
         return control
 
     def on_save(self, args, state, control, **kwargs):  # noqa: ANN001

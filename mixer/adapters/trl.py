@@ -25,6 +25,7 @@ from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, DrawnRows, MixerRepeat
 from mixer.base import Mixer
 from mixer.factory import make_mixer
 from mixer.feedback import feedback_from_rewards, weights_id_of
+from mixer.problems import ProblemSampler
 from mixer.sampler import BatchSource, MixedSampler
 
 __all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE"]
@@ -40,7 +41,9 @@ class MixerGRPOTrainer(GRPOTrainer):
     `sampler=`, any `BatchSource` over the train set's rows (its `batch_size` must be
     `generation_batch_size // num_generations`; its `mixer` gets the feedback). Rewards of all
     reward functions are combined with the trainer's reward weights; a completion counts as passed
-    when its reward >= `pass_threshold`. Resuming sets `ignore_data_skip`: the restored sampler
+    when its reward >= `pass_threshold`. A `ProblemSampler` (e.g. `FrontierSampler`) as `sampler`
+    learns each problem's rewards (`sampler.update`, which also feeds its mixer; its `reward_range`
+    replaces `pass_threshold`). Resuming sets `ignore_data_skip`: the restored sampler
     already knows where the stream stands.
     """
 
@@ -70,6 +73,12 @@ class MixerGRPOTrainer(GRPOTrainer):
                     mixer, len(names), names=names, seed=self.args.seed, **(mixer_kwargs or {})
                 )
             sampler = MixedSampler.from_labels(labels, chunk, mixer=mixer, seed=self.args.seed)
+        elif isinstance(sampler, ProblemSampler) and sampler.drops_groups:
+            raise ValueError(
+                f"{type(sampler).__name__} drops groups after rollout and needs a trainer that "
+                "regenerates to refill the batch; TRL's GRPOTrainer trains on every group it "
+                "generated (use FrontierSampler or ProblemSampler here)"
+            )
         elif sampler.batch_size != chunk:
             raise ValueError(
                 f"sampler.batch_size is {sampler.batch_size}; a generation batch holds {chunk} "
@@ -133,15 +142,20 @@ class MixerGRPOTrainer(GRPOTrainer):
             rewards = (rpf * w.unsqueeze(0)).nansum(dim=1)
             rewards[unscorable] = float("nan")
             groups = np.arange(len(sources)) // self.num_generations
-            fb = feedback_from_rewards(
-                rewards.numpy(),
-                sources,
-                self.mixer.n_sources,
-                group_ids=groups,
-                pass_threshold=self.pass_threshold,
-                weights_id=weights_id_of(wid for _, wid in drawn[:: self.num_generations]),
-            )
-            self.mixer.update(fb)
+            wid = weights_id_of(wid for _, wid in drawn[:: self.num_generations])
+            if isinstance(self.mixed_sampler, ProblemSampler):  # per problem, then the mixer
+                rows = np.array([row for row, _ in drawn], dtype=np.int64)
+                self.mixed_sampler.update(rows, rewards.numpy(), weights_id=wid, group_ids=groups)
+            else:
+                fb = feedback_from_rewards(
+                    rewards.numpy(),
+                    sources,
+                    self.mixer.n_sources,
+                    group_ids=groups,
+                    pass_threshold=self.pass_threshold,
+                    weights_id=wid,
+                )
+                self.mixer.update(fb)
             self._fed += 1
             for i, name in enumerate(self.mixed_sampler.names):
                 self._metrics["train"][f"mixer/weight/{name}"].append(

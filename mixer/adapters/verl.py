@@ -15,7 +15,11 @@ depth. Without that dataset the sampler needs `data.dataloader_num_workers=0` (t
 back is the one drawn last) and refuses anything else.
 Options are read from `data.sampler`: `mixer` (policy name, default "acodm"), `mixer_kwargs`,
 `source_key` (default "data_source"; a top-level column or an `extra_info` field),
-`pass_threshold` (default 1.0).
+`pass_threshold` (default 1.0). Problem-level sampling inside each source (docs/frontier.md):
+`problems` ("frontier", "uniform", "greso"; default none: `MixedSampler`), `problem_kwargs`,
+`difficulty_key` / `difficulty_std_key` (the frontier prior, default "difficulty" /
+"difficulty_std", top-level or in `extra_info`; null for none). A problem sampler learns each
+row's scores, so it needs the rows to carry their index (`MixerRLHFDataset`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, drawn_fields
 from mixer.base import Mixer
 from mixer.factory import make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
+from mixer.problem_factory import make_problem_sampler
+from mixer.problems import ProblemSampler
 from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 
 try:  # verl <= 0.7.x
@@ -55,10 +61,17 @@ __all__ = [
     "tag_row",
     "HAS_CURRICULUM_API",
     "MIXER_STATE_FILE",
+    "PROBLEM_STATE_FILE",
+    "dataset_numbers",
+    "feed_tensordict",
+    "save_sampler_learning",
+    "load_sampler_learning",
 ]
 
 #: File the trainer subclasses write next to verl's own checkpoint (`global_step_N/`).
 MIXER_STATE_FILE = "mixer_state.pt"
+#: Same place: what a problem sampler learnt from rewards (`ProblemSampler.learnt_state`).
+PROBLEM_STATE_FILE = "problem_sampler_state.pt"
 
 
 def _get(cfg: Any, key: str, default: Any = None) -> Any:
@@ -129,6 +142,36 @@ def dataset_labels(data_source: Any, key: str) -> list[str]:
             )
         labels.append(str(row[key] if key in row else info[key]))
     return labels
+
+
+def dataset_numbers(data_source: Any, key: str) -> np.ndarray:
+    """The numeric `key` value of every example (NaN where null), from a column or an `extra_info`
+    field as `dataset_labels`; a key that no example has raises KeyError."""
+    frame = getattr(data_source, "dataframe", None)
+    vals: list | None = None
+    if frame is not None:
+        cols = getattr(frame, "column_names", None) or list(getattr(frame, "columns", []))
+        if key in cols:
+            vals = list(frame[key])
+        elif "extra_info" in cols:
+            infos = [x if isinstance(x, Mapping) else {} for x in frame["extra_info"]]
+            if any(key in x for x in infos):
+                vals = [x.get(key) for x in infos]
+    if vals is None:
+        vals = []
+        for i in range(len(data_source)):
+            row = data_source[i]
+            info = row.get("extra_info") if isinstance(row.get("extra_info"), Mapping) else {}
+            vals.append(row[key] if key in row else info.get(key))
+        if all(v is None for v in vals):
+            raise KeyError(
+                f"rows have no {key!r} column or extra_info field (data.sampler.difficulty_key; "
+                "null for no prior)"
+            )
+    try:
+        return np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{key!r} must hold numbers or nulls") from None
 
 
 def _infos(non_tensor: Mapping[str, Any]) -> list[Mapping]:
@@ -257,16 +300,63 @@ class MixerCurriculumSampler(_Base):
                 mixer = make_mixer(
                     str(_get(scfg, "mixer", "acodm")), len(names), names=names, seed=seed, **kw
                 )
-            sampler = MixedSampler.from_labels(labels, int(batch_size), mixer=mixer, seed=seed)
+            kind = _get(scfg, "problems", None)
+            if kind:
+                sampler = self._problem_sampler(
+                    str(kind), scfg, data_source, labels, int(batch_size), mixer, seed
+                )
+            else:
+                sampler = MixedSampler.from_labels(labels, int(batch_size), mixer=mixer, seed=seed)
         elif sampler.batch_size != int(batch_size):
             raise ValueError(
                 f"sampler.batch_size {sampler.batch_size} differs from verl's batch {batch_size}"
             )
+        if isinstance(sampler, ProblemSampler):
+            if sampler.drops_groups:
+                raise ValueError(
+                    f"{type(sampler).__name__} drops groups after rollout; verl's PPO trainer "
+                    "trains on every group (its DAPO recipe regenerates; not wired here)"
+                )
+            if not self.carries_ids:
+                raise ValueError(
+                    "a problem sampler learns each row's scores and needs the rows to carry their "
+                    "index: set data.custom_cls.path=pkg://mixer.adapters.verl "
+                    "data.custom_cls.name=MixerRLHFDataset"
+                )
         self.mixed = sampler
         self.mixer = sampler.mixer
         self.data_source = data_source
         self.num_batches = max(1, len(data_source) // int(batch_size))
         self.epoch_pos = 0
+
+    @staticmethod
+    def _problem_sampler(
+        kind: str,
+        scfg: Any,
+        data_source: Sized,
+        labels: list[str],
+        batch_size: int,
+        mixer: Mixer,
+        seed: int,
+    ) -> ProblemSampler:
+        """`make_problem_sampler(kind)` over the rows grouped by source; the frontier's prior from
+        `difficulty_key` / `difficulty_std_key`."""
+        names = sorted(set(labels))
+        lab = np.asarray(labels, dtype=object)
+        groups = {n: np.flatnonzero(lab == n) for n in names}
+        kw = dict(_get(scfg, "problem_kwargs", None) or {})
+        if kind == "frontier":
+            dkey = _get(scfg, "difficulty_key", "difficulty")
+            skey = _get(scfg, "difficulty_std_key", "difficulty_std")
+            if dkey:
+                kw["difficulty"] = dataset_numbers(data_source, str(dkey))
+                if skey:
+                    try:
+                        kw["difficulty_std"] = dataset_numbers(data_source, str(skey))
+                    except KeyError:
+                        if _get(scfg, "difficulty_std_key", None):  # named, so it must exist
+                            raise
+        return make_problem_sampler(kind, groups, batch_size, mixer=mixer, seed=seed, **kw)
 
     def __iter__(self) -> Iterator[DrawnIndex]:
         while self.epoch_pos < self.num_batches:
@@ -291,8 +381,33 @@ class MixerCurriculumSampler(_Base):
         return fb
 
     def update(self, batch: Any) -> None:
-        """Feed the mixer one step's batch (verl 0.7's trainer calls it after every step)."""
-        self.mixer.update(self.feedback(batch))
+        """Feed the mixer one step's batch (verl 0.7's trainer calls it after every step); a problem
+        sampler learns each row's score first (`learn_rows`)."""
+        if isinstance(self.mixed, ProblemSampler):
+            scores = batch.batch["token_level_scores"].detach().float().sum(-1).cpu().numpy()
+            self.learn_rows(scores, batch.non_tensor_batch)
+        else:
+            self.mixer.update(self.feedback(batch))
+
+    def learn_rows(self, scores: np.ndarray, non_tensor: Mapping[str, Any]) -> None:
+        """A problem sampler's update from one step's responses: the problem of each is its row
+        (`extra_info["mixer_row"]`), its group its `uid`, the weights id the rows'."""
+        if not isinstance(self.mixed, ProblemSampler):
+            raise TypeError("learn_rows needs a ProblemSampler; use update(batch)")
+        infos = _infos(non_tensor)
+        if len(infos) != len(scores) or not all(ROW_KEY in x for x in infos):
+            raise ValueError(
+                "the batch's extra_info lacks mixer_row: the rows must come from MixerRLHFDataset"
+            )
+        rows = np.array([int(x[ROW_KEY]) for x in infos], dtype=np.int64)
+        wid = weights_id_of(x.get(WEIGHTS_ID_KEY) for x in infos)
+        uid = non_tensor.get("uid")
+        self.mixed.update(
+            rows,
+            np.asarray(scores, dtype=np.float64),
+            weights_id=self.mixed.last_weights_id if wid is None else wid,
+            group_ids=None if uid is None else np.asarray(_as_list(uid), dtype=object),
+        )
 
     def state_dict(self) -> dict:
         return {"mixed": self.mixed.state_dict(), "epoch_pos": self.epoch_pos}
@@ -310,6 +425,30 @@ def _checkpoint_dir(config: Any, global_steps: int) -> str:
     else:
         path = os.path.join(str(trainer.default_local_dir), f"global_step_{global_steps}")
     return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+
+
+def save_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
+    """Write what the sampler learnt from rewards into a checkpoint folder: the mixer's state
+    (`mixer_state.pt`) and a problem sampler's learnt state (`problem_sampler_state.pt`)."""
+    import torch
+
+    os.makedirs(path, exist_ok=True)
+    torch.save(sampler.mixer.state_dict(), os.path.join(path, MIXER_STATE_FILE))
+    if isinstance(sampler.mixed, ProblemSampler):
+        torch.save(sampler.mixed.learnt_state(), os.path.join(path, PROBLEM_STATE_FILE))
+
+
+def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
+    """Restore `save_sampler_learning` (after verl restored its loader's snapshot of the sampler,
+    taken when it drew, before the rewards of the batches in flight arrived)."""
+    import torch
+
+    mixer_file = os.path.join(path, MIXER_STATE_FILE)
+    if os.path.isfile(mixer_file):
+        sampler.mixer.load_state_dict(torch.load(mixer_file, weights_only=True))
+    learnt = os.path.join(path, PROBLEM_STATE_FILE)
+    if isinstance(sampler.mixed, ProblemSampler) and os.path.isfile(learnt):
+        sampler.mixed.load_learnt_state(torch.load(learnt, weights_only=True))
 
 
 def mixer_trainer_class(base: type) -> type:
@@ -346,23 +485,13 @@ def mixer_trainer_class(base: type) -> type:
             super()._save_checkpoint()
             sampler = self._mixer_sampler()
             if sampler is not None:
-                import torch
-
-                path = _checkpoint_dir(self.config, self.global_steps)
-                os.makedirs(path, exist_ok=True)
-                torch.save(sampler.mixer.state_dict(), os.path.join(path, MIXER_STATE_FILE))
+                save_sampler_learning(sampler, _checkpoint_dir(self.config, self.global_steps))
 
         def _load_checkpoint(self) -> Any:
             out = super()._load_checkpoint()
             sampler = self._mixer_sampler()
             if sampler is not None and self.global_steps > 0:
-                import torch
-
-                path = os.path.join(
-                    _checkpoint_dir(self.config, self.global_steps), MIXER_STATE_FILE
-                )
-                if os.path.isfile(path):
-                    sampler.mixer.load_state_dict(torch.load(path, weights_only=True))
+                load_sampler_learning(sampler, _checkpoint_dir(self.config, self.global_steps))
             return out
 
     MixerPPOTrainer.__name__ = f"Mixer{base.__name__}"
@@ -400,3 +529,19 @@ def feedback_from_tensordict(
     if fb.weights_id is None:
         fb.weights_id = sampler.mixed.last_weights_id
     return fb
+
+
+def feed_tensordict(td: Any, sampler: MixerCurriculumSampler, fields: Iterable[str] = ()) -> None:
+    """The v1 trainer's step feedback: a problem sampler learns each row's score (`learn_rows`),
+    a plain one feeds its mixer `feedback_from_tensordict`."""
+    if not isinstance(sampler.mixed, ProblemSampler):
+        sampler.mixer.update(feedback_from_tensordict(td, sampler, fields))
+        return
+    import torch
+
+    scores = td["rm_scores"]
+    if getattr(scores, "is_nested", False):
+        scores = torch.nested.to_padded_tensor(scores, 0.0)
+    scores = scores.detach().float().reshape(len(td), -1).sum(-1).cpu().numpy()
+    non_tensor = {k: _as_list(td[k]) for k in ("uid", "extra_info") if k in td.keys()}
+    sampler.learn_rows(scores, non_tensor)

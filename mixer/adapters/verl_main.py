@@ -33,8 +33,11 @@ from verl.trainer.ppo.ray_trainer import RayPPOTrainer
 
 from mixer.adapters.verl import (
     MixerCurriculumSampler,
-    feedback_from_tensordict,
+    _checkpoint_dir,
+    feed_tensordict,
+    load_sampler_learning,
     mixer_trainer_class,
+    save_sampler_learning,
 )
 
 __all__ = [
@@ -143,7 +146,8 @@ def mixer_v1_trainer_class() -> type:
     Built on first use: verl's v1 package needs `TransferQueue` (verl's `verl-core` extra).
     `_init_dataloader` rebuilds verl's train `StatefulDataLoader` (same dataset, batch size,
     workers, collate) with a `MixerCurriculumSampler`; `_compute_advantage` reads the step's
-    scores, uids and `extra_info` back from the transfer queue and calls `mixer.update`.
+    scores, uids and `extra_info` back from the transfer queue and calls `mixer.update` (or the
+    problem sampler's update); checkpoints hold what the sampler learnt, as the legacy trainer's.
     """
     global _V1_TRAINER
     if _V1_TRAINER is not None:
@@ -167,6 +171,20 @@ def mixer_v1_trainer_class() -> type:
                 sampler=self.mixer_sampler,
             )
 
+        def _save_checkpoint(self) -> None:
+            super()._save_checkpoint()
+            save_sampler_learning(
+                self.mixer_sampler, _checkpoint_dir(self.config, self.global_steps)
+            )
+
+        def _load_checkpoint(self) -> Any:
+            out = super()._load_checkpoint()
+            if self.global_steps > 0:
+                load_sampler_learning(
+                    self.mixer_sampler, _checkpoint_dir(self.config, self.global_steps)
+                )
+            return out
+
         def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
             batch = super()._compute_advantage(batch, metrics)
             import transfer_queue as tq
@@ -176,8 +194,7 @@ def mixer_v1_trainer_class() -> type:
             td = tq.kv_batch_get(
                 keys=batch.keys, partition_id=batch.partition_id, select_fields=fields
             )
-            fb = feedback_from_tensordict(td, self.mixer_sampler, fields=(key,))
-            self.mixer_sampler.mixer.update(fb)
+            feed_tensordict(td, self.mixer_sampler, fields=(key,))
             w = self.mixer_sampler.mixer.weights()
             for name, x in zip(self.mixer_sampler.mixed.names, w, strict=True):
                 metrics[f"mixer/weight/{name}"] = float(x)

@@ -33,10 +33,17 @@ def test_import_mixer_loads_no_sandbox_and_no_judging_stage():
         "filters.sandbox",
         "filters.verify",
         "filters.dedup",
-        "filters.difficulty",
+        "filters.difficulty.difficulty_stage",
+        "filters.difficulty.features",
+        "filters.difficulty.calibration",
         "filters.decontam",
     }
     assert not loaded & heavy, sorted(loaded & heavy)
+    # the frontier sampler reads the difficulty scale (filters.difficulty.irt) and nothing else there
+    assert {m for m in loaded if m.startswith("filters.difficulty")} <= {
+        "filters.difficulty",
+        "filters.difficulty.irt",
+    }
     assert "filters.contracts" in loaded  # mixer's UserError comes from the contracts
 
 

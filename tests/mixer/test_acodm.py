@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mixer import ACODM, ODM, Feedback
-from mixer.acodm import alignment_scores
+from mixer.acodm import alignment_scores, interference_scores
 from tests.mixer.streams import run_stream
 
 N = 6
@@ -152,3 +152,151 @@ def test_progress_reward_avoids_the_unlearnable_source_without_flipping(seed: in
     assert np.abs(np.diff(late, axis=0)).sum(axis=1).mean() < 0.3  # weights move smoothly
     with pytest.raises(ValueError):
         ACODM(4, smoothing=1.0)
+
+
+def test_warmup_is_a_fraction_of_the_run() -> None:
+    """Issue 15: a fixed 20-step warm-up was the whole of a 10-step run."""
+    assert ACODM(4, horizon=10).warmup == 1
+    assert ACODM(4, horizon=500).warmup == 25
+    assert ACODM(4, horizon=500, warmup_frac=0.2).warmup == 100
+    assert ACODM(4, horizon=10, warmup=3).warmup == 3  # an explicit count wins
+    m = ACODM(4, horizon=10, seed=0)
+    W = run_stream(m, "adv_abs", 1, steps=10)
+    assert not np.allclose(W[2], m.odm.weights())  # the actor drives after one step
+    with pytest.raises(ValueError):
+        ACODM(4, warmup_frac=1.5)
+
+
+def test_interference_is_the_papers_reward() -> None:
+    """sum_{j != i} <g_i, g_j> / mean |g|, z-scored and clipped at 3; undrawn sources are NaN."""
+    g = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0], [np.nan, np.nan]])
+    s = interference_scores(g)
+    raw = np.array([1.0 + 0.0, 1.0 + 2.0, 0.0 + 2.0]) / np.mean([1.0, np.sqrt(2), 2.0])
+    want = (raw - raw.mean()) / raw.std(ddof=1)
+    np.testing.assert_allclose(s[:3], want)
+    assert np.isnan(s[3])
+    assert np.isnan(interference_scores(g[[0, 3]])).all()  # one drawn source: nothing to compare
+
+
+def test_interference_reward_moves_toward_the_source_the_others_agree_with() -> None:
+    m = ACODM(N, reward="interference", seed=0, warmup=10)
+    W = run_stream(m, "alignment", FAV, steps=150)
+    late = W[-20:].mean(axis=0)
+    assert late.argmax() == FAV, late
+
+
+def _paper_fb(loss, counts, norms) -> Feedback:
+    return Feedback(counts=counts, loss=loss, extra={"param_norms": norms})
+
+
+def test_paper_state_does_not_depend_on_the_models_scale() -> None:
+    """Each group is z-scored on its own, so a larger model's losses and norms give the same state
+    (what lets a policy learnt on a small proxy drive a larger target)."""
+    small, large = ACODM(3, state="paper", n_norms=2), ACODM(3, state="paper", n_norms=2)
+    for t in range(3):
+        loss = np.array([3.0, 2.0, 2.5]) - 0.1 * t * np.array([1, 2, 3])
+        norms = np.array([1.0, 2.0]) + 0.01 * t * np.array([1.0, 3.0])
+        small.update(_paper_fb(loss, [4, 2, 6], norms))
+        large.update(_paper_fb(0.5 * loss, [40, 20, 60], 30.0 * norms))
+    assert small.state.shape == (3, 3 + 2 * 2 + 1)
+    np.testing.assert_allclose(small.state, large.state, atol=1e-6)
+    with pytest.raises(ValueError, match="param_norms"):
+        small.update(Feedback(counts=[1, 1, 1], loss=[1.0, 1.0, 1.0]))
+
+
+def test_cloned_warmup_hands_over_where_the_odm_was() -> None:
+    """The paper's warm-up: the actor is regressed onto the warm-up ODM's weights, so the first
+    actor step continues from them (without cloning it starts from its random initialisation)."""
+    rng = np.random.default_rng(0)
+    fbs = [
+        Feedback(counts=np.full(4, 8), loss=[3.0, 2.0, 1.0, 0.5] + 0.05 * rng.standard_normal(4))
+        for _ in range(200)
+    ]
+    gaps = {}
+    for clone in (True, False):
+        m = ACODM(4, reward="progress", warmup=200, clone_warmup=clone, seed=0, floor=0.0)
+        for fb in fbs:
+            m.update(fb)
+        gaps[clone] = np.abs(m.actor_weights() - m.odm.weights()).sum()
+    assert gaps[True] < 0.1 < gaps[False], gaps
+
+
+def test_paper_recipe_runs_and_its_critic_is_per_source() -> None:
+    rng = np.random.default_rng(0)
+    m = ACODM(4, seed=0, horizon=60, n_norms=2, **ACODM.paper_recipe())
+    assert m.critic["W"].shape[0] == m.n_features + 1  # the source's own weight is an input
+    for t in range(60):
+        g = rng.standard_normal((4, 8)) + np.array([1.0, 1.0, 0.0, -1.0])[:, None]
+        m.update(
+            Feedback(
+                counts=[4, 4, 4, 4],
+                loss=[2.0, 2.5, 3.0, 3.5],
+                grad_sketch=g,
+                extra={"param_norms": [1.0 + 0.01 * t, 2.0]},
+            )
+        )
+    assert m.updates > 0 and np.isfinite(m.weights()).all()
+    assert np.isfinite(m.critic_value(np.full(4, 0.25)))
+
+
+def test_a_deployed_policy_is_frozen_and_greedy(tmp_path) -> None:
+    import torch
+
+    m = ACODM(N, seed=0, warmup=5)
+    run_stream(m, "adv_abs", FAV, steps=60)
+    path = tmp_path / "policy.pt"
+    torch.save(m.state_dict(), path)
+    m.deploy()
+    assert m.step == 0 and m.history == [] and m.frozen
+    actor, buf = m.actor_flat.copy(), m.buf_len
+    W = run_stream(m, "adv_abs", FAV, steps=20)
+    assert np.array_equal(actor, m.actor_flat) and m.buf_len == buf  # no learning
+    np.testing.assert_allclose(m.weights(), m.weights())
+    assert np.allclose(m._policy, m.actor_weights())  # no exploration noise
+    assert W[-5:].mean(axis=0).argmax() == FAV  # what it learnt still holds
+    # loaded by keyword (adapters build mixers by name), it comes deployed
+    by_file = ACODM(N, seed=7, warmup=5, policy_file=path)
+    assert by_file.frozen and by_file.step == 0
+    np.testing.assert_allclose(by_file.actor_flat, actor)
+    again = ACODM(N, seed=0, warmup=5)
+    again.load_state_dict(m.state_dict())
+    assert again.frozen
+    with pytest.raises(ValueError, match="state="):
+        ACODM(N, state="paper").load_state_dict(m.state_dict())
+    with pytest.raises(ValueError, match="parameters"):
+        ACODM(N, hidden=4).load_state_dict(m.state_dict())
+
+
+def test_the_docs_deploy_example_runs() -> None:
+    """docs/mixer.md's example of the paper's recipe (learn in a proxy run, deploy) runs as written."""
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "mixer.md").read_text()
+    section = doc[doc.index("### The paper's recipe") :]
+    block = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "docs/mixer.md", "exec"), {})
+    assert out.getvalue().split() == ["True", "True"]
+
+
+def test_paper_critic_action_gradient_matches_finite_differences() -> None:
+    m = ACODM(4, seed=3, n_norms=2, **ACODM.paper_recipe())
+    rng = np.random.default_rng(0)
+    m.critic_flat[:] = rng.normal(0, 0.5, m.critic_flat.shape)
+    S = rng.normal(0, 1, (2, 4, m.n_features))
+    A = rng.dirichlet(np.ones(4), size=2)
+    _, _, h = m._critic_fwd(m.critic, m._critic_in(S, A))
+    got = m._dq_da(h, A.shape)
+    eps = 1e-6
+    for b in range(2):
+        for i in range(4):
+            up, dn = A.copy(), A.copy()
+            up[b, i] += eps
+            dn[b, i] -= eps
+            qu = m._critic_fwd(m.critic, m._critic_in(S, up))[0][b, i]
+            qd = m._critic_fwd(m.critic, m._critic_in(S, dn))[0][b, i]
+            assert abs((qu - qd) / (2 * eps) - got[b, i]) < 1e-5

@@ -68,6 +68,28 @@ def test_allocation_proportional_shares_softmax_concentrates() -> None:
         ACODM(N, allocation="greedy")
 
 
+def test_power_sharpens_proportional_shares() -> None:
+    """Values 2 and 1: shares about 2:1 at power 1 and about 4:1 at power 2, with less left to
+    the useless sources."""
+    rng = np.random.default_rng(0)
+    value = np.array([2.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    late = {}
+    for power in (1.0, 2.0):
+        m = ACODM(N, reward="heldout", power=power, seed=0, warmup=5)
+        dev = np.full(N, 10.0)
+        W = []
+        for _ in range(200):
+            W.append(m.weights())
+            dev = dev - 0.01 * value * (1 + 0.2 * rng.standard_normal(N))
+            m.update(Feedback(counts=np.full(N, 8), dev_loss=dev))
+        late[power] = np.array(W[-50:]).mean(axis=0)
+    r1, r2 = late[1.0][0] / late[1.0][1], late[2.0][0] / late[2.0][1]
+    assert r2 > 1.5 * r1, (late[1.0], late[2.0])
+    assert late[2.0][2:].sum() < late[1.0][2:].sum()
+    with pytest.raises(ValueError, match="power"):
+        ACODM(N, power=0.0)
+
+
 def test_coefficient_scale_comes_from_the_data_not_a_fixed_start() -> None:
     """Held-out drops of 1e-5 per step must steer the mixer as well as drops of 1 would.
 
@@ -93,7 +115,7 @@ def test_coefficient_scale_comes_from_the_data_not_a_fixed_start() -> None:
 def test_heldout_state_round_trip_keeps_the_last_dev_loss() -> None:
     a = ACODM(N, reward="heldout", seed=0, warmup=3)
     run_stream(a, "heldout", FAV, steps=20)
-    b = ACODM(N, reward="heldout", seed=5)
+    b = ACODM(N, reward="heldout", seed=5, warmup=3)  # the same configuration, another seed
     b.load_state_dict(a.state_dict())
     assert np.array_equal(a.last_dev, b.last_dev)
     Wa = run_stream(a, "heldout", FAV, steps=10, seed=4)
@@ -104,7 +126,7 @@ def test_heldout_state_round_trip_keeps_the_last_dev_loss() -> None:
 def test_a_reward_whose_feedback_never_comes_is_an_error_not_a_silent_uniform() -> None:
     m = ACODM(4, reward="heldout", seed=0)
     with pytest.raises(ValueError, match="dev_loss"):
-        for _ in range(60):
+        for _ in range(2 * m.warmup + 10):  # it waits two warm-ups (at least 50 steps)
             m.update(Feedback(counts=[2, 2, 2, 2], loss=[1.0, 2.0, 3.0, 4.0]))
     ok = ACODM(4, reward="heldout", seed=0)
     for t in range(60):  # measured only every 10 steps: fine

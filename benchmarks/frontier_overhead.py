@@ -1,0 +1,100 @@
+"""Cost of a problem sampler per training step (draw + update), against `MixedSampler` in the same run.
+
+Simulated rewards (a fixed policy, pass rate sigmoid(-b) on problems of logit difficulty b), so only
+the sampler is timed. Writes benchmarks/results/frontier_overhead.json.
+
+    nice .venv/bin/python benchmarks/frontier_overhead.py
+    .venv/bin/python benchmarks/frontier_overhead.py --quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mixbench.cli import RESULTS, stamp  # noqa: E402
+
+from mixer import GRESO, FrontierSampler, MixedSampler, ProblemSampler  # noqa: E402
+
+
+def _time(sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generator) -> float:
+    """Mean seconds per step of next_batch + feedback (the mixer's update for MixedSampler)."""
+    from mixer import feedback_from_rewards
+
+    total = 0.0
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        idx = np.asarray(sampler.next_batch())
+        t1 = time.perf_counter()
+        rep = np.repeat(idx, group)
+        r = (rng.random(rep.size) < p[rep]).astype(float)
+        t2 = time.perf_counter()
+        if isinstance(sampler, ProblemSampler):
+            sampler.update(rep, r, weights_id=sampler.last_weights_id, group_size=group)
+        else:
+            fb = feedback_from_rewards(
+                r, np.repeat(sampler.last_sources, group), len(sampler.names)
+            )
+            sampler.mixer.update(fb)
+        total += (t1 - t0) + (time.perf_counter() - t2)
+    return total / steps
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out-dir", type=Path, default=RESULTS)
+    args = ap.parse_args(argv)
+    sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+    steps = 5 if args.quick else 20
+    batch, group, n_src = 256, 8, 4
+    rows = []
+    for n in sizes:
+        rng = np.random.default_rng(0)
+        b = rng.normal(0, 2, n)
+        p = 1 / (1 + np.exp(b))
+        groups = {f"s{i}": np.arange(i * n // n_src, (i + 1) * n // n_src) for i in range(n_src)}
+        difficulty = 1 / (1 + np.exp(-(b + rng.normal(0, 1, n))))
+        row = {"problems": n, "batch": batch, "group": group, "steps": steps}
+        samplers = {
+            "mixed": MixedSampler(groups, batch, mixer="advantage-bandit", seed=0),
+            "greso": GRESO(groups, batch, mixer="advantage-bandit", seed=0),
+            "frontier": FrontierSampler(
+                groups, batch, difficulty=difficulty, mixer="advantage-bandit", seed=0
+            ),
+        }
+        for name, sampler in samplers.items():
+            _time(sampler, p, 2, group, rng)  # warm up
+            row[f"{name}_ms"] = 1e3 * _time(sampler, p, steps, group, rng)
+        row["frontier_vs_mixed"] = row["frontier_ms"] / row["mixed_ms"]
+        rows.append(row)
+        print(
+            f"{n:>9,} problems: MixedSampler {row['mixed_ms']:.2f} ms/step, GRESO {row['greso_ms']:.2f}, "
+            f"FrontierSampler {row['frontier_ms']:.2f} ({row['frontier_vs_mixed']:.1f}x)"
+        )
+    payload = {
+        "benchmark": "frontier_overhead",
+        "command": "benchmarks/frontier_overhead.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "started": stamp(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "rows": rows,
+    }
+    name = "frontier_overhead" + ("_quick" if args.quick else "")
+    out = args.out_dir / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=1))
+    print(f"load average {payload['loadavg']}; wrote {out}")
+    return payload
+
+
+if __name__ == "__main__":
+    main()

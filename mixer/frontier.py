@@ -1,0 +1,228 @@
+"""FrontierSampler: inside each source, draw the problems the policy can learn from now, predicted
+before their first rollout from the curated difficulty (`PassRateModel`).
+
+The source mixer (any `Mixer`) says how many problems come from each source; inside a source,
+problem j is drawn with probability proportional to its score (by default E[p_j (1 - p_j)], the
+expected reward variance, zero for problems surely solved or surely failed), mixed with a uniform
+share `explore` so that problems believed solved or hopeless are re-probed as the policy changes.
+Draws inside one batch are without replacement while the source has enough problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from mixer.base import Mixer
+from mixer.learnability import PassRateModel, prior_from_unit
+from mixer.problems import GroupOutcome, ProblemSampler
+
+__all__ = ["FrontierSampler", "SCORES"]
+
+SCORES = ("learnability", "band")
+
+
+class FrontierSampler(ProblemSampler):
+    """A `ProblemSampler` that draws by predicted learnability (see the module docstring).
+
+    Args:
+        groups: source name -> global indices of its problems (as `MixedSampler`).
+        batch_size: problems per batch.
+        difficulty, difficulty_std: per global index (arrays as long as the dataset), on codemix's
+            [0, 1] scale (`difficulty_scale="unit"`, the shards' columns) or as item-response
+            logits (`"logit"`); NaN where unknown. None: no prior (each problem starts at its
+            source's mean, and learns from its own attempts).
+        score: "learnability" (E[p (1 - p)]) or "band" (posterior probability that p is in `band`).
+        explore: share of each source's draws made uniformly.
+        power: scores are raised to this power before normalising (1: proportional).
+        model_kwargs: keywords for `PassRateModel` (half_life, drift, tau, ...).
+    Other arguments are `ProblemSampler`'s. `exhaust` is always "recycle": problems are redrawn.
+    """
+
+    def __init__(
+        self,
+        groups: Mapping[str, Sequence[int] | np.ndarray],
+        batch_size: int,
+        difficulty: Sequence[float] | np.ndarray | None = None,
+        difficulty_std: Sequence[float] | np.ndarray | None = None,
+        mixer: Mixer | str | None = None,
+        seed: int = 0,
+        num_steps: int | None = None,
+        mixer_kwargs: Mapping[str, Any] | None = None,
+        reward_range: tuple[float, float] = (0.0, 1.0),
+        difficulty_scale: str = "unit",
+        score: str = "learnability",
+        band: tuple[float, float] = (0.2, 0.8),
+        explore: float = 0.05,
+        power: float = 1.0,
+        model_kwargs: Mapping[str, Any] | None = None,
+        exhaust: str = "recycle",
+    ) -> None:
+        if exhaust != "recycle":
+            raise ValueError(
+                "FrontierSampler redraws problems by design; exhaust must be 'recycle'"
+            )
+        if score not in SCORES:
+            raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore must be in [0, 1], got {explore}")
+        if not power > 0:
+            raise ValueError(f"power must be > 0, got {power}")
+        lo, hi = (float(x) for x in band)
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ValueError(f"band must be (lo, hi) with 0 <= lo < hi <= 1, got {band}")
+        if difficulty_scale not in ("unit", "logit"):
+            raise ValueError(
+                f"difficulty_scale must be 'unit' or 'logit', got {difficulty_scale!r}"
+            )
+        super().__init__(
+            groups,
+            batch_size,
+            mixer=mixer,
+            seed=seed,
+            num_steps=num_steps,
+            mixer_kwargs=mixer_kwargs,
+            reward_range=reward_range,
+        )
+        self.score, self.band, self.explore, self.power = (
+            score,
+            (lo, hi),
+            float(explore),
+            float(power),
+        )
+        self.difficulty_scale = difficulty_scale
+        self.model_kwargs = dict(model_kwargs or {})
+        # slot k of the model = k-th problem in source order; _slot maps a global index to it
+        self._global = np.concatenate(self.groups)
+        self._slot = np.full(len(self._source_lookup), -1, dtype=np.int64)
+        self._slot[self._global] = np.arange(len(self._global))
+        self._slots = []
+        start = 0
+        for g in self.groups:
+            self._slots.append(np.arange(start, start + len(g)))
+            start += len(g)
+        self.set_prior(difficulty, difficulty_std)
+
+    # ---- the prior ---------------------------------------------------------------------------
+    def set_prior(
+        self,
+        difficulty: Sequence[float] | np.ndarray | None,
+        difficulty_std: Sequence[float] | np.ndarray | None = None,
+    ) -> None:
+        """(Re)start the model from a difficulty per global index (NaN where unknown; None: none)."""
+        if self.ledger["updates"]:
+            raise RuntimeError(
+                "set_prior after rollouts were observed would discard what was learnt"
+            )
+        n = len(self._source_lookup)
+        b = s = None
+        if difficulty is not None:
+            d = np.asarray(difficulty, dtype=np.float64).reshape(-1)
+            sd = (
+                None
+                if difficulty_std is None
+                else np.asarray(difficulty_std, np.float64).reshape(-1)
+            )
+            if d.shape[0] < n or (sd is not None and sd.shape[0] < n):
+                raise ValueError(
+                    f"difficulty needs a value for every global index (at least {n}), got "
+                    f"{d.shape[0]}" + ("" if sd is None else f" and {sd.shape[0]} stds")
+                )
+            d, sd = d[self._global], None if sd is None else sd[self._global]
+            if self.difficulty_scale == "unit":
+                b, s = prior_from_unit(d, sd, len(d))
+            else:
+                if sd is not None and (sd[np.isfinite(sd)] < 0).any():
+                    raise ValueError("difficulty_std must be >= 0 (NaN when unknown)")
+                b = d
+                s = np.full(len(d), np.nan) if sd is None else sd
+        src = self._source_lookup[self._global]
+        self.model = PassRateModel(src, len(self.names), b, s, **self.model_kwargs)
+
+    @classmethod
+    def from_shards(
+        cls,
+        directory: str | Path,
+        batch_size: int,
+        group_by: str = "source",
+        difficulty_column: str | None = "difficulty",
+        std_column: str | None = "difficulty_std",
+        **kw: Any,
+    ) -> FrontierSampler:
+        """Sources from a curated build's shards, grouped by `group_by`, with the prior read from
+        `difficulty_column` / `std_column` (None: no prior; a named column must exist).
+        `sampler.dataset` is the table; global index = row."""
+        from filters.contracts import UserError
+
+        sampler = cast(
+            "FrontierSampler", super().from_shards(directory, batch_size, group_by=group_by, **kw)
+        )
+        table = sampler.dataset
+        for col in (difficulty_column, std_column):
+            if col is not None and col not in table.column_names:
+                raise UserError(
+                    f"shards have no column {col!r}; columns: {', '.join(table.column_names)} "
+                    "(pass difficulty_column=None to sample without a prior)"
+                )
+        if difficulty_column is not None:
+            d = np.asarray(table.column(difficulty_column).to_pylist(), dtype=object)
+            sd = (
+                np.asarray(table.column(std_column).to_pylist(), dtype=object)
+                if std_column is not None
+                else None
+            )
+            try:
+                d = np.where(d == None, np.nan, d).astype(np.float64)  # noqa: E711 - elementwise
+                if sd is not None:
+                    sd = np.where(sd == None, np.nan, sd).astype(np.float64)  # noqa: E711
+            except (TypeError, ValueError):
+                raise UserError(
+                    f"columns {difficulty_column!r} / {std_column!r} must hold numbers or nulls"
+                ) from None
+            try:
+                sampler.set_prior(d, sd)
+            except ValueError as e:
+                raise UserError(f"{directory}: {e}") from None
+        return sampler
+
+    # ---- drawing -----------------------------------------------------------------------------
+    def scores(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The draw score of each global index (before `explore` and normalisation)."""
+        j = self._slot[np.asarray(indices, dtype=np.int64)]
+        if self.score == "learnability":
+            return self.model.learnability(j)
+        return self.model.in_band(j, *self.band)
+
+    def predicted_pass_rate(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The model's expected pass rate of each global index, now."""
+        return self.model.pass_rate(self._slot[np.asarray(indices, dtype=np.int64)])
+
+    def _take(self, s: int, k: int) -> list[int]:
+        slots = self._slots[s]
+        n = len(slots)
+        score = self.scores(self._global[slots])
+        score = np.where(np.isfinite(score) & (score > 0), score, 0.0) ** self.power
+        total = score.sum()
+        probs = score / total if total > 0 else np.full(n, 1.0 / n)
+        probs = (1.0 - self.explore) * probs + self.explore / n
+        picks: list[np.ndarray] = []
+        left = k
+        while left > 0:  # without replacement inside a batch, as long as the source has problems
+            t = min(left, n)
+            keys = np.log(np.maximum(probs, 1e-300)) + self.rng.gumbel(size=n)
+            picks.append(np.argpartition(-keys, t - 1)[:t] if t < n else np.argsort(-keys))
+            left -= t
+        return self._global[slots[np.concatenate(picks)]].tolist()
+
+    # ---- learning ----------------------------------------------------------------------------
+    def _learn(self, out: GroupOutcome, successes: np.ndarray) -> None:
+        self.model.observe(self._slot[out.problems], successes, out.attempts)
+
+    def _state(self) -> dict:
+        return {"model": self.model.state()}
+
+    def _load_state(self, state: dict) -> None:
+        self.model.load_state(state["model"])

@@ -1,0 +1,38 @@
+"""Smoke check of benchmarks/frontier.py: a tiny run on B2's sources counts rollouts right (not who wins)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "frontier.py"
+
+
+def test_frontier_quick_on_b2_counts_every_rollout(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--task", "b2", "--seeds", "1", "--steps", "20", "--set", "prompts=64",
+         "--arms", "uniform", "dapo", "frontier", "--workers", "1", "--out-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "rollouts to target" in proc.stdout
+    res = json.loads((tmp_path / "frontier_b2_quick.json").read_text())
+    cfg, arms = res["config"], res["summary"]["arms"]
+    per_step = cfg["prompts"] * cfg["group"]
+    # B2's `repeated` source has 8 problems, so batches repeat problems: each draw is still one
+    # group of its own, and a sampler that keeps every group generates exactly one batch per step
+    for name in ("uniform", "frontier"):
+        assert arms[name]["rollouts_per_step"] == per_step
+        assert arms[name]["discarded_share"] == 0
+    assert arms["dapo"]["rollouts_per_step"] >= per_step
+    assert 0 < arms["dapo"]["discarded_share"] <= 1
+    for a in arms.values():
+        assert 0 <= a["zero_advantage_share"] <= 1 and np.isfinite(a["final_mean"])
+    assert set(res["prior_quality"]) == {"label", "irt-1", "irt-8", "oracle"}
+    assert res["prior_quality"]["oracle"]["spearman_vs_policy_mean"] == 1.0
