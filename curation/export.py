@@ -92,13 +92,14 @@ def _meta(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
         "problem_id": row["problem_id"],
         "test_type": row["test_type"],
         "difficulty": row.get("difficulty"),
+        "difficulty_std": row.get("difficulty_std"),
         "difficulty_bucket": row.get("difficulty_bucket"),
     }
 
 
 def verl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
-    """One row of the parquet verl's RL trainer reads; `source`, `difficulty` and
-    `difficulty_bucket` are also top-level columns, which verl passes through to a sampler."""
+    """One row of the parquet verl's RL trainer reads; `source`, `difficulty`, `difficulty_std`
+    and `difficulty_bucket` are also top-level columns, which verl passes through to a sampler."""
     return {
         "data_source": row["source"],
         "prompt": [{"role": "user", "content": prompt_text(row)}],
@@ -107,6 +108,7 @@ def verl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
         "extra_info": _meta(row, split, index),
         "source": row["source"],
         "difficulty": row.get("difficulty"),
+        "difficulty_std": row.get("difficulty_std"),
         "difficulty_bucket": row.get("difficulty_bucket"),
     }
 
@@ -119,6 +121,7 @@ def trl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
         "source": row["source"],
         "ground_truth": to_ground_truth(row),
         "difficulty": row.get("difficulty"),
+        "difficulty_std": row.get("difficulty_std"),
         "difficulty_bucket": row.get("difficulty_bucket"),
     }
 
@@ -141,12 +144,14 @@ VERL_SCHEMA = pa.schema(
                     ("problem_id", pa.string()),
                     ("test_type", pa.string()),
                     ("difficulty", pa.float64()),
+                    ("difficulty_std", pa.float64()),
                     ("difficulty_bucket", pa.int64()),
                 ]
             ),
         ),
         ("source", pa.string()),
         ("difficulty", pa.float64()),
+        ("difficulty_std", pa.float64()),
         ("difficulty_bucket", pa.int64()),
     ]
 )
@@ -157,6 +162,7 @@ TRL_SCHEMA = pa.schema(
         ("source", pa.string()),
         ("ground_truth", pa.string()),
         ("difficulty", pa.float64()),
+        ("difficulty_std", pa.float64()),
         ("difficulty_bucket", pa.int64()),
     ]
 )

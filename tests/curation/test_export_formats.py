@@ -1,5 +1,6 @@
 """Every export format and split option loads with the loader its README row names, with one schema
-across the export's files, and carries `source` and `difficulty_bucket` as top-level columns."""
+across the export's files, and carries `source`, `difficulty_bucket` and the difficulty prior
+(`difficulty`, `difficulty_std`) as top-level columns."""
 
 from __future__ import annotations
 
@@ -81,6 +82,18 @@ def test_every_format_and_split_loads_with_one_schema(
     for d in loaded.values():
         assert {"source", "difficulty_bucket"} <= set(d.column_names)
         assert d.features["difficulty_bucket"].dtype.startswith("int")
+    # the frontier sampler's prior: each problem's difficulty and its uncertainty, as the build fit them
+    built = {r["problem_id"]: (r["difficulty"], r["difficulty_std"]) for r in kept}
+    for d in loaded.values():
+        ids = (
+            d["problem_id"]
+            if "problem_id" in d.column_names
+            else [e["problem_id"] for e in d["extra_info"]]
+        )
+        assert [built[i] for i in ids] == list(
+            zip(d["difficulty"], d["difficulty_std"], strict=True)
+        )
+    assert any(std is not None for _, std in built.values())
     if split == "by-source":
         for name, d in loaded.items():
             assert {split_name(s) for s in d["source"]} == {name}
