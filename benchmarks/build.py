@@ -36,7 +36,8 @@ from curation.build import BuildConfig, SourceSpec, build
 from curation.commands.build import parse_source_specs
 args = json.loads(sys.argv[1])
 cfg = BuildConfig(sources=parse_source_specs(args["sources"], args["limit"]), stages=args["stages"],
-                  decontaminate_against=args["against"], batch_rows=args["batch_rows"], min_tests=args["min_tests"])
+                  batch_rows=args["batch_rows"]).updated(decontaminate_against=args["against"],
+                                                         min_tests=args["min_tests"])
 t0 = time.perf_counter()
 res = build(cfg, args["out"], workers=args["workers"], executor=args["executor"], force=True, write_report=False)
 wall = time.perf_counter() - t0

@@ -169,7 +169,7 @@ def _verl_config(export: Path, policy: str):
                 "data.custom_cls.name=MixerRLHFDataset",
                 f"+data.sampler.mixer={policy}",
                 "+data.sampler.source_key=difficulty_bucket",
-                f"reward.custom_reward_function.path={root / 'filters/reward/adapters.py'}",
+                f"reward.custom_reward_function.path={root / 'filters/reward/trainer_rewards.py'}",
             ],
         )
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import warnings
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,21 +23,32 @@ import pyarrow as pa
 from curation.executors import make_executor
 from curation.ingest import ROW_COLUMN, ExactIdStage
 from curation.notes import source_notes
-from curation.pipeline import Pipeline, Progress, StageRun
-from curation.schema import REJECTED_SCHEMA, SCHEMA_VERSION, RecordError
+from curation.pipeline import Pipeline, Progress, StageRun, rejected_rows
 from curation.store import (
-    MANIFEST,
-    PROBLEMS_DIR,
-    REJECTED_DIR,
     WORK_DIR,
     clear_outputs,
     read_manifest,
     write_json,
     write_shards,
 )
-from filters.benchmarks import DEFAULT_BENCHMARKS, describe_benchmark, expand_benchmarks
-from filters.errors import UserError
-from filters.stage import Stage
+from filters.contracts import (
+    MANIFEST,
+    PROBLEMS_DIR,
+    REJECTED_DIR,
+    REJECTED_SCHEMA,
+    SCHEMA_VERSION,
+    RecordError,
+    UserError,
+)
+from filters.decontam_refs import describe_benchmark, expand_benchmarks
+from filters.settings import (
+    AmplifyConfig,
+    DecontamConfig,
+    DedupConfig,
+    DifficultyConfig,
+    VerifyConfig,
+)
+from filters.stage import GlobalStage, Stage
 
 __all__ = [
     "SourceSpec",
@@ -47,6 +59,8 @@ __all__ = [
     "config_changes",
     "DEFAULT_STAGES",
     "OPTION_OF",
+    "FLAT_SETTINGS",
+    "STAGE_SETTINGS",
 ]
 
 DEFAULT_STAGES = ("exact_id", "decontam", "amplify", "verify", "dedup", "difficulty")
@@ -62,49 +76,143 @@ class SourceSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+#: The stages' settings in a BuildConfig: attribute -> its class (filters/settings.py, their one home).
+STAGE_SETTINGS: dict[str, type] = {
+    "amplify": AmplifyConfig,
+    "verify": VerifyConfig,
+    "dedup": DedupConfig,
+    "decontam": DecontamConfig,
+    "difficulty": DifficultyConfig,
+}
+
+#: The flat names of the settings the command line sets (`--min-tests` sets `min_tests`), which
+#: BuildConfig and recipes accepted before the stages' settings were nested: name -> (stage, setting).
+FLAT_SETTINGS: dict[str, tuple[str, str]] = {
+    "min_tests": ("verify", "min_tests"),
+    "mutants": ("verify", "mutants"),
+    "min_mutation_score": ("verify", "min_mutation_score"),
+    "dedup_threshold": ("dedup", "threshold"),
+    "prefer": ("dedup", "prefer"),
+    "decontaminate_against": ("decontam", "against"),
+    "ngram": ("decontam", "ngram"),
+    "lcb_start": ("decontam", "lcb_start"),
+    "lcb_end": ("decontam", "lcb_end"),
+    "buckets": ("difficulty", "buckets"),
+}
+
+
+def _deprecated_flat(name: str) -> None:
+    stage, setting = FLAT_SETTINGS[name]
+    warnings.warn(
+        f"BuildConfig.{name} is deprecated; use BuildConfig.{stage}.{setting} "
+        f"({STAGE_SETTINGS[stage].__name__})",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+@dataclass(init=False)
 class BuildConfig:
     """Everything that determines a build's output (stored in the manifest as the resolved recipe).
 
-    Decontamination is on by default, against every benchmark shipped with codemix
-    (`filters.benchmarks.DEFAULT_BENCHMARKS`; `shipped` in the list stands for them). An empty
-    `decontaminate_against` turns it off and removes `decontam` from `stages`; without `verify`,
-    `amplify` (which strengthens suites for verify's decision) is removed too. So the configured
-    stages are the ones that run.
+    Each stage's settings are nested, in the stage's own settings class (`filters/settings.py`,
+    where every default lives): `amplify`, `verify`, `dedup`, `decontam`, `difficulty`.
+    Decontamination is on by default, against every benchmark shipped with codemix (`shipped` in
+    `decontam.against` stands for them); an empty `against` turns it off and removes `decontam`
+    from `stages`; without `verify`, `amplify` (which strengthens suites for verify's decision) is
+    removed too. So the configured stages are the ones that run. The older flat names
+    (`min_tests=`, `buckets=`, ..., `FLAT_SETTINGS`) still work, with a DeprecationWarning.
     """
 
     sources: list[SourceSpec]
-    stages: list[str] = field(default_factory=lambda: list(DEFAULT_STAGES))
-    shard_rows: int = 10_000
-    batch_rows: int = 256
-    min_tests: int = 5
-    dedup_threshold: float = 0.8
-    prefer: list[str] = field(default_factory=list)
-    decontaminate_against: list[str] = field(default_factory=lambda: list(DEFAULT_BENCHMARKS))
-    ngram: int = 13
-    #: LiveCodeBench's evaluation window for `--decontaminate-against lcb=PATH` (contest_date, ISO).
-    lcb_start: str | None = None
-    lcb_end: str | None = None
-    buckets: int = 5
-    mutants: int = 8
-    #: verify: without known-incorrect solutions, a suite killing fewer of the mutants is weak_tests
-    min_mutation_score: float = 0.5
+    stages: list[str]
+    shard_rows: int
+    batch_rows: int
+    amplify: AmplifyConfig
+    verify: VerifyConfig
+    dedup: DedupConfig
+    decontam: DecontamConfig
+    difficulty: DifficultyConfig
 
-    def __post_init__(self) -> None:
-        self.decontaminate_against = expand_benchmarks(list(self.decontaminate_against))
-        if not self.decontaminate_against:
+    def __init__(
+        self,
+        sources: list[SourceSpec],
+        stages: list[str] | None = None,
+        shard_rows: int = 10_000,
+        batch_rows: int = 256,
+        verify: VerifyConfig | None = None,
+        dedup: DedupConfig | None = None,
+        decontam: DecontamConfig | None = None,
+        difficulty: DifficultyConfig | None = None,
+        amplify: AmplifyConfig | None = None,
+        **flat: Any,
+    ) -> None:
+        self.sources = sources
+        self.stages = list(stages) if stages is not None else list(DEFAULT_STAGES)
+        self.shard_rows = shard_rows
+        self.batch_rows = batch_rows
+        # copies: a configuration never shares its settings with another (dataclasses.replace)
+        self.amplify = replace(amplify) if amplify is not None else AmplifyConfig()
+        self.verify = replace(verify) if verify is not None else VerifyConfig()
+        self.dedup = replace(dedup) if dedup is not None else DedupConfig()
+        self.decontam = replace(decontam) if decontam is not None else DecontamConfig()
+        self.difficulty = replace(difficulty) if difficulty is not None else DifficultyConfig()
+        unknown = sorted(set(flat) - set(FLAT_SETTINGS))
+        if unknown:
+            raise TypeError(f"BuildConfig() got unexpected keyword argument(s) {', '.join(unknown)}")
+        for name, value in flat.items():
+            _deprecated_flat(name)
+            stage, setting = FLAT_SETTINGS[name]
+            setattr(getattr(self, stage), setting, value)
+        self.dedup.prefer = tuple(self.dedup.prefer)
+        self.decontam.against = tuple(expand_benchmarks(list(self.decontam.against)))
+        if not self.decontam.against:
             self.stages = [s for s in self.stages if s != "decontam"]
         if "verify" not in self.stages:  # amplify strengthens suites for verify's decision only
             self.stages = [s for s in self.stages if s != "amplify"]
 
+    def __getattr__(self, name: str) -> Any:
+        if name in FLAT_SETTINGS:  # only reached for names that are not attributes
+            _deprecated_flat(name)
+            stage, setting = FLAT_SETTINGS[name]
+            return getattr(getattr(self, stage), setting)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in FLAT_SETTINGS:
+            _deprecated_flat(name)
+            stage, setting = FLAT_SETTINGS[name]
+            setattr(getattr(self, stage), setting, value)
+            return
+        super().__setattr__(name, value)
+
+    def updated(self, **settings: Any) -> BuildConfig:
+        """A copy with some settings changed: fields (`shard_rows=`, `stages=`, `verify=`, ...), or
+        a stage's setting by its command-line name (`min_tests=`, `buckets=`: `FLAT_SETTINGS`)."""
+        fields_given = {k: v for k, v in settings.items() if k not in FLAT_SETTINGS}
+        new = replace(self, **fields_given)
+        for name in settings.keys() & FLAT_SETTINGS.keys():
+            stage, setting = FLAT_SETTINGS[name]
+            setattr(getattr(new, stage), setting, settings[name])
+        return replace(new)  # normalised again: `shipped` expanded, no decontam stage without benchmarks
+
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The configuration as JSON data (tuples as lists), as the manifest stores it."""
+        return json.loads(json.dumps(asdict(self)))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BuildConfig:
+        """A configuration from `as_dict()`'s data, or from a manifest written before the stages'
+        settings were nested (flat names, `FLAT_SETTINGS`)."""
         d = dict(d)
-        d["sources"] = [SourceSpec(**s) for s in d.get("sources", [])]
-        return cls(**d)
+        sources = [SourceSpec(**s) for s in d.pop("sources", [])]
+        nested: dict[str, Any] = {}
+        for stage, settings_class in STAGE_SETTINGS.items():
+            values = dict(d.pop(stage, None) or {})
+            for name in [n for n in d if n in FLAT_SETTINGS and FLAT_SETTINGS[n][0] == stage]:
+                values[FLAT_SETTINGS[name][1]] = d.pop(name)
+            nested[stage] = settings_class(**values)
+        return cls(sources=sources, **d, **nested)
 
 
 @dataclass
@@ -133,27 +241,26 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
     if name == "amplify":
         from filters.amplify import AmplifyStage
 
-        return AmplifyStage(workers=workers, target_tests=max(10, cfg.min_tests))
+        settings = asdict(cfg.amplify)
+        # a suite grows to at least what verify asks for
+        settings["target_tests"] = max(cfg.amplify.target_tests, cfg.verify.min_tests)
+        return AmplifyStage(workers=workers, **settings)
     if name == "verify":
         from filters.verify import VerifyStage
 
-        return VerifyStage(
-            workers=workers, min_tests=cfg.min_tests, mutants=cfg.mutants, min_mutation_score=cfg.min_mutation_score
-        )
+        return VerifyStage(workers=workers, **asdict(cfg.verify))
     if name == "dedup":
         from filters.dedup import DedupStage
 
-        return DedupStage(threshold=cfg.dedup_threshold, prefer=list(cfg.prefer))
+        return DedupStage(**asdict(cfg.dedup))
     if name == "decontam":
         from filters.decontam import DecontamStage
 
-        return DecontamStage(
-            against=list(cfg.decontaminate_against), ngram=cfg.ngram, lcb_start=cfg.lcb_start, lcb_end=cfg.lcb_end
-        )
+        return DecontamStage(**asdict(cfg.decontam))
     if name == "difficulty":
         from filters.difficulty import DifficultyStage
 
-        return DifficultyStage(buckets=cfg.buckets)
+        return DifficultyStage(**asdict(cfg.difficulty))
     raise UserError(f"unknown stage {name!r}; known stages: {', '.join(DEFAULT_STAGES)}")
 
 
@@ -162,21 +269,17 @@ def make_stages(cfg: BuildConfig, workers: int | None) -> list[Stage]:
     return [make_stage(n, cfg, workers) for n in cfg.stages]
 
 
-#: BuildConfig field -> the command-line option that sets it (recipes use the field names).
+#: A configuration's key (a stage's setting as `stage.setting`) -> the command-line option that sets
+#: it; recipes use the keys (a stage's settings in its own table, `[build.verify]`).
 OPTION_OF = {
     "sources": "--source/--limit",
     "stages": "--skip",
     "shard_rows": "--shard-rows",
     "batch_rows": "--batch-rows",
-    "min_tests": "--min-tests",
-    "dedup_threshold": "--dedup-threshold",
-    "prefer": "--prefer",
-    "decontaminate_against": "--decontaminate-against/--no-decontaminate",
-    "ngram": "--ngram",
-    "lcb_start": "--lcb-start",
-    "lcb_end": "--lcb-end",
-    "buckets": "--buckets",
-    "mutants": "recipe key mutants",
+    **{f"{stage}.{setting}": f"--{name.replace('_', '-')}" for name, (stage, setting) in FLAT_SETTINGS.items()},
+    "decontam.against": "--decontaminate-against/--no-decontaminate",
+    "verify.mutants": "recipe key verify.mutants",
+    "verify.min_mutation_score": "recipe key verify.min_mutation_score",
 }
 
 
@@ -188,13 +291,35 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _flat(config: dict[str, Any]) -> dict[str, Any]:
+    """A configuration with each stage's settings as `stage.setting` keys."""
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        if key in STAGE_SETTINGS and isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out
+
+
 def config_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """What differs between two resolved configurations, each as `--option: old -> new`."""
+    old, new = _flat(old), _flat(new)
+    order = list(OPTION_OF)
     changes = []
-    for key in sorted(set(old) | set(new), key=lambda k: (k not in OPTION_OF, list(OPTION_OF).index(k) if k in OPTION_OF else 0, k)):
+    for key in sorted(set(old) | set(new), key=lambda k: (k not in OPTION_OF, order.index(k) if k in OPTION_OF else 0, k)):
         if old.get(key) != new.get(key):
             changes.append(f"{OPTION_OF.get(key, key)}: {_short(old.get(key))} -> {_short(new.get(key))}")
     return changes
+
+
+def _as_stored(config: dict[str, Any]) -> dict[str, Any]:
+    """A stored configuration as this version writes it (an older manifest's flat settings nested),
+    so that rerunning the same build on an older output still finds it the same."""
+    try:
+        return BuildConfig.from_dict(config).as_dict()
+    except (TypeError, ValueError, UserError):
+        return config
 
 
 def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
@@ -203,17 +328,18 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
     manifest = read_manifest(out)
     work_cfg = out / WORK_DIR / "config.json"
     if manifest is not None:
-        if manifest.get("config") == cfg_json and not force:
+        stored = _as_stored(manifest.get("config") or {})
+        if stored == cfg_json and not force:
             return False, True
         if not force:
-            changed = "; ".join(config_changes(manifest.get("config") or {}, cfg_json))
+            changed = "; ".join(config_changes(stored, cfg_json))
             raise UserError(
                 f"{out} already holds a finished build with another configuration ({changed}); "
                 "choose a new --out directory or pass --force to rebuild it"
             )
         clear_outputs(out)
     elif work_cfg.exists():
-        old = json.loads(work_cfg.read_text())
+        old = _as_stored(json.loads(work_cfg.read_text()))
         if old == cfg_json and not force:
             return True, False
         if not force:
@@ -228,22 +354,10 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
     return False, False
 
 
-def _funnel(runs: list[StageRun], input_counts: Counter) -> list[dict[str, Any]]:
-    rows = []
-    for r in runs:
-        d = r.as_dict()
-        d["in"] = dict(sorted((Counter(r.kept) + Counter(r.dropped)).items()))
-        rows.append(d)
-    return rows
-
-
 def _environment(stages: list[Stage]) -> dict[str, Any]:
-    env: dict[str, Any] = {}
-    for s in stages:
-        report = getattr(s, "environment", None)
-        if callable(report):
-            env[s.name] = report()
-    return env
+    """What each stage found about its surroundings, for the manifest (stages with nothing to say are left out)."""
+    reports = ((s.name, s.environment()) for s in stages)
+    return {name: report for name, report in reports if report is not None}
 
 
 def build(
@@ -271,7 +385,7 @@ def build(
     ex = make_executor(executor, workers)
     # On Ray every task is one CPU: row stages are rebuilt there with one sandbox worker each.
     stages = make_stages(cfg, workers if ex.local else 1)
-    factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not s.is_global}
+    factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not isinstance(s, GlobalStage)}
     pipe = Pipeline(
         out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
         chunk_rows=chunk_rows,
@@ -281,9 +395,7 @@ def build(
         manifest = _finish(out, cfg, pipe, runs, stages)
     finally:
         for s in stages:
-            close = getattr(s, "close", None)
-            if callable(close):
-                close()
+            s.close()
         ex.close()
     if write_report:
         from curation.report import write_report as _write_report
@@ -310,8 +422,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
             for u in pipe.units(i, name):
                 t = pipe.rejected_unit(i, name, u)
                 if t.num_rows:
-                    t = t.append_column("reject_stage", pa.array([name] * t.num_rows, type=pa.string()))
-                    yield t.select(REJECTED_SCHEMA.names)
+                    yield rejected_rows(t, name)
 
     rejected = write_shards(rejected_batches(), out / REJECTED_DIR, cfg.shard_rows, REJECTED_SCHEMA)
     input_counts = Counter(runs[0].kept) + Counter(runs[0].dropped)
@@ -328,7 +439,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
             "input": dict(sorted(input_counts.items())),
             "output": dict(sorted(output_counts.items())),
             "rejected": sum(f["rows"] for f in rejected),
-            "stages": _funnel(runs, input_counts),
+            "stages": [r.funnel() for r in runs],
         },
         "problems": problems,
         "rejected": rejected,
@@ -344,7 +455,7 @@ def _decontamination(cfg: BuildConfig, stages: list[Stage]) -> list[dict[str, An
         return []
     sizes = Counter(p.benchmark for p in getattr(stage, "problems", []))
     out = []
-    for spec in cfg.decontaminate_against:
+    for spec in cfg.decontam.against:
         d = describe_benchmark(spec)
         d["problems"] = sizes.get(d["name"], 0)
         out.append(d)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["Executor", "LocalExecutor", "RayExecutor", "make_executor", "EXECUTORS"]
 

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from curation.store import iter_shard_batches, require_build
-from filters.errors import UserError
+from filters.contracts import UserError
 from filters.ground_truth import to_ground_truth
 
 __all__ = [

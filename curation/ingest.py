@@ -11,11 +11,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from curation.schema import (
+from curation.schema import normalize_record
+from filters.contracts import (
     KEPT_BASE_SCHEMA,
     PROBLEM_FIELDS,
+    PROBLEM_ID,
+    REJECT_DETAIL,
+    REJECT_REASON,
     RecordError,
-    normalize_record,
     problem_id,
 )
 from filters.stage import Decision, GlobalStage
@@ -53,12 +56,12 @@ def _partial_row(err: RecordError, raw: Any) -> dict[str, Any]:
         row[k] = v
     src = row.get("source") or "?"
     rid = row.get("id") if isinstance(row.get("id"), str) else None
-    row["problem_id"] = problem_id(src, rid) if rid else None
+    row[PROBLEM_ID] = problem_id(src, rid) if rid else None
     return row
 
 
 def _rejected_table(rows: list[dict[str, Any]]) -> pa.Table:
-    schema = pa.schema([*_INGEST_SCHEMA, pa.field("reject_reason", pa.string()), pa.field("reject_detail", pa.string())])
+    schema = pa.schema([*_INGEST_SCHEMA, pa.field(REJECT_REASON, pa.string()), pa.field(REJECT_DETAIL, pa.string())])
     return pa.Table.from_pylist(rows, schema=schema)
 
 
@@ -74,11 +77,11 @@ def _convert(items: Iterable[tuple[int, dict[str, Any] | RecordError]]) -> Inges
         except RecordError as err:
             row = _partial_row(err, raw)
             row[ROW_COLUMN] = ordinal
-            row["reject_reason"] = err.reject_reason
-            row["reject_detail"] = json.dumps({"field": err.field, "error": err.message}, ensure_ascii=False)
+            row[REJECT_REASON] = err.reject_reason
+            row[REJECT_DETAIL] = json.dumps({"field": err.field, "error": err.message}, ensure_ascii=False)
             rejected.append(row)
             continue
-        rec["problem_id"] = problem_id(rec["source"], rec["id"])
+        rec[PROBLEM_ID] = problem_id(rec["source"], rec["id"])
         rec[ROW_COLUMN] = ordinal
         kept.append(rec)
     return IngestBatch(pa.Table.from_pylist(kept, schema=_INGEST_SCHEMA), _rejected_table(rejected))

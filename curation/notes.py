@@ -69,17 +69,29 @@ def _contaminated_hint(reasons: list[str]) -> str:
     )
 
 
+def _setting(config: dict[str, Any], name: str) -> Any:
+    """A stage's setting in a stored configuration, by its command-line name (`min_tests`): nested
+    under its stage, flat in a manifest written before, else its default."""
+    from curation.build import FLAT_SETTINGS, STAGE_SETTINGS  # curation.build imports this module
+
+    stage, setting = FLAT_SETTINGS[name]
+    nested = config.get(stage)
+    if isinstance(nested, dict) and setting in nested:
+        return nested[setting]
+    return config.get(name, getattr(STAGE_SETTINGS[stage], setting))
+
+
 def _hint(
     stage: str, kind: str, details: list[tuple[str, dict[str, Any]]], config: dict[str, Any]
 ) -> str:
     if (stage, kind) == ("verify", "too_few_tests"):
-        return _too_few_tests_hint([d for _, d in details], int(config.get("min_tests", 5)))
+        return _too_few_tests_hint([d for _, d in details], int(_setting(config, "min_tests")))
     if kind == "contaminated":
         return _contaminated_hint([r for r, _ in details])
     if kind == "duplicate_of":
         return (
             f"near-duplicates of problems kept from this or another source; --dedup-threshold "
-            f"(now {config.get('dedup_threshold')}) or --prefer decides which copy stays"
+            f"(now {_setting(config, 'dedup_threshold')}) or --prefer decides which copy stays"
         )
     return _BECAUSE.get(
         (stage, kind),

@@ -12,9 +12,10 @@ still shows movement. Chunking changes no result: every stage judges each row on
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,27 @@ import pyarrow.parquet as pq
 
 from curation.executors import Executor, LocalExecutor
 from curation.ingest import SCHEMA_STAGE, ingest_batches
-from curation.schema import RecordError
-from curation.store import write_json
-from filters.stage import Stage
+from curation.store import sha256_file, write_json
+from filters.contracts import (
+    PROBLEMS_DIR,
+    REJECT_REASON,
+    REJECT_STAGE,
+    REJECTED_DIR,
+    REJECTED_SCHEMA,
+    RecordError,
+    UserError,
+)
+from filters.stage import GlobalStage, Stage
 
-__all__ = ["UnitStats", "StageRun", "Pipeline", "reason_kind"]
+__all__ = [
+    "UnitStats",
+    "StageRun",
+    "Pipeline",
+    "StageRerun",
+    "reason_kind",
+    "rejected_rows",
+    "rerun_stage",
+]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)
 Progress = Callable[[str, int, int | None, dict[str, int]], None]
@@ -60,7 +77,7 @@ class UnitStats:
             )
 
         kinds = (
-            [reason_kind(r) for r in dropped.column("reject_reason").to_pylist()]
+            [reason_kind(r) for r in dropped.column(REJECT_REASON).to_pylist()]
             if dropped.num_rows
             else []
         )
@@ -112,6 +129,22 @@ class StageRun:
             },
         }
 
+    def funnel(self) -> dict[str, Any]:
+        """The manifest's entry for this stage (`counts.stages`): `as_dict()` plus rows in per source."""
+        d = self.as_dict()
+        d["in"] = dict(sorted((Counter(self.kept) + Counter(self.dropped)).items()))
+        return d
+
+
+def rejected_rows(dropped: pa.Table, stage: str) -> pa.Table:
+    """A stage's dropped rows in the rejected-row schema: `reject_stage` added, the record's columns
+    kept (absent ones null), the stage's own columns left out (they live in `reject_detail`)."""
+    t = dropped.append_column(REJECT_STAGE, pa.array([stage] * dropped.num_rows, type=pa.string()))
+    for f in REJECTED_SCHEMA:
+        if f.name not in t.column_names:
+            t = t.append_column(f, pa.nulls(t.num_rows, f.type))
+    return t.select(REJECTED_SCHEMA.names).cast(REJECTED_SCHEMA)
+
 
 def unit_paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
     """Kept rows, dropped rows and the completion marker of one unit of one stage."""
@@ -145,7 +178,7 @@ def process_unit(
     `on_rows(n)` is told after each chunk. Returns the number of rows judged.
     """
     owned = not isinstance(stage, Stage)
-    st: Stage = stage() if owned else stage  # type: ignore[operator,assignment]
+    st = stage if isinstance(stage, Stage) else stage()
     try:
         t0 = time.perf_counter()
         table = pq.read_table(source)
@@ -165,9 +198,8 @@ def process_unit(
         commit_unit(d, unit, result_kept, result_dropped, stats)
         return table.num_rows
     finally:
-        close = getattr(st, "close", None)
-        if owned and callable(close):
-            close()
+        if owned:
+            st.close()
 
 
 class Pipeline:
@@ -180,7 +212,7 @@ class Pipeline:
         batch_rows: int = 500,
         progress: Progress | None = None,
         executor: Executor | None = None,
-        factories: dict[str, Callable[[], Stage]] | None = None,
+        factories: Mapping[str, Callable[[], Stage]] | None = None,
         chunk_rows: int = 32,
     ):
         self.work = Path(work)
@@ -273,13 +305,15 @@ class Pipeline:
         total = sum(rows_in.values())
         finished = sum(rows_in[u] for u in units if u in done)
         self.progress(stage.name, finished, total, {})
-        if stage.is_global and todo:
+        if isinstance(stage, GlobalStage) and todo:
             for u in units:
-                stage.observe(self.kept_unit(prev_index, prev_name, u))  # type: ignore[attr-defined]
-            stage.decide()  # type: ignore[attr-defined]
+                stage.observe(self.kept_unit(prev_index, prev_name, u))
+            stage.decide()
         # Row stages that own processes travel to remote workers as factories; decided global stages as they are.
         factory = self.factories.get(stage.name)
-        payload = stage if (stage.is_global or factory is None or self.executor.local) else factory
+        payload: Stage | Callable[[], Stage] = stage
+        if factory is not None and not isinstance(stage, GlobalStage) and not self.executor.local:
+            payload = factory
 
         def advance(n: int) -> None:
             nonlocal finished
@@ -288,12 +322,12 @@ class Pipeline:
 
         paths = [self._paths(prev_dir, u)[0] for u in todo]
         if self.executor.local:  # in this process: report every chunk
-            jobs = [(payload, p, d, u, self.chunk_rows, advance) for p, u in zip(paths, todo)]
-            for _ in self.executor.map(process_unit, jobs):
+            chunked = [(payload, p, d, u, self.chunk_rows, advance) for p, u in zip(paths, todo)]
+            for _ in self.executor.map(process_unit, chunked):
                 pass
         else:  # remote tasks: report each unit as it finishes
-            jobs = [(payload, p, d, u) for p, u in zip(paths, todo)]
-            for n in self.executor.map(process_unit, jobs):
+            whole = [(payload, p, d, u) for p, u in zip(paths, todo)]
+            for n in self.executor.map(process_unit, whole):
                 advance(int(n or 0))
         run = StageRun(stage.name)
         for u in units:
@@ -318,3 +352,96 @@ class Pipeline:
 
     def all_stage_dirs(self) -> list[tuple[int, str]]:
         return list(enumerate([SCHEMA_STAGE] + [s.name for s in self.stages]))
+
+
+@dataclass
+class StageRerun:
+    """What rerunning one stage on a finished build did: its counts, the new shards, the new rejected file."""
+
+    run: StageRun
+    #: The rewritten `problems/` shards: file, rows, sha256 (the manifest's `problems`).
+    problems: list[dict[str, Any]]
+    #: The new `rejected/<stage>-NNNNN.parquet`, or None when the stage dropped nothing.
+    rejected: dict[str, Any] | None
+
+    def update_manifest(self, manifest: dict[str, Any], stage: Stage) -> None:
+        """Record the rerun in a build's manifest: shards, rejected file, counts and the stage's
+        configuration; a previous run of the same stage is replaced in the funnel."""
+        manifest["problems"] = self.problems
+        if self.rejected is not None:
+            manifest.setdefault("rejected", []).append(self.rejected)
+        counts = manifest.setdefault("counts", {})
+        counts["output"] = dict(sorted(self.run.kept.items()))
+        counts["rejected"] = int(counts.get("rejected", 0)) + (
+            self.rejected["rows"] if self.rejected else 0
+        )
+        others = [s for s in counts.get("stages", []) if s.get("stage") != self.run.name]
+        counts["stages"] = [*others, self.run.funnel()]
+        manifest.setdefault("stage_config", {})[self.run.name] = stage.config()
+
+
+def _next_rejected_file(directory: Path, stage: str) -> Path:
+    i = 0
+    while (directory / f"{stage}-{i:05d}.parquet").exists():
+        i += 1
+    return directory / f"{stage}-{i:05d}.parquet"
+
+
+def rerun_stage(out: str | Path, stage: Stage) -> StageRerun:
+    """Run one more stage over a finished build's `problems/` shards, in place.
+
+    A global stage observes every shard and decides first. Each shard is judged whole and rewritten
+    under a temporary directory that replaces `problems/` at once; dropped rows go to a new
+    `rejected/<stage>-NNNNN.parquet`. The manifest is the caller's to update
+    (`StageRerun.update_manifest`), last. The stage is not closed: it is the caller's.
+    """
+    out = Path(out)
+    problems_dir = out / PROBLEMS_DIR
+    files = sorted(problems_dir.glob("*.parquet"))
+    if not files:
+        raise UserError(
+            f"{problems_dir} holds no parquet shards; pass the --out directory of a `codemix build`"
+        )
+    if isinstance(stage, GlobalStage):
+        for f in files:
+            stage.observe(pq.read_table(f))
+        stage.decide()
+    tmp_dir = out / f".{PROBLEMS_DIR}.{stage.name}-tmp"
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+    tmp_dir.mkdir(parents=True)
+    run = StageRun(stage.name)
+    shards: list[dict[str, Any]] = []
+    dropped: list[pa.Table] = []
+    for f in files:
+        t0 = time.perf_counter()
+        result = stage.process(pq.read_table(f))
+        pq.write_table(result.kept, tmp_dir / f.name, compression="zstd")
+        shards.append(
+            {
+                "file": f"{PROBLEMS_DIR}/{f.name}",
+                "rows": result.kept.num_rows,
+                "sha256": sha256_file(tmp_dir / f.name),
+            }
+        )
+        run.add(UnitStats.of(result.kept, result.dropped, time.perf_counter() - t0))
+        if result.dropped.num_rows:
+            dropped.append(rejected_rows(result.dropped, stage.name))
+    rejected = None
+    if dropped:
+        path = _next_rejected_file(out / REJECTED_DIR, stage.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        table = pa.concat_tables(dropped)
+        pq.write_table(table, tmp, compression="zstd")
+        tmp.replace(path)
+        rejected = {
+            "file": f"{REJECTED_DIR}/{path.name}",
+            "rows": table.num_rows,
+            "sha256": sha256_file(path),
+        }
+    old_dir = out / f".{PROBLEMS_DIR}.{stage.name}-old"
+    shutil.rmtree(old_dir, ignore_errors=True)
+    problems_dir.replace(old_dir)
+    tmp_dir.replace(problems_dir)
+    shutil.rmtree(old_dir, ignore_errors=True)
+    return StageRerun(run, shards, rejected)

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -125,7 +126,7 @@ class ProgressReporter:
         self._thread: threading.Thread | None = None
         self._t0 = time.monotonic()
         self._bar: RichProgress | None = None
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> ProgressReporter:

@@ -1,9 +1,14 @@
 """Build recipes: a TOML file that fixes sources and stage parameters, so any build can be repeated.
 
 ```toml
-[build]                      # any BuildConfig field except `sources`
+[build]                      # shard_rows, batch_rows, stages
+shard_rows = 10000
+
+[build.verify]               # a stage's settings, by their names in filters/settings.py
 min_tests = 5
-decontaminate_against = ["humaneval"]
+
+[build.decontam]
+against = ["humaneval"]
 
 [[source]]                   # in priority order: earlier sources win duplicate clusters
 name = "taco-verified"
@@ -11,7 +16,8 @@ path = "/data/taco-verified" # optional: a local copy instead of the hub
 limit = 1000                 # optional
 options = { split = "train" }
 ```
-The resolved recipe (a BuildConfig) is stored in the manifest.
+`[build]` also takes a stage setting by its command-line name (`min_tests = 5`, `buckets = 4`:
+`curation.build.FLAT_SETTINGS`). The resolved recipe (a BuildConfig) is stored in the manifest.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from curation.build import BuildConfig, SourceSpec
-from filters.errors import UserError
+from curation.build import FLAT_SETTINGS, STAGE_SETTINGS, BuildConfig, SourceSpec
+from filters.contracts import UserError
 
 __all__ = ["RECIPES_DIR", "load_recipe", "recipe_path"]
 
@@ -53,10 +59,20 @@ def load_recipe(name_or_path: str) -> BuildConfig:
     if unknown:
         raise UserError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; use [build] and [[source]]")
     settings = dict(data.get("build", {}))
-    allowed = {f.name for f in fields(BuildConfig)} - {"sources"}
+    tables = {name: settings.pop(name) for name in STAGE_SETTINGS if isinstance(settings.get(name), dict)}
+    allowed = {"stages", "shard_rows", "batch_rows", *FLAT_SETTINGS}
     bad = set(settings) - allowed
     if bad:
-        raise UserError(f"{path}: unknown [build] key(s) {', '.join(sorted(bad))}; known: {', '.join(sorted(allowed))}")
+        known = ", ".join(sorted(allowed | {f"[build.{t}]" for t in STAGE_SETTINGS}))
+        raise UserError(f"{path}: unknown [build] key(s) {', '.join(sorted(bad))}; known: {known}")
+    nested: dict[str, Any] = {}
+    for name, values in tables.items():
+        settings_class = STAGE_SETTINGS[name]
+        known_settings = [f.name for f in fields(settings_class)]
+        bad = set(values) - set(known_settings)
+        if bad:
+            raise UserError(f"{path}: unknown [build.{name}] key(s) {', '.join(sorted(bad))}; known: {', '.join(known_settings)}")
+        nested[name] = settings_class(**values)
     sources = []
     raw_sources = data.get("source", [])
     if not raw_sources:
@@ -70,8 +86,9 @@ def load_recipe(name_or_path: str) -> BuildConfig:
             spath = str((path.parent / spath).resolve()) if not Path(spath).is_absolute() else spath
         sources.append((s.get("priority", i), SourceSpec(s["name"], spath, s.get("limit"), dict(s.get("options", {})))))
     ordered = [spec for _, spec in sorted(sources, key=lambda t: t[0])]
-    settings.setdefault("prefer", [spec.name for spec in ordered])
+    if "prefer" not in settings and "prefer" not in tables.get("dedup", {}):
+        settings["prefer"] = [spec.name for spec in ordered]
     try:
-        return BuildConfig(sources=[spec for _, spec in sources], **settings)
+        return BuildConfig(sources=[spec for _, spec in sources], **nested).updated(**settings)
     except TypeError as e:
         raise UserError(f"{path}: {e}") from None

@@ -1,7 +1,8 @@
-"""The canonical problem record: the one place that defines its fields, Arrow types and checks.
+"""The canonical problem record in the build: normalising and checking it, and reading/writing it.
 
-Every source is converted to this record; the same fields are the canonical JSONL format.
-Stages add columns to it but never change these fields.
+The record's fields, Arrow types and `RecordError` are defined once, in `filters.contracts` (the
+names below are re-exported from there). Every source is converted to this record; the same fields
+are the canonical JSONL format. Stages add columns to it but never change these fields.
 """
 
 from __future__ import annotations
@@ -18,6 +19,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.bigints import BIG_INT_DIGITS, big_ints
+from filters.contracts import (
+    KEPT_BASE_SCHEMA,
+    PROBLEM_FIELDS,
+    PROBLEM_SCHEMA,
+    REJECTED_SCHEMA,
+    SCHEMA_VERSION,
+    TEST_STRUCT,
+    TEST_TYPES,
+    RecordError,
+    problem_id,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -43,31 +55,6 @@ __all__ = [
     "big_ints",
 ]
 
-SCHEMA_VERSION = 1
-TEST_TYPES = ("stdio", "call", "assert")
-TEST_STRUCT = pa.struct([("input", pa.string()), ("output", pa.string())])
-
-#: field name -> Arrow type, in record order.
-PROBLEM_FIELDS: dict[str, pa.DataType] = {
-    "id": pa.string(),
-    "source": pa.string(),
-    "statement": pa.string(),
-    "starter_code": pa.string(),
-    "language": pa.string(),
-    "test_type": pa.string(),
-    "entry_point": pa.string(),
-    "tests": pa.list_(TEST_STRUCT),
-    "test_code": pa.string(),
-    "solutions": pa.list_(pa.string()),
-    "incorrect_solutions": pa.list_(pa.string()),
-    "checker": pa.string(),
-    "time_limit_s": pa.float64(),
-    "memory_limit_mb": pa.float64(),
-    "difficulty_label": pa.string(),
-    "tags": pa.list_(pa.string()),
-    "tests_complete": pa.bool_(),
-    "source_prompt": pa.string(),
-}
 _REQUIRED = ("id", "source", "statement", "language", "test_type")
 
 _LIST_FIELDS = ("tests", "solutions", "incorrect_solutions", "tags")
@@ -79,51 +66,6 @@ _OPTIONAL_STR = (
     "difficulty_label",
     "source_prompt",
 )
-
-PROBLEM_SCHEMA = pa.schema([pa.field(k, t) for k, t in PROBLEM_FIELDS.items()])
-#: What the store carries for every row from ingestion on: the record plus its global id.
-KEPT_BASE_SCHEMA = pa.schema([pa.field("problem_id", pa.string()), *PROBLEM_SCHEMA])
-#: Rejected rows: the record (possibly partial), where and why it was dropped, and details as JSON.
-REJECTED_SCHEMA = pa.schema(
-    [
-        *KEPT_BASE_SCHEMA,
-        pa.field("reject_stage", pa.string()),
-        pa.field("reject_reason", pa.string()),
-        pa.field("reject_detail", pa.string()),
-    ]
-)
-
-
-class RecordError(ValueError):
-    """A record that does not fit the schema; `field` names the offending field.
-
-    `reason` overrides the reject reason (default `malformed:<field>`), e.g.
-    `unsupported_format:geeksforgeeks` for a well-formed row in a format we cannot judge.
-    """
-
-    def __init__(
-        self,
-        field: str,
-        message: str,
-        partial: dict[str, Any] | None = None,
-        reason: str | None = None,
-    ):
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-        #: Whatever is known of the bad row (id, source, ...), kept in `rejected/`.
-        self.partial = partial or {}
-        self.reason = reason
-
-    @property
-    def reject_reason(self) -> str:
-        """The reason recorded in `rejected/`: `reason`, else `malformed:<field>`."""
-        return self.reason or f"malformed:{self.field}"
-
-
-def problem_id(source: str, id_: str) -> str:
-    """The global id of a problem in shards: `source/id`."""
-    return f"{source}/{id_}"
 
 
 def _as_str(value: Any) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from filters.errors import UserError
+from filters.contracts import MANIFEST, PROBLEMS_DIR, REJECTED_DIR, UserError
 
 __all__ = [
     "MANIFEST",
@@ -43,9 +43,6 @@ __all__ = [
     "clear_outputs",
 ]
 
-MANIFEST = "manifest.json"
-PROBLEMS_DIR = "problems"
-REJECTED_DIR = "rejected"
 REPORT_DIR = "report"
 WORK_DIR = ".work"
 

@@ -1,18 +1,71 @@
 """Judging problems and code: stages, sandbox, comparison, test amplification, verification,
-dedup, decontamination, difficulty and rewards. Never imports `curation` or `mixer`."""
+dedup, decontamination, difficulty and rewards. Never imports `curation` or `mixer`.
 
-from filters.amplify import AmplifyStage
-from filters.compare import compare_call, compare_stdio
-from filters.decontam import DecontamStage
-from filters.dedup import DedupStage, find_duplicates
-from filters.difficulty import DifficultyStage, fit_irt, label_prior, plot_calibration
-from filters.errors import UserError
-from filters.ground_truth import from_ground_truth, to_ground_truth
-from filters.minhash import jaccard, minhash_signatures
-from filters.sandbox import RunResult, Sandbox, TestResult
-from filters.shingles import code_shingles, code_tokens
-from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
-from filters.verify import VerifyStage
+Imports are lazy (PEP 562): `from filters import VerifyStage` loads the verify stage and its
+sandbox only then, so a process that needs only the contracts (`filters.contracts`, e.g. `mixer`)
+does not pay for the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from filters.amplify import AmplifyStage
+    from filters.compare import compare_call, compare_stdio
+    from filters.contracts import UserError
+    from filters.decontam import DecontamStage
+    from filters.dedup import DedupStage, find_duplicates
+    from filters.difficulty import DifficultyStage, fit_irt, label_prior, plot_calibration
+    from filters.ground_truth import from_ground_truth, to_ground_truth
+    from filters.minhash import jaccard, minhash_signatures
+    from filters.sandbox import RunResult, Sandbox, TestResult
+    from filters.settings import (
+        AmplifyConfig,
+        DecontamConfig,
+        DedupConfig,
+        DifficultyConfig,
+        VerifyConfig,
+    )
+    from filters.shingles import code_shingles, code_tokens
+    from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
+    from filters.verify import VerifyStage
+
+#: public name -> the module that defines it
+_HOME = {
+    "AmplifyStage": "filters.amplify",
+    "DedupStage": "filters.dedup",
+    "DecontamStage": "filters.decontam",
+    "find_duplicates": "filters.dedup",
+    "code_shingles": "filters.shingles",
+    "code_tokens": "filters.shingles",
+    "minhash_signatures": "filters.minhash",
+    "jaccard": "filters.minhash",
+    "UserError": "filters.contracts",
+    "from_ground_truth": "filters.ground_truth",
+    "to_ground_truth": "filters.ground_truth",
+    "Decision": "filters.stage",
+    "GlobalStage": "filters.stage",
+    "RowStage": "filters.stage",
+    "Stage": "filters.stage",
+    "StageResult": "filters.stage",
+    "Sandbox": "filters.sandbox",
+    "RunResult": "filters.sandbox",
+    "TestResult": "filters.sandbox",
+    "compare_stdio": "filters.compare",
+    "compare_call": "filters.compare",
+    "VerifyStage": "filters.verify",
+    "DifficultyStage": "filters.difficulty",
+    "fit_irt": "filters.difficulty",
+    "label_prior": "filters.difficulty",
+    "plot_calibration": "filters.difficulty",
+    "DedupConfig": "filters.settings",
+    "DecontamConfig": "filters.settings",
+    "DifficultyConfig": "filters.settings",
+    "VerifyConfig": "filters.settings",
+    "AmplifyConfig": "filters.settings",
+}
 
 __all__ = [
     "AmplifyStage",
@@ -41,4 +94,23 @@ __all__ = [
     "fit_irt",
     "label_prior",
     "plot_calibration",
+    "DedupConfig",
+    "DecontamConfig",
+    "DifficultyConfig",
+    "VerifyConfig",
+    "AmplifyConfig",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use, then keep it here."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

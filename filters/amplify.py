@@ -37,9 +37,11 @@ from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
 from filters.sandbox.valuecodec import encode, loads
+from filters.settings import AmplifyConfig
 from filters.stage import Decision, Stage
 
 __all__ = [
+    "AmplifyConfig",
     "AmplifyStage",
     "GENERATED_TEST",
     "EXPECTED_NAME",
@@ -256,16 +258,16 @@ class AmplifyStage(Stage):
         self,
         workers: int | None = None,
         *,
-        target_tests: int = 10,
-        max_generated: int = 40,
-        mutants: int = 10,
-        rounds: int = 4,
-        candidates: int = 24,
-        max_solutions: int = 4,
-        max_output_bytes: int = 4096,
-        time_floor_s: float = 1.0,
-        time_factor: float = 3.0,
-        seed: int = 0,
+        target_tests: int = AmplifyConfig.target_tests,
+        max_generated: int = AmplifyConfig.max_generated,
+        mutants: int = AmplifyConfig.mutants,
+        rounds: int = AmplifyConfig.rounds,
+        candidates: int = AmplifyConfig.candidates,
+        max_solutions: int = AmplifyConfig.max_solutions,
+        max_output_bytes: int = AmplifyConfig.max_output_bytes,
+        time_floor_s: float = AmplifyConfig.time_floor_s,
+        time_factor: float = AmplifyConfig.time_factor,
+        seed: int = AmplifyConfig.seed,
         sandbox: Sandbox | None = None,
     ) -> None:
         self.workers = workers

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from filters.benchmarks import BenchmarkProblem, load_benchmark
+from filters.decontam_refs import BenchmarkProblem, load_benchmark
+from filters.settings import DecontamConfig
 from filters.shingles import text_keys, word_ngrams
 from filters.stage import Decision, RowStage
 
-__all__ = ["DecontamStage", "normalize_test", "normalize_code"]
+__all__ = ["DecontamConfig", "DecontamStage", "normalize_test", "normalize_code"]
 
 _WS = re.compile(r"\s+")
 _MIN_TEST_CHARS = 16
@@ -114,15 +115,15 @@ class DecontamStage(RowStage):
 
     def __init__(
         self,
-        against: Sequence[str] = ("humaneval",),
-        ngram: int = 13,
-        lcb_start: str | None = None,
-        lcb_end: str | None = None,
-        check_tests: bool = True,
-        check_solutions: bool = True,
-        max_df: int = 10,
+        against: Sequence[str] = DecontamConfig.against,
+        ngram: int = DecontamConfig.ngram,
+        lcb_start: str | None = DecontamConfig.lcb_start,
+        lcb_end: str | None = DecontamConfig.lcb_end,
+        check_tests: bool = DecontamConfig.check_tests,
+        check_solutions: bool = DecontamConfig.check_solutions,
+        max_df: int = DecontamConfig.max_df,
         problems: Sequence[BenchmarkProblem] | None = None,
-        min_coverage: float = 0.5,
+        min_coverage: float = DecontamConfig.min_coverage,
     ):
         if ngram < 1:
             raise ValueError("ngram must be >= 1")

@@ -18,10 +18,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from filters.minhash import band_hashes, jaccard, lsh_params, signatures_from_shingles
-from filters.shingles import DEFAULT_K, analyze, mix64, text_keys
+from filters.settings import DedupConfig
+from filters.shingles import analyze, mix64, text_keys
 from filters.stage import Decision, GlobalStage
 
-__all__ = ["DedupStage", "DedupResult", "find_duplicates", "EMPTY_REASON"]
+__all__ = ["DedupConfig", "DedupStage", "DedupResult", "find_duplicates", "EMPTY_REASON"]
 
 EMPTY_REASON = "empty_statement"
 # A test set smaller than this identifies nothing: two LeetCode problems share exactly
@@ -205,15 +206,15 @@ class DedupStage(GlobalStage):
 
     def __init__(
         self,
-        threshold: float = 0.8,
-        num_perm: int = 128,
-        prefer: Sequence[str] = (),
-        use_solutions: bool = False,
-        k: int = DEFAULT_K,
-        seed: int = 1,
-        bands: int | None = None,
-        rows: int | None = None,
-        transitive: bool = False,
+        threshold: float = DedupConfig.threshold,
+        num_perm: int = DedupConfig.num_perm,
+        prefer: Sequence[str] = DedupConfig.prefer,
+        use_solutions: bool = DedupConfig.use_solutions,
+        k: int = DedupConfig.k,
+        seed: int = DedupConfig.seed,
+        bands: int | None = DedupConfig.bands,
+        rows: int | None = DedupConfig.rows,
+        transitive: bool = DedupConfig.transitive,
     ):
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"dedup threshold must be in (0, 1], got {threshold}")
@@ -370,8 +371,8 @@ def _cluster(
             uf.union(a, b)
     # LSH candidates, verified.
     pa_list, pb_list = [], []
-    for j in range(bands.shape[1]):
-        a, b = _group_pairs(bands[:, j])
+    for band in range(bands.shape[1]):
+        a, b = _group_pairs(bands[:, band])
         pa_list.append(np.minimum(a, b))
         pb_list.append(np.maximum(a, b))
     if pa_list:
@@ -440,7 +441,10 @@ def _cluster(
 
 
 def find_duplicates(
-    texts: Sequence[str], threshold: float = 0.8, ids: Sequence[str] | None = None, **kwargs: Any
+    texts: Sequence[str],
+    threshold: float = DedupConfig.threshold,
+    ids: Sequence[str] | None = None,
+    **kwargs: Any,
 ) -> list[list[str]]:
     """Clusters (lists of ids, survivor first) of near-duplicate texts: the dedup stage on bare text."""
     ids = [str(i) for i in ids] if ids is not None else [f"{i:09d}" for i in range(len(texts))]

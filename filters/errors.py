@@ -1,13 +1,16 @@
-"""Errors that mean "the user asked for something we cannot do", shown as one clear line."""
+"""Deprecated: `UserError` lives in `filters.contracts` (import it from there or from `filters`)."""
 
 from __future__ import annotations
 
+import warnings
+
+from filters.contracts import UserError
+
 __all__ = ["UserError"]
 
-
-class UserError(Exception):
-    """A problem with the user's input (unknown name, missing file, unreachable dataset).
-
-    The command line prints its message on one line, without a traceback, and exits with code 2.
-    The message says what is wrong and how to fix it.
-    """
+warnings.warn(
+    "filters.errors is deprecated and will be removed in the next release; "
+    "import UserError from filters.contracts",
+    DeprecationWarning,
+    stacklevel=2,
+)

@@ -412,7 +412,7 @@ class CallInputs:
             return v
         fixed = fixed or (st is not None and st.min_len == st.max_len)
         wordy = st is not None and st.words and all(w.isalpha() for w in st.words)
-        if not fixed and wordy and " " in v.strip() and rng.random() < 0.6:
+        if not fixed and wordy and st is not None and " " in v.strip() and rng.random() < 0.6:
             return self._mutate_words(v, sorted(st.words), rng)
         lo = st.min_len if st and st.min_len is not None else 0
         hi = max(st.max_len or 0, 1) if st else len(v)
@@ -658,10 +658,10 @@ class StdioInputs:
             return str(new)
         if _FLOAT.fullmatch(tok):
             decimals = len(tok.split(".")[1]) if "." in tok else 0
-            v = float(tok) * (1 + rng.uniform(-0.5, 0.5))
+            x = float(tok) * (1 + rng.uniform(-0.5, 0.5))
             if float(tok) >= 0:
-                v = abs(v)
-            return f"{v:.{decimals}f}"
+                x = abs(x)
+            return f"{x:.{decimals}f}"
         alphabet = sorted(self.alphabet.get(key) or set(tok))
         s = list(tok)
         if s and alphabet:

@@ -23,6 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from filters.settings import DedupConfig
+
 __all__ = [
     "DEFAULT_K",
     "normalize_text",
@@ -36,7 +38,8 @@ __all__ = [
     "mix64",
 ]
 
-DEFAULT_K = 5
+#: tokens per code-aware shingle: the dedup stage's setting, `filters.settings.DedupConfig.k`
+DEFAULT_K = DedupConfig.k
 _KEEP_WORDS = """and as assert break class continue def del elif else except false finally for
 from global if import in is lambda none nonlocal not or pass raise return true try while with
 yield self abs all any bin bool chr dict divmod enumerate filter float int input isinstance len
@@ -138,8 +141,9 @@ def _words_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
 
 def _scan_chunk(
     data: np.ndarray, roff: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Tokens of a run of whole texts: starts, ends, per-text counts, hashes, code-like flags."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens of a run of whole texts: starts, ends, per-text counts, hashes, code-like flags,
+    hashes before placeholders, and which tokens are words."""
     nb = len(data)
     cls = _CLS[data]
     nbsp = np.flatnonzero(data[:-1] == 0xC2)

@@ -1,21 +1,28 @@
-"""Pipeline stages: a stage judges a batch of problems and says which rows stay and why others go.
+"""The stage contract: a stage judges a batch of problems and says which rows stay and why others go.
 
 A stage only decides; the pipeline (in `curation`) does the bookkeeping: counts per stage and
-source, time per stage, and writing dropped rows to `rejected/`.
+source, time per stage, and writing dropped rows to `rejected/`. docs/pipeline.md walks through it.
 
 - `RowStage`: judges each row on its own (`judge_rows`), returning a `Decision` per row.
 - `GlobalStage`: two phases; `observe` every batch (signatures, features), then `decide` once,
   then `judge_rows` applies the global decision batch by batch.
+
+Every stage's lifecycle, in the order the pipeline calls it: `observe`/`decide` (global stages
+only), `process` per batch, then `config()` and `environment()` for the manifest, and `close()`
+once at the end, which releases what the stage holds (a sandbox's processes).
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import pyarrow as pa
+
+from filters.contracts import REJECT_DETAIL, REJECT_REASON
 
 __all__ = ["Decision", "StageResult", "Stage", "RowStage", "GlobalStage", "apply_decisions"]
 
@@ -50,10 +57,9 @@ class Stage(ABC):
     """Base class of every stage. Subclasses set `name` and `output_schema`."""
 
     name: ClassVar[str] = "stage"
-    #: Columns this stage adds to kept rows (their order and Arrow types).
-    output_schema: ClassVar[pa.Schema] = pa.schema([])
-    #: True for stages that need `observe` over all batches and one `decide` before judging.
-    is_global: ClassVar[bool] = False
+    #: Columns this stage adds to kept rows (their order and Arrow types); a class attribute, which
+    #: a stage whose columns depend on its settings may set per instance (the difficulty stage).
+    output_schema: pa.Schema = pa.schema([])
     #: Columns holding measurements (times) or values derived from them: they differ between
     #: two runs of the same build, so reproducibility checks compare everything else.
     measured_columns: ClassVar[tuple[str, ...]] = ()
@@ -65,6 +71,26 @@ class Stage(ABC):
     def config(self) -> dict[str, Any]:
         """Parameters that change this stage's result; stored in the manifest."""
         return {}
+
+    def environment(self) -> dict[str, Any] | None:
+        """What this run found about its surroundings (isolation in force, a fit's diagnostics),
+        stored in the manifest's `environment`; None (the default) when there is nothing to say."""
+        return None
+
+    def close(self) -> None:
+        """Release what the stage holds (processes, files). The pipeline calls it once, last; the
+        default holds nothing."""
+        return None
+
+    @property
+    def is_global(self) -> bool:
+        """Deprecated: use `isinstance(stage, GlobalStage)`."""
+        warnings.warn(
+            "Stage.is_global is deprecated; use isinstance(stage, GlobalStage)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return isinstance(self, GlobalStage)
 
     def process(self, batch: pa.Table) -> StageResult:
         """Judge a batch; the base class builds the kept and dropped tables."""
@@ -86,8 +112,6 @@ class RowStage(Stage):
 
 class GlobalStage(Stage):
     """A stage that must see every row (`observe`) before it can decide (`decide`)."""
-
-    is_global = True
 
     @abstractmethod
     def observe(self, batch: pa.Table) -> None:
@@ -123,6 +147,6 @@ def apply_decisions(batch: pa.Table, decisions: list[Decision], output_schema: p
         if d.columns:
             detail.setdefault("columns", d.columns)
         details.append(json.dumps(detail, default=str, ensure_ascii=False) if detail else None)
-    dropped = dropped.append_column("reject_reason", pa.array(reasons, type=pa.string()))
-    dropped = dropped.append_column("reject_detail", pa.array(details, type=pa.string()))
+    dropped = dropped.append_column(REJECT_REASON, pa.array(reasons, type=pa.string()))
+    dropped = dropped.append_column(REJECT_DETAIL, pa.array(details, type=pa.string()))
     return StageResult(kept, dropped)

@@ -24,9 +24,11 @@ from filters.judged import count_tests, judged_problem
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
+from filters.settings import VerifyConfig
 from filters.stage import Decision, Stage
 
 __all__ = [
+    "VerifyConfig",
     "VerifyStage",
     "count_tests",
     "calibrated_time_limit",
@@ -38,7 +40,8 @@ __all__ = [
 CALIBRATION_LIMIT_S = 10.0
 #: A suite that kills fewer of a reference's mutants than this is `weak_tests` (when the problem
 #: has no known-incorrect solution to decide it); see docs/verify.md for the measurements behind it.
-DEFAULT_MIN_MUTATION_SCORE = 0.5
+#: (Its home is `VerifyConfig.min_mutation_score`, in filters/settings.py.)
+DEFAULT_MIN_MUTATION_SCORE = VerifyConfig.min_mutation_score
 
 
 def calibrated_time_limit(
@@ -113,19 +116,19 @@ class VerifyStage(Stage):
     def __init__(
         self,
         workers: int | None = None,
-        min_tests: int = 5,
-        repeats: int = 2,
-        mutants: int = 6,
+        min_tests: int = VerifyConfig.min_tests,
+        repeats: int = VerifyConfig.repeats,
+        mutants: int = VerifyConfig.mutants,
         sandbox: Sandbox | None = None,
         *,
-        time_floor_s: float = 1.0,
-        time_factor: float = 3.0,
-        max_solutions: int = 8,
-        drop_weak: bool = True,
-        seed: int = 0,
-        hash_check: bool = True,
-        min_mutation_score: float = DEFAULT_MIN_MUTATION_SCORE,
-        keep_incomplete_tests: bool = False,
+        time_floor_s: float = VerifyConfig.time_floor_s,
+        time_factor: float = VerifyConfig.time_factor,
+        max_solutions: int = VerifyConfig.max_solutions,
+        drop_weak: bool = VerifyConfig.drop_weak,
+        seed: int = VerifyConfig.seed,
+        hash_check: bool = VerifyConfig.hash_check,
+        min_mutation_score: float = VerifyConfig.min_mutation_score,
+        keep_incomplete_tests: bool = VerifyConfig.keep_incomplete_tests,
     ) -> None:
         self.workers = workers
         self.min_tests = min_tests
@@ -239,7 +242,7 @@ class VerifyStage(Stage):
         return [r.decision for r in every]  # type: ignore[misc]
 
     def _first_pass(self, todo: list[_Row]) -> None:
-        jobs = []
+        jobs: list[tuple[dict[str, Any], str, dict[str, Any]]] = []
         for r in todo:
             src = r.problem.get("time_limit_s")
             opts = {"time_limit_s": src or CALIBRATION_LIMIT_S}
@@ -420,8 +423,12 @@ class VerifyStage(Stage):
                 k for kind, k, x in judged if kind == "incorrect" and x.verdict == "AC"
             ]
             has_incorrect = any(kind == "incorrect" for kind, _, _ in judged)
-            muts = [x for kind, _, x in judged if kind == "mutant"]
-            score = sum(x.verdict != "AC" for x in muts) / len(muts) if muts else None
+            mutant_runs = [x for kind, _, x in judged if kind == "mutant"]
+            score = (
+                sum(x.verdict != "AC" for x in mutant_runs) / len(mutant_runs)
+                if mutant_runs
+                else None
+            )
             verdicts = [x.verdict for x in r.first or []]
             n_tests = count_tests(r.row)
             if accepted_wrong and self.drop_weak:
@@ -443,7 +450,7 @@ class VerifyStage(Stage):
                     "weak_tests",
                     mutation_score=score,
                     min_mutation_score=self.min_mutation_score,
-                    mutants=len(muts),
+                    mutants=len(mutant_runs),
                     test_strength=strength,
                     solution_verdicts=verdicts,
                     tests_total=n_tests,

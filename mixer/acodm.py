@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from filters.errors import UserError
+from filters.contracts import UserError
 from mixer.base import Mixer
 from mixer.baselines import ODM, softmax
 from mixer.feedback import Feedback

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from filters.errors import UserError
+from filters.contracts import UserError
 from mixer.acodm import ACODM
 from mixer.base import Mixer
 from mixer.baselines import ODM, AdvantageBandit, Static, Uniform

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "Feedback",
@@ -35,7 +37,7 @@ def _vec(x: object, n: int, name: str) -> np.ndarray:
     return a
 
 
-@dataclass
+@dataclass(init=False)
 class Feedback:
     """What the trainer observed in one step, one entry per source.
 
@@ -53,43 +55,61 @@ class Feedback:
     mixer credits their share-weighted mean); None means "the mixer's current weights".
     """
 
+    # The per-source arrays are never None once built: an absent signal is all NaN.
     counts: np.ndarray
-    loss: np.ndarray | None = None
-    reward: np.ndarray | None = None
-    pass_rate: np.ndarray | None = None
-    adv_abs: np.ndarray | None = None
-    dev_loss: np.ndarray | None = None
-    grad_sketch: np.ndarray | None = None
-    target_sketch: np.ndarray | None = None
-    eval_loss: float | None = None
-    extra: dict = field(default_factory=dict)
-    weights_id: WeightsId | None = None
+    loss: np.ndarray
+    reward: np.ndarray
+    pass_rate: np.ndarray
+    adv_abs: np.ndarray
+    dev_loss: np.ndarray
+    grad_sketch: np.ndarray | None
+    target_sketch: np.ndarray | None
+    eval_loss: float | None
+    extra: dict
+    weights_id: WeightsId | None
 
-    def __post_init__(self) -> None:
-        counts = np.asarray(self.counts, dtype=np.float64).reshape(-1)
-        n = counts.shape[0]
-        counts = np.where(np.isfinite(counts), counts, 0.0)
-        self.counts = counts
-        for name in _ARRAY_FIELDS[1:]:
-            setattr(self, name, _vec(getattr(self, name), n, name))
-        if self.grad_sketch is not None:
-            g = np.asarray(self.grad_sketch, dtype=np.float64)
+    def __init__(
+        self,
+        counts: ArrayLike,
+        loss: ArrayLike | None = None,
+        reward: ArrayLike | None = None,
+        pass_rate: ArrayLike | None = None,
+        adv_abs: ArrayLike | None = None,
+        dev_loss: ArrayLike | None = None,
+        grad_sketch: ArrayLike | None = None,
+        target_sketch: ArrayLike | None = None,
+        eval_loss: float | None = None,
+        extra: dict | None = None,
+        weights_id: WeightsId | Mapping[Any, float] | None = None,
+    ) -> None:
+        c = np.asarray(counts, dtype=np.float64).reshape(-1)
+        n = c.shape[0]
+        self.counts = np.where(np.isfinite(c), c, 0.0)
+        self.loss = _vec(loss, n, "loss")
+        self.reward = _vec(reward, n, "reward")
+        self.pass_rate = _vec(pass_rate, n, "pass_rate")
+        self.adv_abs = _vec(adv_abs, n, "adv_abs")
+        self.dev_loss = _vec(dev_loss, n, "dev_loss")
+        self.grad_sketch = None
+        if grad_sketch is not None:
+            g = np.asarray(grad_sketch, dtype=np.float64)
             if g.ndim != 2 or g.shape[0] != n:
                 raise ValueError(f"feedback.grad_sketch must be (n_sources={n}, k), got {g.shape}")
             g = g.copy()
             g[~np.isfinite(g).all(axis=1)] = np.nan
             self.grad_sketch = g
-        if self.target_sketch is not None:
-            t = np.asarray(self.target_sketch, dtype=np.float64)
+        self.target_sketch = None
+        if target_sketch is not None:
+            t = np.asarray(target_sketch, dtype=np.float64)
             if t.ndim != 1 or (
                 self.grad_sketch is not None and t.shape[0] != self.grad_sketch.shape[1]
             ):
                 k = "k" if self.grad_sketch is None else self.grad_sketch.shape[1]
                 raise ValueError(f"feedback.target_sketch must be ({k},), got {t.shape}")
             self.target_sketch = t.copy() if np.isfinite(t).all() else None
-        if self.eval_loss is not None and not np.isfinite(self.eval_loss):
-            self.eval_loss = None
-        self.weights_id = _weights_id(self.weights_id)
+        self.eval_loss = eval_loss if eval_loss is not None and np.isfinite(eval_loss) else None
+        self.extra = extra if extra is not None else {}
+        self.weights_id = _weights_id(weights_id)
 
     @property
     def n_sources(self) -> int:
@@ -137,7 +157,7 @@ def _weights_id(x: object) -> WeightsId | None:
     return int(x)
 
 
-def weights_id_of(ids: Iterable[object]) -> WeightsId | None:
+def weights_id_of(ids: Iterable[Any]) -> WeightsId | None:
     """The `Feedback.weights_id` of a batch from the weights id of each of its examples (None
     entries, examples no mixer drew, are skipped): one id, or {id: count}; None when none has one."""
     counts = Counter(int(i) for i in ids if i is not None and i == i)

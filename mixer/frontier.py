@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -155,9 +155,11 @@ class FrontierSampler(ProblemSampler):
         """Sources from a curated build's shards, grouped by `group_by`, with the prior read from
         `difficulty_column` / `std_column` (None: no prior; a named column must exist).
         `sampler.dataset` is the table; global index = row."""
-        from filters.errors import UserError
+        from filters.contracts import UserError
 
-        sampler = super().from_shards(directory, batch_size, group_by=group_by, **kw)
+        sampler = cast(
+            "FrontierSampler", super().from_shards(directory, batch_size, group_by=group_by, **kw)
+        )
         table = sampler.dataset
         for col in (difficulty_column, std_column):
             if col is not None and col not in table.column_names:

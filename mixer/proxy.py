@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from filters.errors import UserError
+from filters.contracts import UserError
 from mixer.acodm import _ActorCritic
 from mixer.baselines import softmax
 from mixer.feedback import Feedback

@@ -189,13 +189,13 @@ class MixedSampler:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from filters.errors import UserError
+        from filters.contracts import PROBLEMS_DIR, UserError
 
         d = Path(directory)
-        files = sorted((d / "problems").glob("*.parquet")) or sorted(d.glob("*.parquet"))
+        files = sorted((d / PROBLEMS_DIR).glob("*.parquet")) or sorted(d.glob("*.parquet"))
         if not files:
             raise UserError(
-                f"no Parquet shards in {d} or {d / 'problems'}; pass a curated build's OUT directory"
+                f"no Parquet shards in {d} or {d / PROBLEMS_DIR}; pass a curated build's OUT directory"
             )
         table = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
         if group_by not in table.column_names:

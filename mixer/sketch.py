@@ -100,7 +100,7 @@ class GradientSketch:
 def alignment_scores(sketch: np.ndarray) -> np.ndarray:
     """Per source: cosine between its (sketched) gradient and the sum of the other sources'. NaN rows stay NaN."""
     g = np.asarray(sketch, dtype=np.float64)
-    ok = np.isfinite(g).all(axis=1)
+    ok = np.asarray(np.isfinite(g).all(axis=1))
     out = np.full(g.shape[0], np.nan)
     if ok.sum() < 2:
         return out
@@ -126,7 +126,7 @@ def target_scores(sketch: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, n
     proj = np.full(g.shape[0], np.nan)
     cos = np.full(g.shape[0], np.nan)
     tn = float(np.linalg.norm(t))
-    ok = np.isfinite(g).all(axis=1)
+    ok = np.asarray(np.isfinite(g).all(axis=1))
     if tn <= 0 or not ok.any():
         return proj, cos
     gz = np.where(ok[:, None], g, 0.0)

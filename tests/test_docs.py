@@ -109,3 +109,28 @@ def test_rewards_page_examples_run():
     for block in runnable:
         ns = {"problem": problem, "completion": completion}
         _run(block, "docs/rewards.md", ns)
+
+
+def test_pipeline_page_example_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (block,) = python_blocks(DOCS / "pipeline.md")
+    printed = _run(block, "docs/pipeline.md", {}).splitlines()
+    page = (DOCS / "pipeline.md").read_text()
+    for line in printed:  # the page says what the example prints
+        assert f"`{line}`" in page, line
+    assert printed[1] == "[10, 46] {'toy': 2}"
+    assert (tmp_path / "out/toy/rejected/short_statement-00000.parquet").is_file()
+
+
+def test_adding_a_source_page_example_runs(tmp_path, monkeypatch):
+    from curation.sources import SOURCES
+
+    monkeypatch.chdir(tmp_path)
+    (block,) = python_blocks(DOCS / "adding-a-source.md")
+    try:
+        printed = _run(block, "docs/adding-a-source.md", {})
+    finally:
+        SOURCES.pop("judgeset", None)
+    after = (DOCS / "adding-a-source.md").read_text().split("prints the two records", 1)[1]
+    shown = after.split("```\n", 2)[1]  # the output block the page shows after the example
+    assert printed == shown

@@ -25,10 +25,14 @@ PUBLIC = {
         'write_report',
     ],
     'filters': [
+        'AmplifyConfig',
         'AmplifyStage',
         'Decision',
+        'DecontamConfig',
         'DecontamStage',
+        'DedupConfig',
         'DedupStage',
+        'DifficultyConfig',
         'DifficultyStage',
         'GlobalStage',
         'RowStage',
@@ -38,6 +42,7 @@ PUBLIC = {
         'StageResult',
         'TestResult',
         'UserError',
+        'VerifyConfig',
         'VerifyStage',
         'code_shingles',
         'code_tokens',
@@ -84,6 +89,25 @@ PUBLIC = {
         'per_source_mean',
         'stochastic_round',
         'target_scores',
+    ],
+    'filters.contracts': [
+        'KEPT_BASE_SCHEMA',
+        'MANIFEST',
+        'PROBLEMS_DIR',
+        'PROBLEM_FIELDS',
+        'PROBLEM_ID',
+        'PROBLEM_SCHEMA',
+        'REJECTED_DIR',
+        'REJECTED_SCHEMA',
+        'REJECT_DETAIL',
+        'REJECT_REASON',
+        'REJECT_STAGE',
+        'RecordError',
+        'SCHEMA_VERSION',
+        'TEST_STRUCT',
+        'TEST_TYPES',
+        'UserError',
+        'problem_id',
     ],
     'filters.reward': [
         'CorrectnessConfig',
@@ -154,3 +178,39 @@ def test_filters_never_imports_curation_or_mixer():
                     names = [node.module]
                 for n in names:
                     assert n.split(".")[0] not in forbidden, f"{path.relative_to(root)} imports {n}"
+
+
+RENAMED = [  # old module -> new module, and a name each must give
+    ("filters.errors", "filters.contracts", "UserError"),
+    ("filters.benchmarks", "filters.decontam_refs", "load_benchmark"),
+    ("filters.reward.adapters", "filters.reward.trainer_rewards", "compute_score"),
+    ("filters.difficulty.stage", "filters.difficulty.difficulty_stage", "DifficultyStage"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "name"), RENAMED)
+def test_renamed_modules_still_import_with_a_deprecation_warning(old, new, name):
+    import sys
+    import warnings
+
+    sys.modules.pop(old, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(old)
+    assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
+    assert getattr(module, name) is getattr(importlib.import_module(new), name)
+
+
+def test_verl_can_still_load_the_old_reward_file_by_path():
+    """verl loads `reward.custom_reward_function.path` as a file: the old path keeps working."""
+    import importlib.util
+    from pathlib import Path
+
+    import filters.reward.trainer_rewards as new
+
+    path = Path(__file__).resolve().parents[1] / "filters" / "reward" / "adapters.py"
+    spec = importlib.util.spec_from_file_location("custom_module", path)
+    module = importlib.util.module_from_spec(spec)
+    with pytest.warns(DeprecationWarning):
+        spec.loader.exec_module(module)
+    assert module.compute_score is new.compute_score

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
 
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["app", "fail", "table_console"]
 
@@ -35,13 +35,14 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-class _App(typer.Typer):
-    def command(
-        self, *args: Any, **kwargs: Any
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        register = super().command(*args, **kwargs)
+_Command = TypeVar("_Command", bound=Callable[..., Any])
 
-        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+
+class _App(typer.Typer):
+    def command(self, name: str | None = None, **kwargs: Any) -> Callable[[_Command], _Command]:
+        register = super().command(name, **kwargs)
+
+        def decorator(fn: _Command) -> _Command:
             @functools.wraps(fn)
             def guarded(*a: Any, **k: Any) -> Any:
                 try:

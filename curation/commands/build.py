@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
-import dataclasses
+import inspect
 import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 
-from curation.build import DEFAULT_STAGES, BuildConfig, SourceSpec, build
+from curation.build import (
+    DEFAULT_STAGES,
+    FLAT_SETTINGS,
+    STAGE_SETTINGS,
+    BuildConfig,
+    SourceSpec,
+    build,
+)
 from curation.commands import app
 from curation.progress import ProgressReporter
-from filters.benchmarks import DEFAULT_BENCHMARKS
-from filters.errors import UserError
+from filters.contracts import UserError
+from filters.decontam_refs import DEFAULT_BENCHMARKS
 
 __all__ = ["build_command", "parse_source_specs"]
+
+
+def _default(name: str) -> Any:
+    """A setting's default, for the help text: the options themselves default to "not given", so
+    the defaults are those of the configuration (BuildConfig, and each stage's in filters/settings.py)."""
+    if name in FLAT_SETTINGS:
+        stage, setting = FLAT_SETTINGS[name]
+        return getattr(STAGE_SETTINGS[stage], setting)
+    return inspect.signature(BuildConfig).parameters[name].default
 
 
 def parse_source_specs(values: list[str], limit: int | None) -> list[SourceSpec]:
@@ -49,15 +66,23 @@ def build_command(
     workers: int | None = typer.Option(
         None, "--workers", "-j", help="Parallel sandbox workers (default: all cores)."
     ),
-    shard_rows: int = typer.Option(10_000, "--shard-rows", help="Rows per output shard."),
-    batch_rows: int = typer.Option(
-        256, "--batch-rows", help="Rows per unit of work (resume granularity)."
+    shard_rows: int | None = typer.Option(
+        None, "--shard-rows", help=f"Rows per output shard (default {_default('shard_rows')})."
     ),
-    min_tests: int = typer.Option(
-        5, "--min-tests", help="Drop problems with fewer tests (too_few_tests)."
+    batch_rows: int | None = typer.Option(
+        None,
+        "--batch-rows",
+        help=f"Rows per unit of work, the resume granularity (default {_default('batch_rows')}).",
     ),
-    dedup_threshold: float = typer.Option(
-        0.8, "--dedup-threshold", help="Jaccard similarity that makes a duplicate."
+    min_tests: int | None = typer.Option(
+        None,
+        "--min-tests",
+        help=f"Drop problems with fewer tests, too_few_tests (default {_default('min_tests')}).",
+    ),
+    dedup_threshold: float | None = typer.Option(
+        None,
+        "--dedup-threshold",
+        help=f"Jaccard similarity that makes a duplicate (default {_default('dedup_threshold')}).",
     ),
     prefer: list[str] = typer.Option(
         None,
@@ -85,8 +110,16 @@ def build_command(
         "--lcb-end",
         help="With lcb=PATH: only LiveCodeBench problems released on or before this date.",
     ),
-    ngram: int = typer.Option(13, "--ngram", help="Word n-gram length for decontamination."),
-    buckets: int = typer.Option(5, "--buckets", help="Number of difficulty buckets (quantiles)."),
+    ngram: int | None = typer.Option(
+        None,
+        "--ngram",
+        help=f"Word n-gram length for decontamination (default {_default('ngram')}).",
+    ),
+    buckets: int | None = typer.Option(
+        None,
+        "--buckets",
+        help=f"Number of difficulty buckets, quantiles (default {_default('buckets')}).",
+    ),
     skip: list[str] = typer.Option(
         None,
         "--skip",
@@ -97,7 +130,8 @@ def build_command(
     recipe: str | None = typer.Option(
         None,
         "--recipe",
-        help="A recipe TOML (or a shipped one, see `codemix recipes`); it replaces --source and the stage options.",
+        help="A recipe TOML (or a shipped one, see `codemix recipes`); it replaces --source, and stage "
+        "options given on the command line override its settings.",
     ),
     executor: str = typer.Option(
         "local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance)."
@@ -118,9 +152,9 @@ def build_command(
     console = Console(stderr=True, soft_wrap=True, highlight=False)
     if limit is not None and limit < 1:
         raise UserError("--limit must be at least 1")
-    if shard_rows < 1 or batch_rows < 1:
+    if (shard_rows is not None and shard_rows < 1) or (batch_rows is not None and batch_rows < 1):
         raise UserError("--shard-rows and --batch-rows must be at least 1")
-    if not 0 < dedup_threshold <= 1:
+    if dedup_threshold is not None and not 0 < dedup_threshold <= 1:
         raise UserError("--dedup-threshold must be in (0, 1]")
     if progress_interval <= 0:
         raise UserError("--progress-interval must be a positive number of seconds")
@@ -131,6 +165,19 @@ def build_command(
         raise UserError(
             f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(DEFAULT_STAGES)}"
         )
+    # Only the options given: the defaults live with the settings (BuildConfig and the stages').
+    settings: dict[str, Any] = {
+        "shard_rows": shard_rows,
+        "batch_rows": batch_rows,
+        "min_tests": min_tests,
+        "dedup_threshold": dedup_threshold,
+        "prefer": list(prefer) if prefer else None,
+        "lcb_start": lcb_start,
+        "lcb_end": lcb_end,
+        "ngram": ngram,
+        "buckets": buckets,
+    }
+    given: dict[str, Any] = {k: v for k, v in settings.items() if v is not None}
     if recipe:
         if source:
             raise UserError("pass either --recipe or --source, not both")
@@ -148,33 +195,16 @@ def build_command(
         specs = (
             parse_source_specs(source, limit) if source else [SourceSpec(name="demo", limit=limit)]
         )
-        against = [] if no_decontaminate else list(decontaminate_against or DEFAULT_BENCHMARKS)
-        cfg = BuildConfig(
-            sources=specs,
-            shard_rows=shard_rows,
-            batch_rows=batch_rows,
-            min_tests=min_tests,
-            dedup_threshold=dedup_threshold,
-            prefer=list(prefer or []),
-            decontaminate_against=against,
-            lcb_start=lcb_start,
-            lcb_end=lcb_end,
-            ngram=ngram,
-            buckets=buckets,
-        )
-    if recipe and (
-        no_decontaminate or decontaminate_against
-    ):  # the command line wins over the recipe
-        against = [] if no_decontaminate else list(decontaminate_against)
-        stages = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
-        cfg = dataclasses.replace(cfg, decontaminate_against=against, stages=stages)
-    if skip:  # (replace: the configuration's own rules apply, e.g. no amplify without verify)
-        cfg = dataclasses.replace(
-            cfg,
-            stages=[s for s in cfg.stages if s not in skip],
-            # the configuration says what ran
-            decontaminate_against=[] if "decontam" in skip else cfg.decontaminate_against,
-        )
+        cfg = BuildConfig(sources=specs)
+    if no_decontaminate or decontaminate_against:
+        given["decontaminate_against"] = [] if no_decontaminate else list(decontaminate_against)
+        if recipe:  # a recipe without benchmarks has no decontam stage: the option brings it back
+            given["stages"] = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
+    cfg = cfg.updated(**given)  # the command line wins over the recipe
+    if skip:  # (updated: the configuration's own rules apply, e.g. no amplify without verify)
+        cfg = cfg.updated(stages=[s for s in cfg.stages if s not in skip])
+        if "decontam" in skip:  # the configuration says what ran
+            cfg = cfg.updated(decontaminate_against=[])
     workers = workers or os.cpu_count() or 1
     mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
     try:

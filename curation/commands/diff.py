@@ -50,7 +50,7 @@ def diff_builds(a: Path, b: Path) -> dict[str, Any]:
         {"source": src, "stage": st, "a": ca.get((src, st)), "b": cb.get((src, st))} for src in sources for st in stages
     ]
     fa, fb = problem_fates(a), problem_fates(b)
-    changes = {"added": [], "removed": [], "changed_reason": [], "only_in_a": [], "only_in_b": []}
+    changes: dict[str, list[Any]] = {"added": [], "removed": [], "changed_reason": [], "only_in_a": [], "only_in_b": []}
     for pid in sorted(set(fa) | set(fb)):
         x, y = fa.get(pid), fb.get(pid)
         if x == y:

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 
 from curation.commands import app
-from filters.errors import UserError
+from filters.contracts import UserError
 
 
 @app.command("plot-mix")

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from curation.commands import app, table_console
 from curation.store import duckdb_views
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["query_command"]
 

@@ -2,141 +2,61 @@
 
 from __future__ import annotations
 
-import shutil
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from curation.commands import app
-from curation.pipeline import reason_kind
-from curation.schema import REJECTED_SCHEMA
-from curation.store import (
-    MANIFEST,
-    PROBLEMS_DIR,
-    REJECTED_DIR,
-    read_manifest,
-    sha256_file,
-    write_json,
-)
-from filters.difficulty import DifficultyStage, parse_window, read_rollouts
-from filters.errors import UserError
+from curation.pipeline import rerun_stage
+from curation.store import MANIFEST, PROBLEMS_DIR, read_manifest, write_json
+from filters.contracts import UserError
+from filters.difficulty import DifficultyConfig, DifficultyStage, parse_window, read_rollouts
 
 __all__ = ["rank_command", "rank_build"]
 
 STAGE = "rank"
 
 
-def _by_source(t: pa.Table) -> Counter:
-    if not t.num_rows or "source" not in t.column_names:
-        return Counter()
-    return Counter(s if s is not None else "?" for s in t.column("source").to_pylist())
+class RankStage(DifficultyStage):
+    """The difficulty stage fitted from rollouts, run on a finished build under the name `rank`."""
 
-
-def _next_rejected_name(rej_dir: Path) -> str:
-    i = 0
-    while (rej_dir / f"{STAGE}-{i:05d}.parquet").exists():
-        i += 1
-    return f"{STAGE}-{i:05d}.parquet"
+    name = STAGE
 
 
 def rank_build(
     out: str | Path,
     rollouts: str | Path,
     *,
-    two_pl: bool = False,
-    buckets: int = 5,
+    two_pl: bool = DifficultyConfig.two_pl,
+    buckets: int = DifficultyConfig.buckets,
     keep_pass_rate: str | None = None,
     target_model: str | None = None,
 ) -> dict[str, Any]:
     """Fit difficulty from rollouts and rewrite `out/problems/*.parquet`; returns a summary.
 
-    Rows outside the pass-rate window go to `out/rejected/rank-NNNNN.parquet`. Every file is
-    written under a temporary name first; the problems directory is swapped in whole, and the
-    manifest (when present) is rewritten last.
+    Rows outside the pass-rate window go to `out/rejected/rank-NNNNN.parquet`. The pipeline reruns
+    the stage on the finished build (`curation.pipeline.rerun_stage`: shards swapped in whole);
+    the manifest (when present) is rewritten last.
     """
     out = Path(out)
-    files = sorted((out / PROBLEMS_DIR).glob("*.parquet"))
-    if not files:
+    if not any((out / PROBLEMS_DIR).glob("*.parquet")):
         raise UserError(
             f"{out / PROBLEMS_DIR} holds no parquet shards; pass the --out directory of a `codemix build`"
         )
     counts = read_rollouts(rollouts)
     window = parse_window(keep_pass_rate) if keep_pass_rate else None
-    stage = DifficultyStage(
+    stage = RankStage(
         buckets=buckets,
         rollouts=counts,
         two_pl=two_pl,
         keep_pass_rate=window,
         target_model=target_model,
     )
-    for f in files:
-        stage.observe(pq.read_table(f))
-    stage.decide()
-
-    tmp_dir = out / f".{PROBLEMS_DIR}.rank-tmp"
-    shutil.rmtree(tmp_dir, ignore_errors=True)
-    tmp_dir.mkdir(parents=True)
-    kept_src: Counter = Counter()
-    dropped_src: Counter = Counter()
-    reasons: Counter = Counter()
-    dropped_parts: list[pa.Table] = []
-    shard_entries = []
-    for f in files:
-        res = stage.process(pq.read_table(f))
-        pq.write_table(res.kept, tmp_dir / f.name, compression="zstd")
-        shard_entries.append(
-            {
-                "file": f"{PROBLEMS_DIR}/{f.name}",
-                "rows": res.kept.num_rows,
-                "sha256": sha256_file(tmp_dir / f.name),
-            }
-        )
-        kept_src += _by_source(res.kept)
-        dropped_src += _by_source(res.dropped)
-        if res.dropped.num_rows:
-            reasons.update(reason_kind(r) for r in res.dropped.column("reject_reason").to_pylist())
-            d = res.dropped.append_column(
-                "reject_stage", pa.array([STAGE] * res.dropped.num_rows, type=pa.string())
-            )
-            for fld in REJECTED_SCHEMA:
-                if fld.name not in d.column_names:
-                    d = d.append_column(fld, pa.nulls(d.num_rows, fld.type))
-            dropped_parts.append(d.select(REJECTED_SCHEMA.names).cast(REJECTED_SCHEMA))
-
-    rejected_entry = None
-    if dropped_parts:
-        rej_dir = out / REJECTED_DIR
-        rej_dir.mkdir(parents=True, exist_ok=True)
-        name = _next_rejected_name(rej_dir)
-        tmp = rej_dir / f".{name}.tmp"
-        pq.write_table(pa.concat_tables(dropped_parts), tmp, compression="zstd")
-        tmp.replace(rej_dir / name)
-        rejected_entry = {
-            "file": f"{REJECTED_DIR}/{name}",
-            "rows": sum(t.num_rows for t in dropped_parts),
-            "sha256": sha256_file(rej_dir / name),
-        }
-
-    problems_dir = out / PROBLEMS_DIR
-    old_dir = out / f".{PROBLEMS_DIR}.rank-old"
-    shutil.rmtree(old_dir, ignore_errors=True)
-    problems_dir.replace(old_dir)
-    tmp_dir.replace(problems_dir)
-    shutil.rmtree(old_dir, ignore_errors=True)
-
-    funnel = {
-        "stage": STAGE,
-        "in": dict(sorted((kept_src + dropped_src).items())),
-        "kept": dict(sorted(kept_src.items())),
-        "dropped": dict(sorted(dropped_src.items())),
-        "reasons": dict(sorted(reasons.items())),
-    }
+    rerun = rerun_stage(out, stage)
+    funnel = {k: v for k, v in rerun.run.funnel().items() if k != "reasons_by_source"}
     summary = {
         "config": stage.config(),
         **stage.summary,
@@ -145,38 +65,18 @@ def rank_build(
     }
     manifest = read_manifest(out)
     if manifest is not None:
-        _update_manifest(out, manifest, shard_entries, rejected_entry, funnel, stage, summary)
+        rerun.update_manifest(manifest, stage)
+        manifest[STAGE] = {k: v for k, v in summary.items() if k != "funnel"}
+        try:
+            from curation.report import write_report
+
+            write_report(out, manifest)
+        except (
+            Exception
+        ) as e:  # the report is a convenience; the shards and manifest are what matter
+            summary["report_error"] = f"{type(e).__name__}: {e}"
+        write_json(out / MANIFEST, manifest)
     return summary
-
-
-def _update_manifest(
-    out: Path,
-    manifest: dict[str, Any],
-    shards: list[dict[str, Any]],
-    rejected_entry: dict[str, Any] | None,
-    funnel: dict[str, Any],
-    stage: DifficultyStage,
-    summary: dict[str, Any],
-) -> None:
-    manifest["problems"] = shards
-    if rejected_entry is not None:
-        manifest.setdefault("rejected", []).append(rejected_entry)
-    counts = manifest.setdefault("counts", {})
-    counts["output"] = funnel["kept"]
-    counts["rejected"] = int(counts.get("rejected", 0)) + (
-        rejected_entry["rows"] if rejected_entry else 0
-    )
-    stages = [s for s in counts.get("stages", []) if s.get("stage") != STAGE]
-    counts["stages"] = [*stages, funnel]
-    manifest.setdefault("stage_config", {})[STAGE] = stage.config()
-    manifest[STAGE] = {k: v for k, v in summary.items() if k != "funnel"}
-    try:
-        from curation.report import write_report
-
-        write_report(out, manifest)
-    except Exception as e:  # the report is a convenience; the shards and manifest are what matter
-        summary["report_error"] = f"{type(e).__name__}: {e}"
-    write_json(out / MANIFEST, manifest)
 
 
 @app.command("rank")
@@ -190,7 +90,9 @@ def rank_command(
     model_2pl: bool = typer.Option(
         False, "--model-2pl", help="Fit a 2PL model (a discrimination per model) instead of 1PL."
     ),
-    buckets: int = typer.Option(5, "--buckets", help="Number of difficulty buckets (quantiles)."),
+    buckets: int = typer.Option(
+        DifficultyConfig.buckets, "--buckets", help="Number of difficulty buckets (quantiles)."
+    ),
     keep_pass_rate: str | None = typer.Option(
         None,
         "--keep-pass-rate",

@@ -24,7 +24,7 @@ from rich.console import Console
 from curation.commands import app
 from curation.schema import PROBLEM_FIELDS, read_jsonl
 from curation.store import PROBLEMS_DIR
-from filters.errors import UserError
+from filters.contracts import UserError
 from filters.reward.extract import extract_code
 
 __all__ = ["rollouts_command", "judge_completions"]

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from curation.commands import app
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["verify_command", "read_candidates"]
 
@@ -64,17 +64,17 @@ def _problems(file: str, limit: int | None, console: Console) -> Iterator[dict[s
 
 
 def _jobs(problems: Iterator[dict[str, Any]], candidates: dict[str, list[str]] | None,
-          incorrect: bool) -> Iterator[tuple[dict[str, Any], str, str, int]]:
+          incorrect: bool) -> Iterator[tuple[dict[str, Any], str, int, str]]:
     for p in problems:
         if candidates is not None:
             for i, code in enumerate(candidates.get(p["id"], [])):
-                yield p, "candidate", i, code  # type: ignore[misc]
+                yield p, "candidate", i, code
             continue
         for i, code in enumerate(p["solutions"]):
-            yield p, "solution", i, code  # type: ignore[misc]
+            yield p, "solution", i, code
         if incorrect:
             for i, code in enumerate(p["incorrect_solutions"]):
-                yield p, "incorrect", i, code  # type: ignore[misc]
+                yield p, "incorrect", i, code
 
 
 @app.command("verify")

@@ -44,7 +44,7 @@ from curation.sources.local import (
 from curation.sources.paths import data_dirs, default_path
 from curation.sources.primeintellect import PRIMEINTELLECT_COLUMNS, convert_primeintellect
 from curation.sources.taco import APPS_COLUMNS, TACO_COLUMNS, convert_taco
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = [
     "Source",

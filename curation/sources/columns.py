@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["Columns", "kind_of_arrow", "kind_of_value", "kinds_of_schema", "kinds_of_row"]
 

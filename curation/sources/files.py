@@ -11,7 +11,7 @@ import gzip
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pyarrow as pa
 import pyarrow.ipc  # noqa: F401  (registers pa.ipc)
@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from curation.schema import RecordError, read_jsonl
 from curation.sources.columns import kinds_of_row, kinds_of_schema
 from curation.sources.jsonarray import iter_json_array
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["DATA_SUFFIXES", "Check", "find_data_files", "read_rows", "json_rows", "checked_first"]
 
@@ -73,7 +73,7 @@ def find_data_files(
     return files
 
 
-def open_text(path: Path) -> io.TextIOBase:
+def open_text(path: Path) -> TextIO:
     """A text stream of a (possibly gzipped) file."""
     if path.name.endswith(".gz"):
         return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")

@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 from curation.sources.columns import kinds_of_schema
 from curation.sources.files import Check, checked_first
 from curation.sources.jsonarray import iter_json_array
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["HUB_URL", "HubFiles", "iter_hub_rows", "open_data_files", "hub_reachable"]
 

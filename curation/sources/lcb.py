@@ -19,7 +19,7 @@ from curation.sources.callnorm import entry_point_for, lines_to_args
 from curation.sources.columns import Columns
 from curation.sources.fields import dumps, json_field, loads, text_or_none
 from curation.sources.safepickle import UnsafePickleError, decode_lcb_blob
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["convert_lcb", "decode_private_tests", "check_lcb_options", "LCB_COLUMNS"]
 

@@ -51,7 +51,8 @@ def convert_leetcodedataset(row: dict[str, Any], index: int = 0) -> dict[str, An
     """A LeetCodeDataset row to an `assert` record (pure)."""
     rid = text_or_none(row.get("task_id")) or str(index)
     rec = _base(rid, text_or_none(row.get("query")), "assert")
-    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    raw_meta = row.get("meta")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     prompt, completion = row.get("prompt") or "", row.get("completion") or ""
     starter = text_or_none(meta.get("lang_code")) or extract_code(rec["statement"])
     rec.update(

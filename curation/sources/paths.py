@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["data_dirs", "default_path"]
 

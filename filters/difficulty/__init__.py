@@ -1,14 +1,52 @@
-"""Difficulty on one [0, 1] scale: label priors, item-response fit of rollouts, feature model, buckets."""
+"""Difficulty on one [0, 1] scale: label priors, item-response fit of rollouts, feature model, buckets.
 
-from filters.difficulty.calibration import plot_calibration
-from filters.difficulty.features import FeatureModel, cross_val_predict, problem_features
-from filters.difficulty.irt import IRTFit, fit_irt, logit_to_unit, unit_to_logit
-from filters.difficulty.labels import LabelPrior, label_prior
-from filters.difficulty.rollouts import RolloutCounts, count_rollouts, parse_window, read_rollouts
-from filters.difficulty.stage import DifficultyStage
-from filters.difficulty.stats import quantile_buckets, spearman
+Imports are lazy (PEP 562), as in `filters`: `mixer` reads `filters.difficulty.irt` without
+loading the stage, the feature model or matplotlib's calibration plot.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from filters.difficulty.calibration import plot_calibration
+    from filters.difficulty.difficulty_stage import DifficultyConfig, DifficultyStage
+    from filters.difficulty.features import FeatureModel, cross_val_predict, problem_features
+    from filters.difficulty.irt import IRTFit, fit_irt, logit_to_unit, unit_to_logit
+    from filters.difficulty.labels import LabelPrior, label_prior
+    from filters.difficulty.rollouts import (
+        RolloutCounts,
+        count_rollouts,
+        parse_window,
+        read_rollouts,
+    )
+    from filters.difficulty.stats import quantile_buckets, spearman
+
+#: public name -> the module that defines it
+_HOME = {
+    "plot_calibration": "filters.difficulty.calibration",
+    "DifficultyConfig": "filters.difficulty.difficulty_stage",
+    "DifficultyStage": "filters.difficulty.difficulty_stage",
+    "FeatureModel": "filters.difficulty.features",
+    "cross_val_predict": "filters.difficulty.features",
+    "problem_features": "filters.difficulty.features",
+    "IRTFit": "filters.difficulty.irt",
+    "fit_irt": "filters.difficulty.irt",
+    "logit_to_unit": "filters.difficulty.irt",
+    "unit_to_logit": "filters.difficulty.irt",
+    "LabelPrior": "filters.difficulty.labels",
+    "label_prior": "filters.difficulty.labels",
+    "RolloutCounts": "filters.difficulty.rollouts",
+    "count_rollouts": "filters.difficulty.rollouts",
+    "parse_window": "filters.difficulty.rollouts",
+    "read_rollouts": "filters.difficulty.rollouts",
+    "quantile_buckets": "filters.difficulty.stats",
+    "spearman": "filters.difficulty.stats",
+}
 
 __all__ = [
+    "DifficultyConfig",
     "DifficultyStage",
     "FeatureModel",
     "IRTFit",
@@ -27,3 +65,17 @@ __all__ = [
     "spearman",
     "unit_to_logit",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use, then keep it here."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

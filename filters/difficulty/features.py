@@ -207,14 +207,10 @@ def problem_features(row: dict[str, Any]) -> dict[str, float]:
         "n_bounds": math.log1p(len(bounds)),
     }
     cpu = row.get("ref_cpu_ms")
-    ok = (
-        isinstance(cpu, (int, float))
-        and not isinstance(cpu, bool)
-        and math.isfinite(cpu)
-        and cpu >= 0
-    )
+    cpu_ms = float(cpu) if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) else math.nan
+    ok = math.isfinite(cpu_ms) and cpu_ms >= 0
     f["has_ref_cpu"] = 1.0 if ok else 0.0
-    f["log_ref_cpu_ms"] = math.log1p(float(cpu)) if ok else 0.0
+    f["log_ref_cpu_ms"] = math.log1p(cpu_ms) if ok else 0.0
     n_tests = row.get("tests_total")
     if not isinstance(n_tests, int) or isinstance(n_tests, bool):
         n_tests = len(row.get("tests") or [])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filters.errors import UserError
+from filters.contracts import UserError
 
 __all__ = ["RolloutCounts", "read_rollouts", "count_rollouts", "parse_window", "in_window"]
 

@@ -8,14 +8,6 @@ Adapters for trainers: `compute_score` / `compute_score_batch` (verl), `trl_corr
 `trl_speed_reward` / `make_trl_reward` (TRL). See docs/rewards.md.
 """
 
-from filters.reward.adapters import (
-    REWARD_OPTIONS,
-    compute_score,
-    compute_score_batch,
-    make_trl_reward,
-    trl_correctness_reward,
-    trl_speed_reward,
-)
 from filters.reward.correctness import (
     CorrectnessConfig,
     Grade,
@@ -38,6 +30,14 @@ from filters.reward.speed import (
     speed_many,
     speed_reward,
     timing_tests,
+)
+from filters.reward.trainer_rewards import (
+    REWARD_OPTIONS,
+    compute_score,
+    compute_score_batch,
+    make_trl_reward,
+    trl_correctness_reward,
+    trl_speed_reward,
 )
 
 __all__ = [

@@ -205,13 +205,16 @@ def _judge_instructions(
     if not inputs:
         return "no inputs to count"
     key = (tool, problem.get("test_type"), problem.get("entry_point"), tuple(inputs))
-    base = _BASE_COUNTS.get(key)
-    if base is None:
-        base = count_instructions(sb, problem, baseline_code(problem), inputs, tool)
-        if not isinstance(base, str):
-            if len(_BASE_COUNTS) > 256:
-                _BASE_COUNTS.clear()
-            _BASE_COUNTS[key] = base
+    cached = _BASE_COUNTS.get(key)
+    base = (
+        cached
+        if cached is not None
+        else count_instructions(sb, problem, baseline_code(problem), inputs, tool)
+    )
+    if cached is None and not isinstance(base, str):
+        if len(_BASE_COUNTS) > 256:
+            _BASE_COUNTS.clear()
+        _BASE_COUNTS[key] = base
     cand = count_instructions(sb, problem, code, inputs, tool)
     if isinstance(base, str) or isinstance(cand, str):
         return base if isinstance(base, str) else str(cand)
@@ -285,17 +288,19 @@ def _judge_cpu(
                     continue
                 prog = code if who == -1 else refs[who]
                 row[who] = _time_once(sb, problem, prog, tests, unknown, time_limit_s)
-            if row[-1] is None:
+            cand_ms = row[-1]
+            if cand_ms is None:
                 return SpeedResult(
                     0.0, True, "cpu", note="candidate failed or hit a limit while being timed"
                 )
-            cand.append(row[-1])
+            cand.append(cand_ms)
             base.append(row.get(-2) or 0.0)
             for j in list(alive):
-                if row[j] is None:
+                ms = row[j]
+                if ms is None:
                     alive.remove(j)
                 else:
-                    ref_ms[j].append(row[j])
+                    ref_ms[j].append(ms)
             if not alive:
                 return SpeedResult(0.0, True, "cpu", note="no reference solution ran cleanly")
         decisions = {j: _decide_pair(cand, ref_ms[j], base, cfg) for j in alive}

@@ -42,6 +42,7 @@ import json
 import math
 import operator
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,7 +128,7 @@ _BIN = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY = {
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.USub: operator.neg,
     ast.UAdd: operator.pos,
     ast.Not: operator.not_,
@@ -210,7 +211,8 @@ def evaluate(node: ast.expr, env: dict[str, Any]) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise NotConvertible("dict unpacking")
-        return {evaluate(k, env): evaluate(v, env) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+        pairs = zip(node.keys, node.values)
+        return {evaluate(k, env): evaluate(v, env) for k, v in pairs if k is not None}
     if isinstance(node, ast.UnaryOp):
         if type(node.op) not in _UNARY:
             raise NotConvertible("unary operator")
@@ -258,7 +260,7 @@ def evaluate(node: ast.expr, env: dict[str, Any]) -> Any:
         if any(k.arg is None or k.arg not in allowed for k in node.keywords):
             raise NotConvertible(f"keyword argument of {name}")
         args = [evaluate(a, env) for a in node.args]
-        return fn(*args, **{k.arg: evaluate(k.value, env) for k in node.keywords})  # type: ignore[misc]
+        return fn(*args, **{k.arg: evaluate(k.value, env) for k in node.keywords if k.arg is not None})
     raise NotConvertible(f"{type(node).__name__} expression")
 
 
@@ -385,7 +387,8 @@ class _Converter:
             mods = (
                 [st.module or ""] if isinstance(st, ast.ImportFrom) else [a.name for a in st.names]
             )
-            if any(m.split(".")[0] not in _SAFE_IMPORTS for m in mods) or getattr(st, "level", 0):
+            relative = isinstance(st, ast.ImportFrom) and st.level
+            if any(m.split(".")[0] not in _SAFE_IMPORTS for m in mods) or relative:
                 raise self.fail(st, f"import of {', '.join(mods)}")
             if isinstance(st, ast.ImportFrom) or any(a.asname for a in st.names):
                 raise self.fail(st, "import under another name")
@@ -497,8 +500,9 @@ def _validate(node: ast.AST, names: set[str]) -> None:
     elif isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise NotConvertible("dict unpacking")
-        for k in node.keys:
-            _validate(k, names)  # type: ignore[arg-type]
+        for key in node.keys:
+            if key is not None:
+                _validate(key, names)
         for v in node.values:
             _validate(v, names)
     elif isinstance(node, ast.UnaryOp):

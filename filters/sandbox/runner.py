@@ -275,7 +275,7 @@ class Sandbox:
         }
 
         def one(job: Job) -> RunResult:
-            opts = dict(shared, **(job[2] if len(job) > 2 else {}))  # type: ignore[misc]
+            opts = dict(shared, **(job[2] if len(job) > 2 else {}))
             return self.run(job[0], job[1], **opts)
 
         with ThreadPoolExecutor(min(self.n_workers, len(jobs))) as ex:
@@ -417,7 +417,9 @@ class Sandbox:
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
                 return self._not_run(r, total, limits)
             v, actual, reason = self._verdict(r, t, kind, typed, checker, mode)
-            if v == "check":  # in a run of its own: the expected answer never enters the program's
+            # "check" (a checker and an output): in a run of its own, where the expected answer
+            # never enters the program's
+            if v == "check" and checker and actual is not None:
                 v, reason = self._check(w, run, checker, t, actual, timeout)
             results.append(TestResult(i, v, r.cpu_ms, r.wall_ms, r.peak_mem_kb))
             if v != "AC" and first is None:
@@ -481,6 +483,7 @@ class Sandbox:
         v = r.status
         if v != Status.OK:
             return v, None, None
+        actual: str | None
         if kind == "stdio":
             actual = (r.stdout or b"").decode("utf-8", "replace")
         else:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["MAX_DEPTH", "encode", "decode", "dumps", "loads", "Unencodable", "distinct_hashes"]
 
@@ -99,7 +101,8 @@ def encode(value, depth: int = 0):
     raise Unencodable(f"{t.__name__} is not plain data")
 
 
-_BASES = (
+#: builtin base type -> how to read a subclass instance's base value through the base's own methods
+_BASES: tuple[tuple[type, Callable[[Any], Any]], ...] = (
     (int, int.__int__),
     (float, float.__float__),
     (str, str.__str__),

@@ -72,7 +72,7 @@ def run(iso: isolation.Isolation, req: wire.Run) -> NoReturn:
         except BaseException as e:  # the harness failed before the program ran: not the program's
             code = _harness_fault(iso, e)
             raise
-        code = _run_checker(task) if req.check else _run_program(task, req)
+        code = _run_checker(task) if isinstance(task, dict) else _run_program(task, req)
     finally:
         os._exit(code)
 
@@ -200,9 +200,10 @@ def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:
         # cleared by setresuid, so set after it
         isolation.libc.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     assert STDIO is not None
-    sys.stdin = sys.__stdin__ = STDIO[0]
-    sys.stdout = sys.__stdout__ = STDIO[1]
-    sys.stderr = sys.__stderr__ = STDIO[2]
+    # The program's streams replace the interpreter's originals too (typeshed marks those Final).
+    sys.stdin = sys.__stdin__ = STDIO[0]  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = STDIO[1]  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = STDIO[2]  # type: ignore[misc]
     sys.argv = ["solution.py"]
     # `random` is not preloaded, so a program that imports it seeds it afresh from urandom.
 
@@ -243,7 +244,7 @@ def _finish(code: int, record: dict | None, ns: dict | None) -> int:
     threading = sys.modules.get("threading")  # not preloaded: importing it doubles fork cost
     if threading is not None:
         try:
-            threading._shutdown()  # type: ignore[attr-defined]
+            threading._shutdown()
         except BaseException:
             pass
     try:

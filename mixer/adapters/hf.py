@@ -15,7 +15,7 @@ Tested single-process only.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -143,7 +143,7 @@ class MixerCallback(TrainerCallback):
         wid: int | dict[int, float] | None = (
             None if not shares else next(iter(shares)) if len(shares) == 1 else shares
         )
-        self.sampler.update(
+        cast(ProblemSampler, self.sampler).update(  # push_rewards checked the kind
             np.concatenate([p for p, _, _, _ in items]),
             np.concatenate([r for _, r, _, _ in items]),
             weights_id=wid,

@@ -8,7 +8,7 @@ feedback names the weights that drew the batch it was computed on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,7 +135,7 @@ class MixerRepeatSampler(Sampler[int]):
         self.mini_repeat_count = int(mini_repeat_count)
         self.repeat_count = int(repeat_count)
         if num_batches is None:
-            if not hasattr(sampler, "__len__"):
+            if not isinstance(sampler, Sized):
                 raise ValueError("pass num_batches: the sampler has no length")
             num_batches = max(1, len(sampler))
         self.num_batches = int(num_batches)
@@ -282,7 +282,7 @@ def loss_feedback(
         loss=per_source_loss(per_sample, s, n_sources),
         grad_sketch=grad_sketch,
         eval_loss=eval_loss,
-        dev_loss=dev_loss,
+        dev_loss=None if dev_loss is None else np.asarray(dev_loss, dtype=np.float64),
         target_sketch=target_sketch,
         weights_id=weights_id,
     )

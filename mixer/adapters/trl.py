@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.utils.data import Sampler
 from trl import GRPOTrainer
 
 from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, DrawnRows, MixerRepeatSampler
@@ -92,7 +91,7 @@ class MixerGRPOTrainer(GRPOTrainer):
         self._fed = 0
         self.args.ignore_data_skip = True
 
-    def _get_train_sampler(self, dataset: Any = None) -> Sampler:
+    def _get_train_sampler(self, dataset: Any = None) -> MixerRepeatSampler:
         if self.repeat_sampler is None:
             self.repeat_sampler = MixerRepeatSampler(
                 self.mixed_sampler,

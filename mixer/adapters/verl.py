@@ -44,7 +44,7 @@ try:  # verl <= 0.7.x
 
     HAS_CURRICULUM_API = True
 except ImportError:  # verl missing, or 0.8+ where the module is gone
-    _Base = Sampler  # type: ignore[assignment,misc]
+    _Base = Sampler
     HAS_CURRICULUM_API = False
 
 try:
@@ -98,7 +98,7 @@ def tag_row(row: dict, index: Any) -> dict:
 if _RLHFDataset is not None:
     __all__.append("MixerRLHFDataset")
 
-    class MixerRLHFDataset(_RLHFDataset):  # type: ignore[misc,valid-type]
+    class MixerRLHFDataset(_RLHFDataset):
         """verl's `RLHFDataset` whose rows carry their index and the weights id that drew them
         (in `extra_info`); select it with `data.custom_cls.path=pkg://mixer.adapters.verl`,
         `data.custom_cls.name=MixerRLHFDataset`."""
@@ -120,7 +120,7 @@ if _RLHFDataset is not None:
             return tag_row(super().__getitem__(item), item)
 
 
-def dataset_labels(data_source: Sized, key: str) -> list[str]:
+def dataset_labels(data_source: Any, key: str) -> list[str]:
     """The `key` value of every example: a column of the dataset's table (verl's RLHFDataset keeps a
     `dataframe`), or a field of its `extra_info` column, else read item by item."""
     frame = getattr(data_source, "dataframe", None)
@@ -144,7 +144,7 @@ def dataset_labels(data_source: Sized, key: str) -> list[str]:
     return labels
 
 
-def dataset_numbers(data_source: Sized, key: str) -> np.ndarray:
+def dataset_numbers(data_source: Any, key: str) -> np.ndarray:
     """The numeric `key` value of every example (NaN where null), from a column or an `extra_info`
     field as `dataset_labels`; a key that no example has raises KeyError."""
     frame = getattr(data_source, "dataframe", None)
@@ -259,7 +259,7 @@ def feedback_from_batch(
     )
 
 
-class MixerCurriculumSampler(_Base):  # type: ignore[misc,valid-type]
+class MixerCurriculumSampler(_Base):
     """A verl train sampler whose batches follow a mixer's weights across the `source_key` values.
 
     `sampler=` takes any `BatchSource` over the dataset's rows instead (its `mixer` is fed).
@@ -460,7 +460,7 @@ def mixer_trainer_class(base: type) -> type:
     (the loader's own snapshot of the sampler is taken when a batch is drawn, updates earlier).
     """
 
-    class MixerPPOTrainer(base):  # type: ignore[misc,valid-type]
+    class MixerPPOTrainer(base):
         def _mixer_sampler(self) -> MixerCurriculumSampler | None:
             sampler = getattr(self.train_dataloader, "sampler", None)
             return sampler if isinstance(sampler, MixerCurriculumSampler) else None

@@ -124,7 +124,7 @@ def _patched(module: Any, **names: Any) -> Iterator[None]:
             setattr(module, k, v)
 
 
-class _MixerTaskRunner(main_ppo_v0.TaskRunner.__ray_actor_class__):  # type: ignore[misc,name-defined]
+class _MixerTaskRunner(main_ppo_v0.TaskRunner.__ray_actor_class__):
     """verl's legacy TaskRunner, its sampler and trainer class swapped for the mixer's."""
 
     def run(self, config: DictConfig) -> None:
@@ -156,6 +156,8 @@ def mixer_v1_trainer_class() -> type:
 
     @register_trainer(MIXER_V1_MODE)
     class MixerPPOTrainerSync(PPOTrainerSync):
+        train_dataloader: Any  # verl's, replaced by one that draws through the mixer
+
         def _init_dataloader(self) -> None:
             super()._init_dataloader()
             old = self.train_dataloader
@@ -202,7 +204,7 @@ def mixer_v1_trainer_class() -> type:
     return MixerPPOTrainerSync
 
 
-class _MixerTaskRunnerV1(main_ppo.TaskRunnerV1.__ray_actor_class__):  # type: ignore[misc,name-defined]
+class _MixerTaskRunnerV1(main_ppo.TaskRunnerV1.__ray_actor_class__):
     """verl's v1 TaskRunner, run with the mixer's sync trainer (registered in this process)."""
 
     def run(self, config: DictConfig) -> None:

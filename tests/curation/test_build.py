@@ -146,7 +146,7 @@ def _benchmark_copies(path: Path) -> Path:
     test problem), as shipped in filters/data, plus two clean ones."""
     import gzip
 
-    from filters.benchmarks import DATA_DIR
+    from filters.decontam_refs import DATA_DIR
 
     def first(name: str, pred) -> dict:
         with gzip.open(DATA_DIR / name, "rt") as f:
@@ -211,7 +211,7 @@ def test_no_decontaminate_keeps_them_and_the_stages_say_so(tmp_path):
     assert r.exit_code == 2 and "not both" in r.output
     r = build("--source", str(src), "--out", str(tmp_path / "o3"), "--skip", "decontam", *LIGHT)
     assert (
-        r.exit_code == 0 and read_manifest(tmp_path / "o3")["config"]["decontaminate_against"] == []
+        r.exit_code == 0 and read_manifest(tmp_path / "o3")["config"]["decontam"]["against"] == []
     )
     recipe = tmp_path / "r.toml"
     recipe.write_text(
@@ -282,7 +282,7 @@ def test_livecodebench_by_release_date_from_a_local_file(tmp_path):
     }
     assert rej == {"toy/b": "contaminated:lcb:new1"}
     m = read_manifest(out)
-    assert m["config"]["lcb_start"] == "2024-08-01"
+    assert m["config"]["decontam"]["lcb_start"] == "2024-08-01"
     assert [(d["name"], d["problems"], d["shipped"]) for d in m["decontamination"]][-1] == (
         "lcb",
         1,

@@ -12,7 +12,7 @@ import pytest
 
 from curation.export import TRL_SCHEMA, VERL_SCHEMA, export
 from curation.schema import blank_record
-from filters.errors import UserError
+from filters.contracts import UserError
 
 
 def _build(tmp_path: Path, rows_per_shard: int = 3) -> Path:

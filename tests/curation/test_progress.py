@@ -93,8 +93,10 @@ def test_a_build_off_a_terminal_prints_progress_lines(tmp_path):
 
 def test_ctrl_c_says_rerunning_resumes_and_rerunning_does(tmp_path):
     out = tmp_path / "out"
+    # Ctrl-C as a terminal delivers it, even when this test runs where SIGINT is ignored (a shell's
+    # background job): Python makes SIGINT a KeyboardInterrupt only if it is not ignored at start.
     proc = subprocess.Popen(_build_cmd(out, "--log-json"), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            text=True)  # fmt: skip
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     assert proc.stderr is not None
     for line in proc.stderr:
         if line.startswith("{") and json.loads(line).get("stage") in ("amplify", "verify"):

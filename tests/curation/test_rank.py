@@ -188,7 +188,7 @@ def test_rank_cli_2pl_per_attempt_lines_and_info(tmp_path: Path) -> None:
 def test_rank_user_errors(tmp_path: Path) -> None:
     out = tmp_path / "build"
     make_build(out)
-    from filters.errors import UserError
+    from filters.contracts import UserError
 
     with pytest.raises(UserError, match="does not exist"):
         rank_build(out, tmp_path / "missing.jsonl")

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from curation.cli import app
 from curation.recipe import RECIPES_DIR, load_recipe
 from curation.schema import write_jsonl
-from filters.errors import UserError
+from filters.contracts import UserError
 
 runner = CliRunner()
 
@@ -18,14 +18,14 @@ runner = CliRunner()
 @pytest.mark.parametrize("name", sorted(p.stem for p in RECIPES_DIR.glob("*.toml")))
 def test_shipped_recipes_parse(name):
     cfg = load_recipe(name)
-    assert cfg.sources and cfg.prefer == [s.name for s in cfg.sources]
+    assert cfg.sources and list(cfg.dedup.prefer) == [s.name for s in cfg.sources]
 
 
 def test_deepcoder_recipe_is_what_the_issue_asks_for():
     cfg = load_recipe("deepcoder")
     assert [s.name for s in cfg.sources] == ["taco-verified", "primeintellect", "lcb"]
-    assert cfg.min_tests == 5 and "humaneval" in cfg.decontaminate_against
-    assert any(b.startswith("lcb") for b in cfg.decontaminate_against) and cfg.lcb_start and cfg.lcb_end
+    assert cfg.verify.min_tests == 5 and "humaneval" in cfg.decontam.against
+    assert any(b.startswith("lcb") for b in cfg.decontam.against) and cfg.decontam.lcb_start and cfg.decontam.lcb_end
 
 
 @pytest.mark.parametrize(

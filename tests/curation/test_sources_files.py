@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from curation.cli import app
 from curation.schema import RecordError, write_jsonl
 from curation.sources import iter_source, parse_source_arg
-from filters.errors import UserError
+from filters.contracts import UserError
 
 HUB = Path(__file__).resolve().parents[1] / "fixtures" / "hub"
 ROW = {"source": "mine", "statement": "Print 1.", "test_type": "stdio",

@@ -10,7 +10,7 @@ import pytest
 
 from curation.schema import RecordError, normalize_record
 from curation.sources import iter_source
-from filters.errors import UserError
+from filters.contracts import UserError
 
 HUB = Path(__file__).resolve().parents[1] / "fixtures" / "hub"
 

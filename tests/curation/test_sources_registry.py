@@ -12,7 +12,7 @@ import curation.sources as sources
 from curation.cli import app
 from curation.schema import RecordError, write_jsonl
 from curation.sources import SOURCES, get_source, iter_source, parse_source_arg
-from filters.errors import UserError
+from filters.contracts import UserError
 
 HUB = (
     "taco",

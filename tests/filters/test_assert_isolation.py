@@ -509,7 +509,7 @@ def test_a_mass_of_equal_hashes_cannot_stall_the_judge(sb):
 
 def test_verl_reward_kwargs_pass_the_assert_policy():
     from filters.ground_truth import to_ground_truth
-    from filters.reward.adapters import compute_score
+    from filters.reward.trainer_rewards import compute_score
 
     gt = to_ground_truth(LOOP)
     code = "```python\ndef f(x):\n    return x\n```"

@@ -10,10 +10,10 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from filters import benchmarks
-from filters.benchmarks import BenchmarkProblem, load_benchmark
+from filters import decontam_refs
+from filters.contracts import UserError
 from filters.decontam import DecontamStage, normalize_code, normalize_test
-from filters.errors import UserError
+from filters.decontam_refs import BenchmarkProblem, load_benchmark
 from tests.conftest import shared_file
 
 
@@ -23,7 +23,7 @@ def humaneval_stage() -> DecontamStage:
 
 
 def _he(task: int) -> dict[str, Any]:
-    path = Path(benchmarks.__file__).parent / "data" / "HumanEval.jsonl.gz"
+    path = Path(decontam_refs.__file__).parent / "data" / "HumanEval.jsonl.gz"
     with gzip.open(path, "rt") as f:
         for line in f:
             r = json.loads(line)
@@ -168,8 +168,9 @@ def test_unknown_names_and_missing_files_are_user_errors(
 ) -> None:
     with pytest.raises(UserError, match="unknown benchmark"):
         DecontamStage(["humaneval-plus-plus"])
-    monkeypatch.setattr(benchmarks, "_shared_data_dirs", lambda: [tmp_path])
-    monkeypatch.setattr(benchmarks, "DATA_DIR", tmp_path)  # a broken install: shipped files missing
+    monkeypatch.setattr(decontam_refs, "_shared_data_dirs", lambda: [tmp_path])
+    # a broken install: shipped files missing
+    monkeypatch.setattr(decontam_refs, "DATA_DIR", tmp_path)
     with pytest.raises(UserError, match="mbpp-test=PATH"):
         DecontamStage(["mbpp-test"])
     with pytest.raises(UserError, match="lcb=PATH"):

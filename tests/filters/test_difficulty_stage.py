@@ -6,8 +6,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from filters.contracts import UserError
 from filters.difficulty import DifficultyStage, count_rollouts, parse_window, spearman
-from filters.errors import UserError
 
 LABELS = ["Easy", "Medium", "Hard"]
 

@@ -154,7 +154,7 @@ def test_verify_command_writes_one_line_per_run(tmp_path):
 @pytest.mark.parametrize("name, n", [("humaneval", 15), ("mbpp", 15), ("leetcodedataset", 15)])
 def test_real_reference_solutions_pass(sb, name, n):
     from curation.sources import default_path, get_source, iter_source
-    from filters.errors import UserError
+    from filters.contracts import UserError
 
     try:  # ../shared/data, or the copy of HumanEval that ships with codemix
         default_path(get_source(name))

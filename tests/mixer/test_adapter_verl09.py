@@ -90,7 +90,7 @@ def _config(verl_export: Path, *overrides: str):
                 "data.custom_cls.name=MixerRLHFDataset",
                 "+data.sampler.mixer=advantage-bandit",
                 "+data.sampler.source_key=difficulty_bucket",
-                f"reward.custom_reward_function.path={ROOT / 'filters/reward/adapters.py'}",
+                f"reward.custom_reward_function.path={ROOT / 'filters/reward/trainer_rewards.py'}",
                 "reward.custom_reward_function.name=compute_score",
                 *overrides,
             ],

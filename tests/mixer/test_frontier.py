@@ -313,7 +313,7 @@ def _shards(tmp_path, **cols):
 
 
 def test_from_shards_reads_the_prior_from_named_columns(tmp_path):
-    from filters.errors import UserError
+    from filters.contracts import UserError
 
     d = [0.1, None, 0.9, 0.5, 0.5, None]
     out = _shards(
@@ -332,7 +332,7 @@ def test_from_shards_reads_the_prior_from_named_columns(tmp_path):
 
 
 def test_from_shards_refuses_values_off_the_unit_scale(tmp_path):
-    from filters.errors import UserError
+    from filters.contracts import UserError
 
     out = _shards(tmp_path, difficulty=[1200.0, 1500, 1800, 2100, 900, 1000])
     with pytest.raises(UserError, match="\\[0, 1\\]"):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from filters.errors import UserError
+from filters.contracts import UserError
 from mixer import DUMP, ODM, AdvantageBandit, Feedback, Static, TransferBandit, Uniform, make_mixer
 from tests.mixer.streams import run_stream, synthetic_feedback
 

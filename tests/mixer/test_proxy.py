@@ -217,7 +217,7 @@ def test_a_saved_policy_loads_by_keyword_for_adapters(tmp_path) -> None:
 
     import torch
 
-    from filters.errors import UserError
+    from filters.contracts import UserError
     from mixer import MixedSampler
 
     rng = np.random.default_rng(7)

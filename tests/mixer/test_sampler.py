@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
-from filters.errors import UserError
+from filters.contracts import UserError
 from mixer import Feedback, MixedSampler, Static, make_mixer, stochastic_round
 
 

@@ -1,4 +1,4 @@
-"""verl and TRL adapters: exact signatures, real export rows, called the way the trainers call them."""
+"""Reward functions for verl and TRL: exact signatures, real export rows, called the way the trainers call them."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 
 from curation.export import trl_row, verl_row
 from filters.reward import (
-    adapters,
     compute_score,
     compute_score_batch,
     make_trl_reward,
+    trainer_rewards,
     trl_correctness_reward,
 )
 from filters.reward.pool import close_shared_sandbox, shared_sandbox
@@ -105,12 +105,12 @@ def test_verl_loads_the_function_from_its_file_path():
     try:
         from verl.utils.import_utils import load_extern_object
     except ImportError:
-        spec = importlib.util.spec_from_file_location("custom_module", adapters.__file__)
+        spec = importlib.util.spec_from_file_location("custom_module", trainer_rewards.__file__)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         fn = mod.compute_score
     else:
-        fn = load_extern_object(adapters.__file__, "compute_score")
+        fn = load_extern_object(trainer_rewards.__file__, "compute_score")
     assert _verl_call(fn, verl_row(ROW, "train", 0), GOOD)["score"] == 1.0
 
 
@@ -222,3 +222,20 @@ def test_shared_pool_is_per_process_and_restarts_after_close():
         env=dict(os.environ, CODEMIX_REWARD_WORKERS="1"),
     )
     assert out.stdout.split() == ["1.0", "0", "True", "1.0"], out.stderr[-2000:]
+
+
+def test_a_sandbox_fault_while_timing_scores_like_any_system_error():
+    """With on_system_error="none" and a speed weight, a fault while timing a correct completion
+    (SpeedResult.reward None) scores 0.0 with system_error=1.0 and the same keys as every sample,
+    as compute_score documents; it used to raise TypeError (float * None) inside verl."""
+    from filters.reward.correctness import Grade
+    from filters.reward.speed import SpeedResult
+    from filters.reward.trainer_rewards import _verl_dicts
+
+    ok = Grade(1.0, True, "AC", tests_passed=2, tests_total=2)
+    faulted, timed = _verl_dicts(
+        [ok, ok], [SpeedResult(None, True, note="SE"), SpeedResult(0.5, True)], 0.5
+    )
+    assert faulted["score"] == 0.0 and faulted["system_error"] == 1.0 and faulted["speed"] == 0.0
+    assert timed["score"] == 1.25 and timed["system_error"] == 0.0
+    assert faulted.keys() == timed.keys()

@@ -1,0 +1,157 @@
+"""One home per setting: the command line, a recipe and the Python API resolve to the same defaults,
+and a stage built by the build has the defaults the stage has on its own."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from curation.build import STAGE_SETTINGS, BuildConfig, SourceSpec, make_stage
+from curation.cli import app
+from curation.recipe import load_recipe
+from filters.amplify import AmplifyStage
+from filters.contracts import UserError
+from filters.decontam import DecontamStage
+from filters.dedup import DedupStage
+from filters.difficulty import DifficultyConfig, DifficultyStage
+from filters.settings import VerifyConfig
+from filters.verify import VerifyStage
+
+
+class _Captured(Exception):
+    pass
+
+
+def _cli_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str) -> BuildConfig:
+    """The configuration `codemix build ARGS` resolves (the build itself is not run)."""
+    seen: list[BuildConfig] = []
+
+    def capture(cfg: BuildConfig, out: Any, **kwargs: Any) -> Any:
+        seen.append(cfg)
+        raise _Captured
+
+    command = importlib.import_module("curation.commands.build")
+    monkeypatch.setattr(command, "build", capture)
+    result = CliRunner().invoke(app, ["build", "--out", str(tmp_path / "out"), *args])
+    assert isinstance(result.exception, _Captured), result.output
+    return seen[0]
+
+
+def test_command_line_recipe_and_python_resolve_the_same_defaults(monkeypatch, tmp_path):
+    python = BuildConfig(sources=[SourceSpec("demo")])
+    cli = _cli_config(monkeypatch, tmp_path)
+    recipe_file = tmp_path / "demo.toml"
+    recipe_file.write_text('[[source]]\nname = "demo"\n')
+    recipe = load_recipe(str(recipe_file))
+    assert recipe.dedup.prefer == ("demo",)  # a recipe's sources, in order, are its preference
+    recipe.dedup.prefer = ()
+    assert cli.as_dict() == python.as_dict() == recipe.as_dict()
+
+
+def test_the_command_line_overrides_a_recipe_instead_of_being_ignored(monkeypatch, tmp_path):
+    cfg = _cli_config(
+        monkeypatch, tmp_path, "--recipe", "demo", "--min-tests", "3", "--buckets", "4"
+    )
+    assert (cfg.verify.min_tests, cfg.difficulty.buckets) == (3, 4)
+    assert cfg.shard_rows == inspect.signature(BuildConfig).parameters["shard_rows"].default
+
+
+def test_the_settings_module_loads_no_stage():
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, filters.settings; print(sorted(sys.modules))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    loaded = set(ast.literal_eval(out.stdout))
+    stages = {"filters.amplify", "filters.dedup", "filters.decontam", "filters.verify"}
+    assert not loaded & {"numpy", "pyarrow", *stages}
+
+
+def test_a_build_nests_each_stages_own_settings():
+    cfg = BuildConfig(sources=[SourceSpec("demo")])
+    for name, settings_class in STAGE_SETTINGS.items():
+        assert getattr(cfg, name) == settings_class(**({"prefer": ()} if name == "dedup" else {}))
+    assert cfg.as_dict()["verify"] == asdict(VerifyConfig())
+
+
+@pytest.mark.parametrize(
+    ("name", "alone"),
+    [
+        ("amplify", AmplifyStage),
+        ("verify", VerifyStage),
+        ("dedup", DedupStage),
+        ("decontam", DecontamStage),
+        ("difficulty", DifficultyStage),
+    ],
+)
+def test_a_stage_built_by_the_build_has_the_stages_own_defaults(name, alone):
+    """`VerifyStage()` made 6 mutants and the build 8; `DifficultyStage()` used 10 buckets and
+    the build 5; `DecontamStage()` checked HumanEval only and the build every shipped benchmark."""
+    built = make_stage(name, BuildConfig(sources=[SourceSpec("demo")]), 1)
+    assert built.config() == alone().config()
+
+
+def test_amplify_and_verify_settings_from_a_recipe_reach_the_stages(tmp_path):
+    """A recipe's `[build.amplify]` and `[build.verify]` tables set the stages; amplification
+    still grows a suite to at least verify's `min_tests` (as the build did before the nesting)."""
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        "[build.verify]\nmin_tests = 12\nmin_mutation_score = 0.25\n\n"
+        "[build.amplify]\nmax_generated = 20\nrounds = 2\n\n"
+        '[[source]]\nname = "demo"\n'
+    )
+    cfg = load_recipe(str(recipe))
+    amplify = make_stage("amplify", cfg, 1).config()
+    assert (amplify["target_tests"], amplify["max_generated"], amplify["rounds"]) == (12, 20, 2)
+    verify = make_stage("verify", cfg, 1).config()
+    assert (verify["min_tests"], verify["min_mutation_score"]) == (12, 0.25)
+    default = make_stage("amplify", BuildConfig(sources=[SourceSpec("demo")]), 1).config()
+    assert default["target_tests"] == AmplifyStage().target_tests == 10
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[build.amplify]\ntargets = 3\n\n[[source]]\nname = "demo"\n')
+    with pytest.raises(UserError, match=r"unknown \[build.amplify\] key\(s\) targets"):
+        load_recipe(str(bad))
+
+
+def test_the_older_flat_names_still_work_with_a_deprecation_warning(tmp_path):
+    with pytest.warns(DeprecationWarning) as caught:
+        cfg = BuildConfig(sources=[SourceSpec("demo")], min_tests=3, decontaminate_against=[])
+    assert {"verify.min_tests", "decontam.against"} <= {
+        str(w.message).split("use BuildConfig.")[1].split()[0] for w in caught
+    }
+    assert cfg.verify.min_tests == 3 and "decontam" not in cfg.stages
+    with pytest.warns(DeprecationWarning, match="difficulty.buckets"):
+        assert cfg.buckets == DifficultyConfig.buckets
+    with pytest.warns(DeprecationWarning):
+        cfg.buckets = 7
+    assert cfg.difficulty.buckets == 7
+    # a manifest written before the nesting reads as the same configuration
+    flat = {k: v for k, v in cfg.as_dict().items() if k not in STAGE_SETTINGS}
+    flat.update(min_tests=3, buckets=7, decontaminate_against=[], prefer=[])
+    assert BuildConfig.from_dict(flat).as_dict() == cfg.as_dict()
+    recipe = tmp_path / "flat.toml"
+    recipe.write_text('[build]\nmin_tests = 2\nbuckets = 3\n\n[[source]]\nname = "demo"\n')
+    old_style = load_recipe(str(recipe))
+    assert (old_style.verify.min_tests, old_style.difficulty.buckets) == (2, 3)
+
+
+def test_a_finished_build_with_an_older_flat_manifest_is_recognised(tmp_path):
+    """Rerunning the same build on an output written before the nesting finds nothing to do."""
+    from curation.build import _prepare_out
+    from curation.store import write_json
+
+    cfg = BuildConfig(sources=[SourceSpec("demo")])
+    stored = {k: v for k, v in cfg.as_dict().items() if k not in STAGE_SETTINGS}
+    stored.update(min_tests=5, mutants=8, min_mutation_score=0.5, dedup_threshold=0.8, prefer=[],
+                  ngram=13, buckets=5, decontaminate_against=list(cfg.decontam.against),
+                  lcb_start=None, lcb_end=None)  # fmt: skip
+    write_json(tmp_path / "manifest.json", {"config": stored})
+    assert _prepare_out(tmp_path, cfg, force=False) == (False, True)
