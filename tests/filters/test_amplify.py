@@ -166,7 +166,7 @@ def test_generated_tests_catch_a_wrong_program_the_originals_let_through(sb):
     row = mbpp_like()
     assert sb.run(row, SECOND_WRONG).verdict == "AC"  # the three originals cannot tell
     (out,) = (
-        AmplifyStage(sandbox=sb, target_tests=12).process(records_to_table([row])).kept.to_pylist()
+        AmplifyStage(sandbox=sb, target_tests=30).process(records_to_table([row])).kept.to_pylist()
     )
     judged = judged_problem(out)
     assert judged["typed_calls"] and len(judged["tests"]) == 3 + len(out["generated_tests"])
