@@ -10,7 +10,9 @@ span, and when they take only a few values (a 0/1 grid) they take only those; ea
 rows ([start, end, inc]) has its own range; a square matrix stays square; relations every original
 satisfies between int arguments, lengths, their total, a matrix's cells and the largest value of a
 column (`k <= len(a) + len(b)`, `end < length`) and a constant gap between sizes (`n` nodes and
-`n - 1` edges) hold for every new input.
+`n - 1` edges) hold for every new input; so do a string argument that is an element of a list
+argument (a word of the dictionary), the characters a string starts and ends with, and numbers
+written in digits (`low <= high`, no leading zero).
 
 Stdio inputs: numbers and tokens mutated in place, so the line structure stays; numbers that count
 something (a line's length, the lines that follow) stay fixed, pairs that look like edges are only
@@ -64,6 +66,9 @@ class _Stats:
     row_order: set[tuple[int, int, str]] | None = None  # (i, j, op) true in every fixed-size row
     multiplicities: set[int] = field(default_factory=set)  # how often a value recurs in a list
     bigrams: set[str] = field(default_factory=set)  # adjacent character pairs of the strings
+    ends: set[str] = field(default_factory=set)  # first and last characters ("^." / ".$" pairs)
+    digits: bool = True  # every string was a number written in digits ("50", "100")
+    leading_zero: bool = False  # ... and one of two or more digits started with 0
     samples: list[Any] = field(default_factory=list)
     count: int = 0  # integers seen at this path
     ints: set[int] = field(default_factory=set)  # their distinct values (only the first few)
@@ -86,6 +91,10 @@ class _Stats:
         if type(v) is str:
             self.alphabet.update(v)
             self.bigrams.update(v[i : i + 2] for i in range(len(v) - 1))
+            if v:
+                self.ends.update(("^" + v[0], v[-1] + "$"))
+            self.digits &= v.isdigit()
+            self.leading_zero |= v.isdigit() and len(v) > 1 and v[0] == "0"
             if " " in v.strip():
                 self.words.update(v.split())
         if type(v) is list:
@@ -183,6 +192,8 @@ def _quantities(args: dict[Any, Any]) -> dict[str, int]:
             q[f"{k}"] = v
         elif type(v) in (list, str, tuple):
             q[f"len {k}"] = len(v)
+        if type(v) is str and v.isdigit() and len(v) < 19:
+            q[f"value {k}"] = int(v)  # low <= high, given as digit strings
     return q
 
 
@@ -222,7 +233,7 @@ def _relations(samples: list[dict[str, int]]) -> list[tuple[str, str, str]]:
 
 def _plain(name: str) -> bool:
     """An int argument or an argument's length (not a derived max, min or size)."""
-    return not name.startswith(("max ", "min ", "size ", "len total"))
+    return not name.startswith(("max ", "min ", "size ", "len total", "value "))
 
 
 def _holds(q: dict[str, int], rel: tuple[str, str, str]) -> bool:
@@ -250,6 +261,7 @@ class CallInputs:
                 self._observe((key,), v)
         self.len_of = self._length_links()
         self.same_len = self._equal_lengths()
+        self.members = self._memberships()
         # relations between int arguments and lengths (`left <= right`, `k <= len(nums)`), and
         # bounds of nested integers (`edges` values below `n`), that every original satisfies
         self.relations = _relations([self._measures(a) for a in self.originals])
@@ -324,6 +336,19 @@ class CallInputs:
                     break
         return links
 
+    def _memberships(self) -> list[tuple[Any, Any]]:
+        """(a, b): argument a is an element of list argument b in every original (word1 in words)."""
+        keys = set.intersection(*(set(a) for a in self.originals)) if self.originals else set()
+        pairs = []
+        for a in sorted(keys, key=str):
+            for b in sorted(keys, key=str):
+                if a != b and all(
+                    type(x[a]) in (str, int) and type(x[b]) is list and x[a] in x[b]
+                    for x in self.originals
+                ):
+                    pairs.append((a, b))
+        return pairs
+
     def _equal_lengths(self) -> list[tuple[Any, Any]]:
         keys = sorted(
             set.intersection(*(set(a) for a in self.originals)) if self.originals else set(),
@@ -368,16 +393,25 @@ class CallInputs:
         q = self._measures(args)
         if not all(_holds(q, rel) for rel in self.relations):
             return False
+        if any(a in args and b in args and args[a] not in args[b] for a, b in self.members):
+            return False
         return all(self._shape_ok(v, (k,)) for k, v in args.items())
 
     def _shape_ok(self, v: Any, path: Path, depth: int = 0) -> bool:
         st = self.stats.get(path)
         if st is None or depth > 6:
             return True
+        if type(v) is str and st.digits and st.types == {str}:
+            if not v.isdigit() or (len(v) > 1 and v[0] == "0" and not st.leading_zero):
+                return False  # a number in digits stays one, without a leading zero
         if type(v) is str and len(v) > 1 and st.bigrams:
             # a pair with punctuation never seen: '..' in a version, '+6' in an expression
             pairs = (v[i : i + 2] for i in range(len(v) - 1))
-            return all(p in st.bigrams or p.isalnum() for p in pairs)
+            if not all(p in st.bigrams or p.isalnum() for p in pairs):
+                return False
+            # '.110' starts with what no original version starts with
+            ends = ("^" + v[0], v[-1] + "$")
+            return all(e in st.ends or e.strip("^$").isalnum() for e in ends)
         if type(v) is list:
             if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
                 return False  # a rotated sorted list stays one

@@ -92,3 +92,35 @@ def test_a_constant_gap_between_sizes_is_kept():
         if text is not None:
             args = gen._decode(text)
             assert args["n"] == len(args["edges"]) + 1, args
+
+
+def test_an_argument_that_is_an_element_of_a_list_stays_one():
+    # shortest-word-distance-iii: word1 and word2 are words of wordsDict
+    words = ["practice", "makes", "perfect", "coding", "makes"]
+    originals = [
+        {"wordsDict": words, "word1": "makes", "word2": "coding"},
+        {"wordsDict": words, "word1": "makes", "word2": "makes"},
+    ]
+    for args in _generated(originals):
+        assert args["word1"] in args["wordsDict"] and args["word2"] in args["wordsDict"], args
+
+
+def test_a_string_starts_and_ends_as_the_originals_do():
+    # compare-version-numbers: no version starts or ends with '.'
+    originals = [
+        {"version1": "1.2", "version2": "1.10"},
+        {"version1": "1.01", "version2": "1.001"},
+        {"version1": "1.0", "version2": "1.0.0.0"},
+    ]
+    for args in _generated(originals):
+        for v in args.values():
+            assert v[0] != "." and v[-1] != ".", args
+
+
+def test_numbers_in_digits_stay_numbers_in_order_without_leading_zeros():
+    # strobogrammatic-number-iii: low <= high, both numbers without a leading zero
+    originals = [{"low": "50", "high": "100"}, {"low": "0", "high": "0"}]
+    for args in _generated(originals):
+        low, high = args["low"], args["high"]
+        assert low.isdigit() and high.isdigit() and int(low) <= int(high), args
+        assert all(len(v) == 1 or v[0] != "0" for v in (low, high)), args
