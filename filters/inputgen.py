@@ -4,7 +4,15 @@ Call arguments: numbers nudged and pushed to the edges seen in the data, lists g
 shuffled and duplicated, strings edited within their alphabet, nested values alike. What every
 original input has in common is kept: argument types, value ranges (a value never goes below the
 smallest one seen when none was negative), sortedness, distinct elements, rectangular grids, equal
-list lengths and an integer argument that is the length of a list argument.
+list lengths and an integer argument that is the length of a list argument. Where the originals
+give evidence of a contract it is kept too: integers inside lists seen often stay in the range they
+span, and when they take only a few values (a 0/1 grid) they take only those; each column of short
+rows ([start, end, inc]) has its own range; a square matrix stays square; relations every original
+satisfies between int arguments, lengths, their total, a matrix's cells and the largest value of a
+column (`k <= len(a) + len(b)`, `end < length`) and a constant gap between sizes (`n` nodes and
+`n - 1` edges) hold for every new input; so do a string argument that is an element of a list
+argument (a word of the dictionary), the characters a string starts and ends with, and numbers
+written in digits (`low <= high`, no leading zero).
 
 Stdio inputs: numbers and tokens mutated in place, so the line structure stays; numbers that count
 something (a line's length, the lines that follow) stay fixed, pairs that look like edges are only
@@ -29,6 +37,9 @@ __all__ = ["CallInputs", "StdioInputs", "input_generator"]
 Path = tuple[Any, ...]
 _MAX_LIST = 64  # longest list a mutation grows to (unless the originals hold longer ones)
 _MAX_STR = 64
+_EVIDENCE = 6  # nested integers seen before the range they span counts as a contract
+_FEW_EVIDENCE = 8  # ... and before the few values they take do
+_FEW_VALUES = 3  # at most this many distinct values (0/1 grids, 'X'/'O' codes): draw only those
 
 
 @dataclass
@@ -55,10 +66,21 @@ class _Stats:
     row_order: set[tuple[int, int, str]] | None = None  # (i, j, op) true in every fixed-size row
     multiplicities: set[int] = field(default_factory=set)  # how often a value recurs in a list
     bigrams: set[str] = field(default_factory=set)  # adjacent character pairs of the strings
+    ends: set[str] = field(default_factory=set)  # first and last characters ("^." / ".$" pairs)
+    digits: bool = True  # every string was a number written in digits ("50", "100")
+    leading_zero: bool = False  # ... and one of two or more digits started with 0
     samples: list[Any] = field(default_factory=list)
+    count: int = 0  # integers seen at this path
+    ints: set[int] = field(default_factory=set)  # their distinct values (only the first few)
+    square: bool = True  # every list of rows had as many rows as columns (an n x n matrix)
+    square_evidence: int = 0  # square lists of two or more rows seen
 
     def see(self, v: Any) -> None:
         self.types.add(type(v))
+        if type(v) is int:
+            self.count += 1
+            if len(self.ints) <= _FEW_VALUES:
+                self.ints.add(v)
         if type(v) in (int, float):
             self.lo = v if self.lo is None else min(self.lo, v)
             self.hi = v if self.hi is None else max(self.hi, v)
@@ -69,6 +91,10 @@ class _Stats:
         if type(v) is str:
             self.alphabet.update(v)
             self.bigrams.update(v[i : i + 2] for i in range(len(v) - 1))
+            if v:
+                self.ends.update(("^" + v[0], v[-1] + "$"))
+            self.digits &= v.isdigit()
+            self.leading_zero |= v.isdigit() and len(v) > 1 and v[0] == "0"
             if " " in v.strip():
                 self.words.update(v.split())
         if type(v) is list:
@@ -94,7 +120,7 @@ class _Stats:
     def _rows(self, v: list[Any]) -> None:
         rows = [x for x in v if type(x) is list]
         if len(rows) != len(v) or not rows:
-            self.flat_sorted = False
+            self.flat_sorted = self.square = False
             return
         flat = [y for x in rows for y in x]
         try:
@@ -103,6 +129,8 @@ class _Stats:
                 self.flat_sorted &= all(a <= b for a, b in zip(flat, flat[1:]))
         except TypeError:
             self.flat_sorted = False
+        self.square &= all(len(x) == len(rows) for x in rows)
+        self.square_evidence += len(rows) > 1
         self.first_lens.add(len(rows[0]))
         self.steps.update(len(b) - len(a) for a, b in zip(rows, rows[1:]))
         short = [r for r in rows if 1 < len(r) <= 4 and all(type(y) in (int, float) for y in r)]
@@ -143,6 +171,19 @@ def _descents(v: list[Any]) -> int:
     return sum(a > b for a, b in zip(v, v[1:]))
 
 
+def _few_values(st: _Stats) -> bool:
+    """Whether the integers at a path take so few values, so often, that they are codes (0/1)."""
+    return st.count >= _FEW_EVIDENCE and len(st.ints) <= _FEW_VALUES
+
+
+def _short_rows(v: list[Any]) -> list[list[Any]]:
+    """The rows of a list of equally long short rows ([start, end, inc] updates), else []."""
+    if v and all(type(x) is list for x in v) and len({len(x) for x in v}) == 1:
+        if 2 <= len(v[0]) <= 4:
+            return v
+    return []
+
+
 def _quantities(args: dict[Any, Any]) -> dict[str, int]:
     """The integers of an argument list that constraints usually relate: int arguments, lengths."""
     q = {}
@@ -151,6 +192,8 @@ def _quantities(args: dict[Any, Any]) -> dict[str, int]:
             q[f"{k}"] = v
         elif type(v) in (list, str, tuple):
             q[f"len {k}"] = len(v)
+        if type(v) is str and v.isdigit() and len(v) < 19:
+            q[f"value {k}"] = int(v)  # low <= high, given as digit strings
     return q
 
 
@@ -181,13 +224,24 @@ def _relations(samples: list[dict[str, int]]) -> list[tuple[str, str, str]]:
                 out.append((a, "<=", b))
             elif all(q[a] == q[b] for q in samples) and a < b:
                 out.append((a, "==", b))
+            if len(samples) > 1 and _plain(a) and _plain(b):
+                gaps = {q[b] - q[a] for q in samples}
+                if len(gaps) == 1 and 0 < (gap := gaps.pop()) <= 2:
+                    out.append((a, f"+{gap}", b))  # t is s plus a letter; n nodes, n - 1 edges
     return out
+
+
+def _plain(name: str) -> bool:
+    """An int argument or an argument's length (not a derived max, min or size)."""
+    return not name.startswith(("max ", "min ", "size ", "len total", "value "))
 
 
 def _holds(q: dict[str, int], rel: tuple[str, str, str]) -> bool:
     a, op, b = rel
     if a not in q or b not in q:
         return True
+    if op.startswith("+"):
+        return q[a] + int(op[1:]) == q[b]
     return q[a] < q[b] if op == "<" else q[a] <= q[b] if op == "<=" else q[a] == q[b]
 
 
@@ -207,6 +261,7 @@ class CallInputs:
                 self._observe((key,), v)
         self.len_of = self._length_links()
         self.same_len = self._equal_lengths()
+        self.members = self._memberships()
         # relations between int arguments and lengths (`left <= right`, `k <= len(nums)`), and
         # bounds of nested integers (`edges` values below `n`), that every original satisfies
         self.relations = _relations([self._measures(a) for a in self.originals])
@@ -214,7 +269,16 @@ class CallInputs:
     @staticmethod
     def _measures(args: dict[Any, Any]) -> dict[str, int]:
         q = _quantities(args)
+        lists = [v for v in args.values() if type(v) in (list, str)]
+        if len(lists) > 1:
+            q["len total"] = sum(len(v) for v in lists)
         for k, v in args.items():
+            if type(v) is list and v and all(type(x) is list for x in v):
+                q[f"size {k}"] = sum(len(x) for x in v)  # k <= the cells of a matrix
+            for i, col in enumerate(zip(*_short_rows(v))) if type(v) is list else ():
+                if all(type(y) is int for y in col):
+                    q[f"max {k}#{i}"] = max(col)  # [start, end, inc] rows: end < length
+                    q[f"min {k}#{i}"] = min(col)
             nested: dict[Path, list[int]] = {}
             _nested_ints(v, (k,), nested)
             for path, xs in nested.items():
@@ -247,6 +311,9 @@ class CallInputs:
         if type(v) is list:
             for x in v:
                 self._observe(path + ("[]",), x)
+            for row in _short_rows(v):
+                for i, y in enumerate(row):
+                    self.stats.setdefault(path + ("[]", f"#{i}"), _Stats()).see(y)
         elif type(v) is tuple:
             for i, x in enumerate(v):
                 self._observe(path + (i,), x)
@@ -268,6 +335,19 @@ class CallInputs:
                     links[k] = j
                     break
         return links
+
+    def _memberships(self) -> list[tuple[Any, Any]]:
+        """(a, b): argument a is an element of list argument b in every original (word1 in words)."""
+        keys = set.intersection(*(set(a) for a in self.originals)) if self.originals else set()
+        pairs = []
+        for a in sorted(keys, key=str):
+            for b in sorted(keys, key=str):
+                if a != b and all(
+                    type(x[a]) in (str, int) and type(x[b]) is list and x[a] in x[b]
+                    for x in self.originals
+                ):
+                    pairs.append((a, b))
+        return pairs
 
     def _equal_lengths(self) -> list[tuple[Any, Any]]:
         keys = sorted(
@@ -313,16 +393,25 @@ class CallInputs:
         q = self._measures(args)
         if not all(_holds(q, rel) for rel in self.relations):
             return False
+        if any(a in args and b in args and args[a] not in args[b] for a, b in self.members):
+            return False
         return all(self._shape_ok(v, (k,)) for k, v in args.items())
 
     def _shape_ok(self, v: Any, path: Path, depth: int = 0) -> bool:
         st = self.stats.get(path)
         if st is None or depth > 6:
             return True
+        if type(v) is str and st.digits and st.types == {str}:
+            if not v.isdigit() or (len(v) > 1 and v[0] == "0" and not st.leading_zero):
+                return False  # a number in digits stays one, without a leading zero
         if type(v) is str and len(v) > 1 and st.bigrams:
             # a pair with punctuation never seen: '..' in a version, '+6' in an expression
             pairs = (v[i : i + 2] for i in range(len(v) - 1))
-            return all(p in st.bigrams or p.isalnum() for p in pairs)
+            if not all(p in st.bigrams or p.isalnum() for p in pairs):
+                return False
+            # '.110' starts with what no original version starts with
+            ends = ("^" + v[0], v[-1] + "$")
+            return all(e in st.ends or e.strip("^$").isalnum() for e in ends)
         if type(v) is list:
             if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
                 return False  # a rotated sorted list stays one
@@ -330,6 +419,8 @@ class CallInputs:
                 return False  # every value twice but one, and the like
             if v and all(type(x) is list for x in v) and not self._rows_ok(v, st):
                 return False
+            if st.square and st.square_evidence and any(len(x) != len(v) for x in v):
+                return False  # an n x n matrix stays square
             return all(self._shape_ok(x, path + ("[]",), depth + 1) for x in v)
         if type(v) is tuple:
             return all(self._shape_ok(x, path + (i,), depth + 1) for i, x in enumerate(v))
@@ -358,11 +449,14 @@ class CallInputs:
             return False
         return True
 
-    def _range(self, st: _Stats) -> tuple[float, float]:
+    def _range(self, st: _Stats, nested: bool = False) -> tuple[float, float]:
         """Values a number may take: up to about twice the largest seen (and down to twice the
-        smallest when negatives were seen), never below the smallest seen otherwise."""
+        smallest when negatives were seen), never below the smallest seen otherwise. Values inside
+        lists seen often enough keep the range they span (bytes stay below 256)."""
         lo, hi = st.lo, st.hi
         assert lo is not None and hi is not None
+        if nested and st.count >= _EVIDENCE:
+            return lo, hi
         span = max(hi - lo, 1)
         if isinstance(span, int):
             wide_hi = max(hi + max(1, span // 2), 2 * hi + 2)
@@ -377,8 +471,11 @@ class CallInputs:
         t = type(v)
         if t is bool:
             return not v
+        nested = len(path) > 1
         if t is int and st is not None and st.lo is not None:
-            lo, hi = self._range(st)
+            if nested and _few_values(st):
+                return rng.choice(sorted(st.ints))  # a 0/1 grid stays one
+            lo, hi = self._range(st, nested)
             choices = [v + 1, v - 1, int(lo), int(hi), rng.randint(int(lo), int(hi))]
             if st.samples:
                 choices.append(rng.choice(st.samples))
@@ -492,7 +589,11 @@ class CallInputs:
         if grid and type(x) is list and x:
             i = rng.randrange(len(x))
             row = list(x)
-            row[i] = self._mutate(x[i], inner + ("[]",), rng, depth + 2)
+            cell = inner + ("[]",)  # a column of [start, end, inc] rows has its own range
+            column = inner + (f"#{i}",)
+            if column in self.stats and not _few_values(self.stats.get(cell) or _Stats()):
+                cell = column
+            row[i] = self._mutate(x[i], cell, rng, depth + 2)
             row = self._restore(row, self.stats.get(inner))
             return row if len(row) == len(x) else list(x)  # distinct cells would shrink the row
         if grid and type(x) is str and x:

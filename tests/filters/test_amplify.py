@@ -166,7 +166,7 @@ def test_generated_tests_catch_a_wrong_program_the_originals_let_through(sb):
     row = mbpp_like()
     assert sb.run(row, SECOND_WRONG).verdict == "AC"  # the three originals cannot tell
     (out,) = (
-        AmplifyStage(sandbox=sb, target_tests=12).process(records_to_table([row])).kept.to_pylist()
+        AmplifyStage(sandbox=sb, target_tests=30).process(records_to_table([row])).kept.to_pylist()
     )
     judged = judged_problem(out)
     assert judged["typed_calls"] and len(judged["tests"]) == 3 + len(out["generated_tests"])
@@ -290,12 +290,13 @@ def test_judged_problem_refuses_inconsistent_records():
 
 
 def test_inputs_outside_the_contract_are_dropped(sb):
-    """The reference returns None when the target is absent, which the originals never ask:
-    such an input is outside the problem's contract, where a correct program may do anything."""
-    find = "def find(nums, target):\n    for i, x in enumerate(nums):\n        if x == target:\n            return i\n"
+    """The reference returns None when no value is a multiple of `d`, which the originals never
+    ask (a contract the generator cannot infer): such an input is outside the problem's contract,
+    where a correct program may do anything."""
+    find = "def find(nums, d):\n    for i, x in enumerate(nums):\n        if x % d == 0:\n            return i\n"
     tests = [
-        {"input": json.dumps([nums, t]), "output": json.dumps(nums.index(t))}
-        for nums, t in [([4, 8, 15], 8), ([16, 23, 42, 7], 42), ([1, 2], 1)]
+        {"input": json.dumps([nums, d]), "output": json.dumps(i)}
+        for nums, d, i in [([4, 8, 15], 5, 2), ([16, 23, 42, 7], 7, 2), ([1, 2], 2, 1)]
     ]
     row = rec("find", entry_point="find", tests=tests, solutions=[find])
     (out,) = (
