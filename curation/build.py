@@ -91,6 +91,7 @@ FLAT_SETTINGS: dict[str, tuple[str, str]] = {
     "min_tests": ("verify", "min_tests"),
     "mutants": ("verify", "mutants"),
     "min_mutation_score": ("verify", "min_mutation_score"),
+    "keep_incomplete_tests": ("verify", "keep_incomplete_tests"),
     "dedup_threshold": ("dedup", "threshold"),
     "prefer": ("dedup", "prefer"),
     "decontaminate_against": ("decontam", "against"),

@@ -79,6 +79,12 @@ def build_command(
         "--min-tests",
         help=f"Drop problems with fewer tests, too_few_tests (default {_default('min_tests')}).",
     ),
+    keep_incomplete_tests: bool = typer.Option(
+        False,
+        "--keep-incomplete-tests",
+        help="Judge problems whose source says it left tests out (open-r1/codeforces), instead of "
+        "dropping them as incomplete_tests: their tests may accept programs the real judge rejects.",
+    ),
     dedup_threshold: float | None = typer.Option(
         None,
         "--dedup-threshold",
@@ -170,6 +176,7 @@ def build_command(
         "shard_rows": shard_rows,
         "batch_rows": batch_rows,
         "min_tests": min_tests,
+        "keep_incomplete_tests": True if keep_incomplete_tests else None,
         "dedup_threshold": dedup_threshold,
         "prefer": list(prefer) if prefer else None,
         "lcb_start": lcb_start,
@@ -217,13 +224,18 @@ def build_command(
             f"interrupted: finished units are kept in {out}/.work; rerun the same command to resume the build"
         )
         raise typer.Exit(130) from None
+    failures = empty_build_errors(result.manifest)
     if log_json:
         print(json.dumps({"event": "done", "out": str(out), "already_complete": result.already_complete,
                           "resumed": result.resumed, "counts": result.manifest.get("counts"),
-                          "notes": [n["line"] for n in result.manifest.get("notes", [])]}), file=sys.stderr)  # fmt: skip
+                          "notes": [n["line"] for n in result.manifest.get("notes", [])],
+                          "errors": failures}), file=sys.stderr)  # fmt: skip
+        if failures:
+            raise typer.Exit(1)
         return
     if result.already_complete:
         console.print(f"{out} already holds this build; nothing to do (use --force to rebuild).")
+        _fail_if_empty(console, failures)
         return
     counts = result.manifest["counts"]
     n_in, n_out = sum(counts["input"].values()), sum(counts["output"].values())
@@ -242,3 +254,32 @@ def build_command(
     for note in result.manifest.get("notes", []):
         console.print(f"[bold yellow]note:[/] {note['line']}", markup=True)
     console.print(f"  see `codemix info {out}` and {out}/report/index.html")
+    _fail_if_empty(console, failures)
+
+
+def empty_build_errors(manifest: dict[str, Any]) -> list[str]:
+    """What makes a finished build a failure for the caller (exit 1): a source none of whose rows
+    fit the record schema (the wrong source type for the file, most likely), or nothing kept."""
+    counts = manifest.get("counts") or {}
+    read = counts.get("input") or {}
+    schema = next((r for r in counts.get("stages") or [] if r.get("stage") == "schema"), None)
+    errors = []
+    if schema is not None:
+        for src, n in sorted(read.items()):
+            if n and not (schema.get("kept") or {}).get(src):
+                errors.append(
+                    f"source {src}: none of its {n} rows fits the record schema; is it the right "
+                    "source type for the file? (`codemix sources` lists them; rejected rows name the field)"
+                )
+    if sum(read.values()) == 0:
+        errors.append("the sources gave no rows at all")
+    elif not sum((counts.get("output") or {}).values()):
+        errors.append("the build kept no problems (the notes above say where they were dropped)")
+    return errors
+
+
+def _fail_if_empty(console: Console, errors: list[str]) -> None:
+    for line in errors:
+        console.print(f"[bold red]error:[/] {line}", markup=True)
+    if errors:
+        raise typer.Exit(1)

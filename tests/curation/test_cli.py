@@ -100,3 +100,28 @@ def test_diff_shows_counts_added_removed_and_changed_reasons(tmp_path):
     assert re.search(r"toy[\s│]+5[\s│]+5[\s│]+5[\s│]+- -> 2[\s│]", r.output), r.output
     r = runner.invoke(app, ["diff", str(a), str(tmp_path)])
     assert r.exit_code == 2 and "no manifest.json" in r.output
+
+
+def test_a_build_that_keeps_nothing_or_reads_a_wrong_schema_fails(tmp_path):
+    """A source whose every row misses the record schema (the wrong source type for the file) and a
+    build that keeps nothing both exit 1 naming why; the output is still written for inspection.
+    Before, both exited 0 with only a note."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"foo": 1}\n{"bar": 2}\n')
+    r = runner.invoke(app, ["build", "--source", str(bad), "--out", str(tmp_path / "a"), *LIGHT])
+    assert r.exit_code == 1, r.output
+    assert "source canonical: none of its 2 rows fits the record schema" in r.output
+    assert "the build kept no problems" in r.output
+    assert (tmp_path / "a" / "manifest.json").exists()
+    again = runner.invoke(
+        app, ["build", "--source", str(bad), "--out", str(tmp_path / "a"), *LIGHT]
+    )
+    assert again.exit_code == 1 and "already holds this build" in again.output
+    # one good source does not hide a bad one
+    good = corpus(tmp_path / "good.jsonl", n=3)
+    r = runner.invoke(app, ["build", "--source", str(good), "--source", f"mbpp:{bad}",
+                            "--out", str(tmp_path / "b"), *LIGHT])  # fmt: skip
+    assert r.exit_code == 1, r.output
+    assert "source mbpp: none of its 2 rows" in r.output and "kept no problems" not in r.output
+    r = runner.invoke(app, ["build", "--source", str(good), "--out", str(tmp_path / "c"), *LIGHT])
+    assert r.exit_code == 0, r.output

@@ -65,6 +65,17 @@ def test_the_command_line_overrides_a_recipe_instead_of_being_ignored(monkeypatc
     assert cfg.shard_rows == inspect.signature(BuildConfig).parameters["shard_rows"].default
 
 
+def test_keep_incomplete_tests_is_a_flag_and_reaches_verify(monkeypatch, tmp_path):
+    """It was settable only from Python; the flag, the recipe and Python now set the same thing."""
+    assert not _cli_config(monkeypatch, tmp_path).verify.keep_incomplete_tests
+    cfg = _cli_config(monkeypatch, tmp_path, "--keep-incomplete-tests")
+    assert cfg.verify.keep_incomplete_tests
+    assert make_stage("verify", cfg, 1).keep_incomplete_tests
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('[build.verify]\nkeep_incomplete_tests = true\n\n[[source]]\nname = "demo"\n')
+    assert load_recipe(str(recipe)).verify == cfg.verify
+
+
 def test_the_settings_module_loads_no_stage():
     out = subprocess.run(
         [sys.executable, "-c", "import sys, filters.settings; print(sorted(sys.modules))"],

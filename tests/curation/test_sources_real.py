@@ -169,8 +169,11 @@ def test_the_real_problem_sets_load_through_the_deepcoder_loader(samples, file, 
     )
 
 
-def _build(tmp_path: Path, name: str, *sources: str, decontaminate: bool = False) -> dict:
-    """Build `sources` through ingestion only (loader checks: no verify, dedup or difficulty)."""
+def _build(
+    tmp_path: Path, name: str, *sources: str, decontaminate: bool = False, exit_code: int = 0
+) -> dict:
+    """Build `sources` through ingestion only (loader checks: no verify, dedup or difficulty);
+    a build that keeps nothing exits 1."""
     out = tmp_path / name
     args = [
         "build",
@@ -187,7 +190,7 @@ def _build(tmp_path: Path, name: str, *sources: str, decontaminate: bool = False
     for s in sources:
         args += ["--source", s]
     res = CliRunner().invoke(app, args)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_code, res.output
     return json.loads((out / "manifest.json").read_text())["counts"]
 
 
@@ -224,7 +227,11 @@ def test_the_real_codecontests_test_split_is_decontaminated_by_default(samples, 
     local = tmp_path / "samples"
     shutil.copytree(samples, local)
     got = _build(
-        tmp_path, "cc", f"deepcoder:{local / 'rllm_test_code_contests.json.gz'}", decontaminate=True
+        tmp_path,
+        "cc",
+        f"deepcoder:{local / 'rllm_test_code_contests.json.gz'}",
+        decontaminate=True,
+        exit_code=1,
     )
     assert got["input"] == {"deepcoder": 165}
     assert got["output"] == {}
