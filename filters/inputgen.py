@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from filters.sandbox.valuecodec import Unencodable, decode, encode
+from filters.stdio_structure import StdioStructure
 
 __all__ = ["CallInputs", "StdioInputs", "input_generator"]
 
@@ -39,6 +40,7 @@ _MAX_LIST = 64  # longest list a mutation grows to (unless the originals hold lo
 _MAX_STR = 64
 _EVIDENCE = 6  # nested integers seen before the range they span counts as a contract
 _FEW_EVIDENCE = 8  # ... and before the few values they take do
+_WHOLE_BLOCKS = 0.5  # share of stdio inputs made by rewiring or resizing a block (edge list)
 _FEW_VALUES = 3  # at most this many distinct values (0/1 grids, 'X'/'O' codes): draw only those
 
 
@@ -636,9 +638,10 @@ _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?")
 class StdioInputs:
     """Mutated stdin texts: tokens changed in place, line structure and counts kept."""
 
-    def __init__(self, inputs: list[str]) -> None:
+    def __init__(self, inputs: list[str], statement: str | None = None) -> None:
         self.originals = inputs
         self.parsed = [[ln.split() for ln in text.split("\n")] for text in inputs]
+        self.structure = StdioStructure(self.parsed, statement)
         lo: dict[tuple[bool, int], int] = {}
         hi: dict[tuple[bool, int], int] = {}
         alphabet: dict[tuple[bool, int], set[str]] = {}
@@ -695,8 +698,13 @@ class StdioInputs:
         return fixed, edges
 
     def generate(self, rng: random.Random, parent: int) -> str | None:
+        if self.structure.mutable(parent) and rng.random() < _WHOLE_BLOCKS:
+            whole = self.structure.generate(rng, parent)
+            if whole is not None:
+                return self._text(whole, parent)
         lines = [list(t) for t in self.parsed[parent]]
         fixed, edges = self._layout(lines)
+        edges |= self.structure.edge_lines(parent)
         spots = [
             (i, j)
             for i, toks in enumerate(lines)
@@ -715,6 +723,12 @@ class StdioInputs:
             elif spots:
                 i, j = rng.choice(spots)
                 lines[i][j] = self._mutate_token(lines[i], j, rng)
+                if (i, j) in self.structure.named and _INT.fullmatch(lines[i][j]):
+                    lo, hi = self.structure.named[(i, j)]  # the bounds the statement states
+                    lines[i][j] = str(min(max(int(lines[i][j]), lo), hi))
+        return self._text(lines, parent)
+
+    def _text(self, lines: list[list[str]], parent: int) -> str:
         text = "\n".join(" ".join(t) for t in lines)
         original = self.originals[parent]
         return text + "\n" if original.endswith("\n") and not text.endswith("\n") else text
@@ -778,7 +792,7 @@ def input_generator(problem: dict[str, Any]) -> CallInputs | StdioInputs:
     """The generator for a problem's judged form (`stdio`, `call`, or converted `call` tests)."""
     inputs = [t["input"] for t in problem.get("tests") or []]
     if problem.get("test_type") == "stdio":
-        return StdioInputs(inputs)
+        return StdioInputs(inputs, problem.get("statement"))
     if problem.get("test_type") == "call":
         return CallInputs(inputs, typed=bool(problem.get("typed_calls")))
     raise ValueError(f"no input generator for test_type {problem.get('test_type')!r}")
