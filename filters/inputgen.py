@@ -704,16 +704,19 @@ class StdioInputs:
                 return self._text(whole, parent)
         lines = [list(t) for t in self.parsed[parent]]
         fixed, edges = self._layout(lines)
-        edges |= self.structure.edge_lines(parent)
+        blocks = self.structure.edge_lines(parent)  # rewired as a whole, never token by token
+        edges -= blocks
+        fixed |= self.structure.sizes(parent)
         spots = [
             (i, j)
             for i, toks in enumerate(lines)
             for j in range(len(toks))
-            if (i, j) not in fixed and i not in edges
+            if (i, j) not in fixed and i not in edges and i not in blocks
         ]
-        if not spots and len(edges) < 2:
-            return None
-        rows = [i for i, t in enumerate(lines) if len(t) > 4 and i not in edges]
+        if not spots and len(edges) < 2:  # nothing but blocks: a block as a whole, or nothing
+            whole = self.structure.generate(rng, parent)
+            return None if whole is None else self._text(whole, parent)
+        rows = [i for i, t in enumerate(lines) if len(t) > 4 and i not in edges | blocks]
         for _ in range(1 + min(3, int(rng.expovariate(1.0)))):
             pick = rng.random()
             if edges and (not spots or pick < 0.25):

@@ -283,6 +283,11 @@ class StdioStructure:
         """The lines of a parent's edge lists (a token mutation leaves them to `generate`)."""
         return {k for b in self.blocks[parent] if b.nodes is not None for k in range(b.start, b.end)}
 
+    def sizes(self, parent: int) -> set[Spot]:
+        """The counts and node numbers of a parent's blocks (changed only with their block)."""
+        out = {b.count for b in self.blocks[parent]}
+        return out | {b.nodes for b in self.blocks[parent] if b.nodes is not None}
+
     def mutable(self, parent: int) -> bool:
         return bool(self.blocks[parent])
 
