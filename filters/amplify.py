@@ -13,7 +13,9 @@ cap on tests; then ordinary kept inputs fill the suite up to `target_tests`.
 The stage never drops a problem. It adds `generated_tests` (each with its seed and the original
 test it came from), and says what it did in `amplify_status` (`amplified`, `not_needed`,
 `skipped`, `failed`) and `amplify_note`: a reference that is non-deterministic, crashes on every
-mutation or prints megabytes leaves the problem with its original tests and the reason.
+mutation or prints megabytes leaves the problem with its original tests and the reason, and so
+does a statement that accepts several answers ("print any of them"; for call tests, other than
+the answer's order, which the `any_order` comparison handles) when only one reference passes.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 import pyarrow as pa
 
 from filters.inputgen import input_generator
-from filters.judge_style import allows_several_answers, comparison_of
+from filters.judge_style import allows_several_answers, comparison_of, several_valid_answers
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
@@ -370,8 +372,12 @@ class AmplifyStage(Stage):
         if not passing:
             verdicts = ",".join(r.verdict for r in first)
             return _Outcome("skipped", f"no reference passes the original tests ({verdicts})")
-        if base["test_type"] == "stdio" and not base.get("checker") and len(passing) < 2:
-            if allows_several_answers(row.get("statement")):
+        if not base.get("checker") and len(passing) < 2:
+            # a call test's answer in any order is judged as a multiset (`any_order`); any
+            # other freedom ("return any of them") one reference cannot label
+            stdio = base["test_type"] == "stdio"
+            several = allows_several_answers if stdio else several_valid_answers
+            if several(row.get("statement")):
                 return _Outcome(
                     "skipped",
                     "the statement accepts several answers and one reference cannot tell them: "

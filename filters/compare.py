@@ -4,8 +4,9 @@ Strict: exact tokens, float tolerance only where the expected token is a decimal
 match exactly. A peer's comparator accepted "YES" for "NO" because it skipped tokens that were not
 floats; here a token that is not a decimal number must match exactly. A `Comparison` mode (detected
 from a statement by `filters.judge_style`, recorded per problem) widens this the way the problem's
-judge does: every pair of numeric tokens within a stated absolute/relative error, and YES/NO in
-any letter case. Nothing else is ever loosened.
+judge does: every pair of numeric tokens within a stated absolute/relative error, YES/NO in
+any letter case, and (call tests) a returned list whose elements may come in any order. Nothing
+else is ever loosened.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import functools
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +28,7 @@ __all__ = [
     "compare_stdio",
     "compare_call",
     "explain_stdio",
+    "same_multiset",
     "values_equal",
 ]
 
@@ -44,14 +47,17 @@ class Comparison:
     tolerance: the absolute/relative error the statement states; every pair of numeric tokens (an
         expected `1` against `1.0000000000` too) is equal within it. None: strict numbers.
     any_case: YES/NO tokens match in any letter case (the statement allows it).
+    any_order: a call test's returned list matches the expected one as a multiset (the statement
+        says the answer may be returned in any order); its elements are compared as always.
     """
 
     tolerance: float | None = None
     any_case: bool = False
+    any_order: bool = False
 
     @property
     def strict(self) -> bool:
-        return self.tolerance is None and not self.any_case
+        return self.tolerance is None and not self.any_case and not self.any_order
 
     def __str__(self) -> str:
         parts = []
@@ -59,12 +65,14 @@ class Comparison:
             parts.append(f"tolerance={self.tolerance:g}")
         if self.any_case:
             parts.append("any_case")
+        if self.any_order:
+            parts.append("any_order")
         return ",".join(parts) or "strict"
 
     @staticmethod
     def parse(text: str | None) -> Comparison:
-        """The mode from its text (`strict`, `tolerance=1e-06`, `any_case`, comma-joined); None is
-        strict. ValueError for anything else."""
+        """The mode from its text (`strict`, `tolerance=1e-06`, `any_case`, `any_order`,
+        comma-joined); None is strict. ValueError for anything else."""
         if text is None:
             return STRICT
         if not isinstance(text, str):
@@ -78,11 +86,13 @@ def _parse(text: str) -> Comparison:
     if text == "strict":
         return STRICT
     tolerance: float | None = None
-    any_case = False
+    any_case = any_order = False
     for part in str(text).split(","):
         key, _, value = part.strip().partition("=")
         if key == "any_case" and not value:
             any_case = True
+        elif key == "any_order" and not value:
+            any_order = True
         elif key == "tolerance" and value:
             try:
                 tolerance = float(value)
@@ -93,9 +103,9 @@ def _parse(text: str) -> Comparison:
         else:
             raise ValueError(
                 f"unknown comparison {text!r}; expected strict, tolerance=X, any_case, "
-                "or tolerance=X,any_case"
+                "any_order, or several of them comma-joined (tolerance=X,any_case)"
             )
-    return Comparison(tolerance, any_case)
+    return Comparison(tolerance, any_case, any_order)
 
 
 STRICT = Comparison()
@@ -189,6 +199,24 @@ def compare_call(
             actual = json.loads(actual_json)
     except (TypeError, ValueError):
         return False
-    if mode.tolerance is not None:
-        return values_equal(expected, actual, mode.tolerance, numeric=True)
-    return values_equal(expected, actual, tol)
+    numeric = mode.tolerance is not None
+    tol = mode.tolerance if mode.tolerance is not None else tol
+    if mode.any_order and isinstance(expected, list) and isinstance(actual, list):
+        return same_multiset(expected, actual, lambda e, a: values_equal(e, a, tol, numeric))
+    return values_equal(expected, actual, tol, numeric)
+
+
+def same_multiset(expected: list[Any], actual: list[Any], equal: Callable[[Any, Any], bool]) -> bool:
+    """Whether `actual` holds the elements of `expected`, each as often, in any order (`equal`
+    compares two elements; a greedy match suffices as long as `equal` is an equivalence)."""
+    if len(expected) != len(actual):
+        return False
+    left = list(actual)
+    for e in expected:
+        for i, a in enumerate(left):
+            if equal(e, a):
+                del left[i]
+                break
+        else:
+            return False
+    return True

@@ -1,4 +1,5 @@
-"""How a problem's judge compares outputs, read from its statement: a stated float error, YES/NO in any case.
+"""How a problem's judge compares outputs, read from its statement: a stated float error, YES/NO in
+any case, a returned list in any order.
 
 Verify records the result per problem (the `comparison` column) and the sandbox uses that record for
 verify and for rewards alike, so a statement that says "absolute or relative error does not exceed
@@ -9,6 +10,11 @@ Any case is detected when the statement says so ("in any case", "any register", 
 when a Codeforces statement asks for a quoted YES/NO answer: Codeforces' yes/no checker ignores
 case (its archive's expected outputs mix `Yes` and `YES` for one statement). Other judges (AtCoder)
 are case-sensitive, so the quoted answer alone is not enough.
+
+Any order (call and assert problems only): a sentence of the statement says the answer, output or
+returned value may come "in any order" (LeetCode's "You may return the answer in any order"); the
+returned list is then compared as a multiset. Several valid answers beyond their order ("return any
+of them") is `several_valid_answers`: one reference cannot label new inputs of such a problem.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ __all__ = [
     "stated_tolerance",
     "allows_any_case",
     "allows_several_answers",
+    "allows_any_order",
+    "several_valid_answers",
 ]
 
 _ERROR = re.compile(
@@ -89,13 +97,65 @@ def allows_several_answers(statement: str | None) -> bool:
     return bool(statement and _SEVERAL.search(statement))
 
 
-def detect_comparison(statement: str | None) -> Comparison:
-    """The comparison a statement asks for; strict when it says nothing."""
+_ANY_ORDER = re.compile(r"\bany\s+(special\s+)?order\b", re.IGNORECASE)
+_ANSWERED = re.compile(r"\b(return(s|ed)?|answers?|outputs?|results?)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+_ALL = re.compile(
+    r"\breturn\s+(an?\s+(array|list|collection)\s+(of|containing)\s+)?all\s+(the\s+)?"
+    r"([a-z'-]+\s+){0,3}[a-z'-]+s\b",  # a plural: "all the palindrome pairs", "all MHTs'"
+    re.IGNORECASE,
+)
+_ORDERED = re.compile(
+    r"order|sort|ascending|descending|increasing|decreasing|lexicograph|first|last|smallest"
+    r"|largest|earliest|latest|index|position",
+    re.IGNORECASE,
+)
+_TIE_BREAK = re.compile(r"smallest|largest|lexicograph|minimum|maximum|earliest|first", re.I)
+
+
+def allows_any_order(statement: str | None) -> bool:
+    """Whether a sentence says the answer may be returned in any order ("You may return the answer
+    in any order"; not "visit them in any order"), or asks to return all of a collection without
+    an order ("Return an array of all the palindrome pairs": LeetCode's judge takes any order)."""
+    if not statement:
+        return False
+    for s in _SENTENCE.split(statement):
+        if _ANY_ORDER.search(s) and _ANSWERED.search(s):
+            return True
+        if _ALL.search(s) and not _ORDERED.search(s):
+            return True
+    return False
+
+
+def several_valid_answers(statement: str | None) -> bool:
+    """Whether the statement accepts several answers other than one answer in another order
+    ("If there are several solutions, return any of them"; not when the same sentence breaks
+    the tie: "return the itinerary that has the smallest lexical order")."""
+    if not statement:
+        return False
+    for m in _SEVERAL.finditer(statement):
+        if _ANY_ORDER.search(m.group(0)):
+            continue
+        start = max(statement.rfind(".", 0, m.start()), statement.rfind("\n", 0, m.start()))
+        end = statement.find(".", m.end())
+        if not _TIE_BREAK.search(statement[start + 1 : end if end >= 0 else None]):
+            return True
+    return False
+
+
+def detect_comparison(statement: str | None, test_type: str | None = None) -> Comparison:
+    """The comparison a statement asks for; strict when it says nothing. `any_order` only for
+    `call` and `assert` problems (a stdio answer in any order needs a checker)."""
     tol = stated_tolerance(statement)
     case = allows_any_case(statement)
-    return Comparison(tol, case) if (tol is not None or case) else STRICT
+    order = test_type in ("call", "assert") and allows_any_order(statement)
+    return Comparison(tol, case, order) if (tol is not None or case or order) else STRICT
 
 
 def comparison_of(problem: dict[str, Any]) -> str:
     """The problem's recorded `comparison`, else the one its statement asks for (as text)."""
-    return problem.get("comparison") or str(detect_comparison(problem.get("statement")))
+    return problem.get("comparison") or str(
+        detect_comparison(problem.get("statement"), problem.get("test_type"))
+    )
