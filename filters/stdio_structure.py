@@ -258,18 +258,18 @@ class StdioStructure:
         if not bounds or not self.parsed:
             return spots
         # the same layout in every original: the tokens of the leading short lines, in order
-        heads = []
-        for lines in self.parsed:
-            head = []
+        heads: list[list[Spot]] = []
+        for lines, blocks in zip(self.parsed, self.blocks):
+            head: list[Spot] = []
             for k, toks in enumerate(lines):
                 if not toks or len(toks) > _SHORT or not _ints(toks):
                     break
-                if any(k >= b.start for b in self.blocks[self.parsed.index(lines)]):
+                if any(k >= b.start for b in blocks):
                     break
                 head.extend((k, t) for t in range(len(toks)))
             heads.append(head)
-        head = min(heads, key=len)
-        for spot, (_, lo, hi) in zip(head, bounds):
+        shortest = min(heads, key=lambda h: len(h))
+        for spot, (_, lo, hi) in zip(shortest, bounds):
             vals = [
                 int(lines[spot[0]][spot[1]])
                 for lines in self.parsed
