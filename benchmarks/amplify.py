@@ -9,7 +9,9 @@ Baseline and ours run in the same process on the same sandbox:
   (a model's solution) where it passes the original tests; HumanEval-X's canonical solution against
   HumanEval's suite. A failure is a false failure unless the generated input shows a real bug.
 - strong: CodeContests problems whose reference passes all 10 tests: keep the first 3, amplify,
-  and count the held-out mutants killed by the 3, the amplified 3 and the full 10.
+  and count the held-out mutants killed by the 3, the amplified 3 and the full 10; and run up to
+  4 references the stage did not label with (those past its `max_solutions`) that pass the full
+  suite against the amplified one: each failure is a false failure.
 - cost: seconds per problem of each stage (wall, on `--workers` sandbox workers), with the load;
   `build`: `codemix build` of all five shared files at the defaults with `--skip amplify` and without.
 
@@ -34,6 +36,7 @@ from typing import Any
 from curation.schema import RecordError, normalize_record, problem_id
 from curation.sources import iter_source
 from filters.amplify import AmplifyStage
+from filters.judge_style import comparison_of
 from filters.judged import judged_problem
 from filters.mutants import generate_mutants
 from filters.reward.extract import extract_code
@@ -262,6 +265,8 @@ def part_soundness_leetcode(
             continue
         prompt = (raw[r["id"]].get("prompt") or "").rstrip("\n")
         code = prompt + "\n\n" + resp
+        # judged as verify records it and the rewards read it: with the statement's comparison
+        r = dict(r, comparison=comparison_of(r))
         orig = r  # the original suite, as the build judges it (in-process asserts)
         limit = float(r.get("time_limit_s") or 2.0)
         if sb.run(orig, code, time_limit_s=limit).verdict != "AC":
@@ -344,10 +349,17 @@ def part_strong(sb: Sandbox, rows: list[dict[str, Any]], keep: int = 3) -> dict[
     stage.close()
     full_by = {r["problem_id"]: r for r in rows}
     k3 = kamp = kfull = muts = 0
+    checked = false_failures = 0
     per = []
+    unsound: list[str] = []
     for c, d in zip(cut, amp):
         full = full_by[c["problem_id"].removesuffix("#first3")]
         a = dict(c, **d.columns)
+        if a["generated_tests"]:  # soundness: references the stage did not label with
+            n, bad = _held_out_references(sb, full, a, stage.max_solutions)
+            checked, false_failures = checked + n, false_failures + bad
+            if bad:
+                unsound.append(full["id"])
         three, amped = judged_problem(dict(c, generated_tests=[])), judged_problem(a)
         limit = float(full.get("time_limit_s") or 2.0)
         k = kills(sb, [three, amped], full["solutions"][0], limit)
@@ -373,11 +385,30 @@ def part_strong(sb: Sandbox, rows: list[dict[str, Any]], keep: int = 3) -> dict[
         "killed_amplified": kamp,
         "killed_full": kfull,
         "amplified_vs_full": round(kamp / kfull, 4) if kfull else None,
+        "held_out_references_passing_full": checked,
+        "held_out_references_failing_amplified": false_failures,
+        "problems_with_false_failures": unsound,
         "first3_vs_full": round(k3 / kfull, 4) if kfull else None,
         "amplify_s": round(secs, 1),
         "wall_s": round(time.perf_counter() - t, 1),
         "per_problem": per,
     }
+
+
+def _held_out_references(
+    sb: Sandbox, full: dict[str, Any], amplified: dict[str, Any], used: int, most: int = 4
+) -> tuple[int, int]:
+    """(references past the `used` ones that label new tests which pass the full suite, those of
+    them that fail the amplified suite): each such failure is a false failure."""
+    limit = float(full.get("time_limit_s") or 2.0)
+    mode = comparison_of(full)
+    codes = [x for x in (full.get("solutions") or [])[used:] if isinstance(x, str)][:most]
+    ok = [code for code, r in zip(codes, sb.run_many(
+        [(dict(full, comparison=mode), code, {"time_limit_s": limit}) for code in codes]
+    )) if r.verdict == "AC"]  # fmt: skip
+    judged = dict(judged_problem(amplified), comparison=mode)
+    res = sb.run_many([(judged, code, {"time_limit_s": limit}) for code in ok])
+    return len(ok), sum(r.verdict != "AC" for r in res)
 
 
 # ---- the whole build ---------------------------------------------------------------------------
@@ -528,7 +559,9 @@ def main() -> None:
                 s = entry["strong"]
                 print(f"{name} strong: {s['problems']} problems, {s['mutants']} mutants; killed by "
                       f"first 3 {s['killed_first3']}, amplified {s['killed_amplified']}, full "
-                      f"{s['killed_full']} (amplified/full {s['amplified_vs_full']})", flush=True)  # fmt: skip
+                      f"{s['killed_full']} (amplified/full {s['amplified_vs_full']}); held-out "
+                      f"references failing the amplified suite {s['held_out_references_failing_amplified']} "
+                      f"of {s['held_out_references_passing_full']}", flush=True)  # fmt: skip
             report["sets"][name] = entry
     report["load_end"] = load_avg()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
