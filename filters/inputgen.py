@@ -16,8 +16,10 @@ written in digits (`low <= high`, no leading zero).
 
 Stdio inputs: numbers and tokens mutated in place, so the line structure stays; numbers that count
 something (a line's length, the lines that follow) stay fixed, pairs that look like edges are only
-reordered. Whether a mutated input is valid is decided later, by the reference solutions
-(`filters.amplify`); these generators only make invalid inputs rare.
+reordered; half of the inputs of a test with counted blocks (edge lists, queries) change a block
+as a whole, its count and the lines sized by it following (`filters.stdio_structure`). Whether a
+mutated input is valid is decided later, by the reference solutions (`filters.amplify`); these
+generators only make invalid inputs rare.
 """
 
 from __future__ import annotations
