@@ -206,7 +206,9 @@ def compare_call(
     return values_equal(expected, actual, tol, numeric)
 
 
-def same_multiset(expected: list[Any], actual: list[Any], equal: Callable[[Any, Any], bool]) -> bool:
+def same_multiset(
+    expected: list[Any], actual: list[Any], equal: Callable[[Any, Any], bool]
+) -> bool:
     """Whether `actual` holds the elements of `expected`, each as often, in any order (`equal`
     compares two elements; a greedy match suffices as long as `equal` is an equivalence)."""
     if len(expected) != len(actual):

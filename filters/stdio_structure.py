@@ -177,9 +177,7 @@ _LE = r"(?:≤|<=|\\le(?:q)?\b|⩽)"
 _POW = r"10\s*\^\s*\{?\s*\d+\s*\}?"
 _NUM = rf"-?\s*{_POW}|-?\s*\d+(?:\s*[·⋅*×]\s*(?:{_POW}|\d+))?"
 _NAME = r"[A-Za-z](?:_?\{?[A-Za-z0-9]\}?)?"
-_BOUND = re.compile(
-    rf"({_NUM})\s*{_LE}\s*({_NAME}(?:\s*,\s*{_NAME})*)\s*{_LE}\s*({_NUM})"
-)
+_BOUND = re.compile(rf"({_NUM})\s*{_LE}\s*({_NAME}(?:\s*,\s*{_NAME})*)\s*{_LE}\s*({_NUM})")
 
 
 def _number(text: str) -> int | None:
@@ -281,7 +279,9 @@ class StdioStructure:
 
     def edge_lines(self, parent: int) -> set[int]:
         """The lines of a parent's edge lists (a token mutation leaves them to `generate`)."""
-        return {k for b in self.blocks[parent] if b.nodes is not None for k in range(b.start, b.end)}
+        return {
+            k for b in self.blocks[parent] if b.nodes is not None for k in range(b.start, b.end)
+        }
 
     def sizes(self, parent: int) -> set[Spot]:
         """The counts and node numbers of a parent's blocks (changed only with their block)."""
@@ -398,9 +398,7 @@ class StdioStructure:
         return [rng.choice([r[c] for r in rows]) for c in range(len(rows[0]))]
 
     # ---- edges ----------------------------------------------------------------------------------
-    def _rewire(
-        self, lines: list[list[str]], b: Block, n: int, m: int, rng: random.Random
-    ) -> None:
+    def _rewire(self, lines: list[list[str]], b: Block, n: int, m: int, rng: random.Random) -> None:
         """New edges on nodes base..n - 1 + base with the originals' traits; weights kept."""
         tr = self.traits
         if n < 1 or m < 0:

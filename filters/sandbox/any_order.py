@@ -33,9 +33,7 @@ def holds_in_any_order(test: dict[str, Any], actual_json: str) -> bool:
     except (ValueError, TypeError, SyntaxError, KeyError):
         return False
     if not (
-        isinstance(root, ast.Compare)
-        and len(root.ops) == 1
-        and isinstance(root.ops[0], ast.Eq)
+        isinstance(root, ast.Compare) and len(root.ops) == 1 and isinstance(root.ops[0], ast.Eq)
     ):
         return False
     left, right = root.left, root.comparators[0]

@@ -107,7 +107,10 @@ def test_each_case_of_a_multi_case_input_keeps_its_own_count(rows):
     # 1391_e: t, then per case "n m" and m edges
     first = rows["1391_e_"]["tests"][0]["input"]
     blocks = find_blocks([ln.split() for ln in first.split("\n")])
-    assert [(b.rows, b.count, b.nodes) for b in blocks][:2] == [(5, (1, 1), (1, 0)), (5, (7, 1), (7, 0))]
+    assert [(b.rows, b.count, b.nodes) for b in blocks][:2] == [
+        (5, (1, 1), (1, 0)),
+        (5, (7, 1), (7, 0)),
+    ]
     for _, lines in _inputs(rows["1391_e_"], 100):
         i = 1
         for _ in range(lines[0][0]):
