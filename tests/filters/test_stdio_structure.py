@@ -100,7 +100,7 @@ def test_counted_rows_grow_and_shrink_with_their_count(rows):
     for _, lines in _inputs(rows["893_e_"]):
         assert lines[0][0] == len(lines) - 1 and all(len(r) == 2 for r in lines[1:])
         counts.add(lines[0][0])
-    assert len(counts) > 1
+    assert counts - {1, 2}  # the originals ask 2, 1 and 1 queries
 
 
 def test_each_case_of_a_multi_case_input_keeps_its_own_count(rows):
