@@ -14,7 +14,7 @@ Baseline and ours run in the same process on the same sandbox:
   `build`: `codemix build` of all five shared files at the defaults with `--skip amplify` and without.
 
     nice .venv/bin/python benchmarks/amplify.py [--sets mbpp,leetcodedataset,codecontests-subset,humaneval]
-        [--limit N] [--parts yield,strength,soundness,strong,build] [--workers 2]
+        [--limit N] [--nodes-only] [--parts yield,strength,soundness,strong,build] [--workers 2]
 
 Writes benchmarks/results/amplify.json (with the command line) and prints tables.
 """
@@ -70,6 +70,14 @@ def load(name: str, limit: int | None) -> list[dict[str, Any]]:
         if limit is not None and len(rows) >= limit:
             break
     return rows
+
+
+NODE_HELPERS = ("tree_node(", "list_node(", "is_same_tree(", "is_same_list(")
+
+
+def uses_nodes(r: dict[str, Any]) -> bool:
+    """Whether a problem's tests build trees or linked lists (LeetCodeDataset's helpers)."""
+    return any(h in (r.get("test_code") or "") for h in NODE_HELPERS)
 
 
 def load_avg() -> float:
@@ -475,6 +483,9 @@ def main() -> None:
     ap.add_argument("--parts", default="build,strength,soundness,strong")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--nodes-only", action="store_true",
+                    help="only problems whose tests build trees or linked lists (tree_node, "
+                         "list_node, is_same_tree, is_same_list), after --limit")  # fmt: skip
     ap.add_argument("--workdir", default=str(REPO / "out" / "amplify-bench"))
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
@@ -493,6 +504,8 @@ def main() -> None:
         for name in args.sets.split(","):
             entry: dict[str, Any] = {}
             rows = load(name, args.limit)
+            if args.nodes_only:
+                rows = [r for r in rows if uses_nodes(r)]
             if "yield" in parts:  # stage by stage, without a build (quick runs with --limit)
                 res, amplified = part_yield(sb, name, rows)
                 entry["yield"] = res

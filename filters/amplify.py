@@ -98,7 +98,8 @@ def expected_check(check: str, value: Any) -> str | None:
     What the original applies to the result it now applies to the expected value too:
     `sorted(R) == [1, 2]` -> `sorted(R) == sorted(E)`, `abs(R - 0.5) < 1e-6` -> `abs(R - E) < 1e-6`,
     `math.isclose(R, 2.0, rel_tol=...)` -> `math.isclose(R, E, rel_tol=...)`, `R is True` ->
-    `R is <the value>` (True, False or None); a bare `R` or `not R` -> `R == E`. A float compared with `==` gets a 1e-9 relative tolerance (another correct
+    `R is <the value>` (True, False or None); a bare `R` or `not R` -> `R == E`;
+    `is_same_tree(R, tree_node([1, 2]))` -> `is_same_tree(R, E)` (likewise `is_same_list`). A float compared with `==` gets a 1e-9 relative tolerance (another correct
     program may round differently). None when the original's shape does not say what a right
     answer is (`R != 3`, `R in [1, 2]`, `R > 0`): several answers may be right there.
     """
@@ -129,6 +130,12 @@ def expected_check(check: str, value: Any) -> str | None:
                     if value is None or type(value) is bool:
                         return f"({ast.unparse(side)}) is {value!r}"
                 return None
+        if _is_same_shape(node):
+            a, b = node.args  # type: ignore[attr-defined]
+            if _has_result(a) != _has_result(b):
+                side = a if _has_result(a) else b
+                node.args = [side, _on_expected(side)]  # type: ignore[attr-defined]
+                return ast.unparse(root)
         if _is_isclose(node):
             a, b = node.args  # type: ignore[attr-defined]
             if _has_result(a) != _has_result(b):
@@ -144,6 +151,18 @@ def expected_check(check: str, value: Any) -> str | None:
         if isinstance(root.operand, ast.Name) and root.operand.id == RESULT_NAME:
             return _equality(root.operand, value)
     return None
+
+
+def _is_same_shape(node: ast.AST) -> bool:
+    """`is_same_tree(a, b)` / `is_same_list(a, b)` (LeetCodeDataset's comparison of nodes)."""
+    f = getattr(node, "func", None)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(f, ast.Name)
+        and f.id in ("is_same_tree", "is_same_list")
+        and len(node.args) == 2
+        and not node.keywords
+    )
 
 
 def _abs_difference(node: ast.AST) -> ast.BinOp | None:

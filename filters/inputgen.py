@@ -14,6 +14,15 @@ column (`k <= len(a) + len(b)`, `end < length`) and a constant gap between sizes
 argument (a word of the dictionary), the characters a string starts and ends with, and numbers
 written in digits (`low <= high`, no leading zero).
 
+Trees and linked lists (`tree_node([...])` / `list_node([...])` arguments, decoded as
+`valuecodec.TreeValue` / `ListValue`): a linked list's values mutate as a list (kept sorted,
+distinct, in range as the originals are); a tree grows and loses leaves, loses a subtree, swaps
+children, changes or permutes its values, always as a valid level-order tree with a root. Its
+node count is a length in the relations (`k <= number of nodes`); kept where every original
+shows it: a binary search tree (values reassigned in order), a complete tree (no holes),
+distinct values, a linked list of even length, an int argument that is a node's value; never
+empty unless an original is.
+
 Stdio inputs: numbers and tokens mutated in place, so the line structure stays; numbers that count
 something (a line's length, the lines that follow) stay fixed, pairs that look like edges are only
 reordered. Whether a mutated input is valid is decided later, by the reference solutions
@@ -30,7 +39,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from filters.sandbox.valuecodec import Unencodable, decode, encode
+from filters.sandbox.valuecodec import (
+    ListValue,
+    TreeValue,
+    Unencodable,
+    decode,
+    encode,
+    list_value,
+    tree_value,
+)
 
 __all__ = ["CallInputs", "StdioInputs", "input_generator"]
 
@@ -40,6 +57,65 @@ _MAX_STR = 64
 _EVIDENCE = 6  # nested integers seen before the range they span counts as a contract
 _FEW_EVIDENCE = 8  # ... and before the few values they take do
 _FEW_VALUES = 3  # at most this many distinct values (0/1 grids, 'X'/'O' codes): draw only those
+_NODES = "nodes"  # the path step from a tree or linked list to the list of its values
+
+
+def _values(v: TreeValue | ListValue) -> list[Any]:
+    """A tree's or linked list's node values (level order for a tree)."""
+    return [x for x in v.items if x is not None]
+
+
+def _tree_links(items: tuple[Any, ...]) -> list[list[Any]]:
+    """A level-order tree as [value, left index, right index] rows (row 0 the root)."""
+    nodes: list[list[Any]] = [[items[0], None, None]]
+    i, k = 1, 0
+    while k < len(nodes) and i < len(items):
+        for side in (1, 2):
+            if i < len(items) and items[i] is not None:
+                nodes[k][side] = len(nodes)
+                nodes.append([items[i], None, None])
+            i += 1
+        k += 1
+    return nodes
+
+
+def _tree_of(nodes: list[list[Any]], root: int | None = 0) -> TreeValue | None:
+    """The TreeValue of linked rows (unreachable rows left out)."""
+    if root is None:
+        return None
+    out: list[Any] = [nodes[root][0]]
+    level = [root]
+    while level:
+        below = []
+        for k in level:
+            for c in nodes[k][1:]:
+                out.append(None if c is None else nodes[c][0])
+                if c is not None:
+                    below.append(c)
+        level = below
+    return tree_value(out)
+
+
+def _inorder(nodes: list[list[Any]]) -> list[int]:
+    """Row indices of a linked tree in order (iterative: a degenerate tree is deep)."""
+    out, stack, k = [], [], 0
+    while stack or k is not None:
+        while k is not None:
+            stack.append(k)
+            k = nodes[k][1]
+        k = stack.pop()
+        out.append(k)
+        k = nodes[k][2]
+    return out
+
+
+def _is_bst(v: TreeValue) -> bool:
+    nodes = _tree_links(v.items)
+    vals = [nodes[k][0] for k in _inorder(nodes)]
+    try:
+        return all(a < b for a, b in zip(vals, vals[1:]))
+    except TypeError:
+        return False
 
 
 @dataclass
@@ -74,9 +150,24 @@ class _Stats:
     ints: set[int] = field(default_factory=set)  # their distinct values (only the first few)
     square: bool = True  # every list of rows had as many rows as columns (an n x n matrix)
     square_evidence: int = 0  # square lists of two or more rows seen
+    bst: bool = True  # every tree of two or more nodes was a binary search tree
+    bst_evidence: int = 0  # ... and this many had three or more
+    complete: bool = True  # every tree was complete (no hole in its level order)
+    complete_evidence: int = 0
+    even: bool = True  # every list had an even length (a linked list of twins)
+    even_evidence: int = 0  # lists of two or more seen
 
     def see(self, v: Any) -> None:
         self.types.add(type(v))
+        if type(v) in (TreeValue, ListValue):
+            n = len(v)
+            self.min_len = n if self.min_len is None else min(self.min_len, n)
+            self.max_len = n if self.max_len is None else max(self.max_len, n)
+        if type(v) is TreeValue and len(v) > 1:
+            self.bst &= _is_bst(v)
+            self.bst_evidence += len(v) > 2
+            self.complete &= None not in v.items
+            self.complete_evidence += len(v) > 2
         if type(v) is int:
             self.count += 1
             if len(self.ints) <= _FEW_VALUES:
@@ -98,6 +189,8 @@ class _Stats:
             if " " in v.strip():
                 self.words.update(v.split())
         if type(v) is list:
+            self.even &= len(v) % 2 == 0
+            self.even_evidence += len(v) >= 2
             self.multiplicities.update(_multiplicities(v))
             try:
                 self.sorted_asc &= all(a <= b for a, b in zip(v, v[1:]))
@@ -114,7 +207,7 @@ class _Stats:
             inner = {len(x) for x in v if type(x) in (list, str)}
             self.rectangular &= len(inner) <= 1 and all(type(x) in (list, str) for x in v)
             self._rows(v)
-        if len(self.samples) < 8 and type(v) not in (list, dict, tuple):
+        if len(self.samples) < 8 and type(v) not in (list, dict, tuple, TreeValue, ListValue):
             self.samples.append(v)
 
     def _rows(self, v: list[Any]) -> None:
@@ -190,8 +283,8 @@ def _quantities(args: dict[Any, Any]) -> dict[str, int]:
     for k, v in args.items():
         if type(v) is int:
             q[f"{k}"] = v
-        elif type(v) in (list, str, tuple):
-            q[f"len {k}"] = len(v)
+        elif type(v) in (list, str, tuple, TreeValue, ListValue):
+            q[f"len {k}"] = len(v)  # a tree's or list's node count
         if type(v) is str and v.isdigit() and len(v) < 19:
             q[f"value {k}"] = int(v)  # low <= high, given as digit strings
     return q
@@ -199,13 +292,24 @@ def _quantities(args: dict[Any, Any]) -> dict[str, int]:
 
 def _nested_ints(value: Any, path: Path, out: dict[Path, list[int]]) -> None:
     """Integers inside lists and tuples, by path (node ids, indices)."""
-    if type(value) in (list, tuple):
+    if type(value) in (TreeValue, ListValue):
+        _nested_ints(_values(value), path + (_NODES,), out)
+    elif type(value) in (list, tuple):
         for i, x in enumerate(value):
             sub = path + (("[]",) if type(value) is list else (i,))
             if type(x) is int:
                 out.setdefault(sub, []).append(x)
             else:
                 _nested_ints(x, sub, out)
+
+
+def _elements(v: Any) -> list[Any]:
+    """What `x in v` means for a membership contract: a list's items, a tree's or list's values."""
+    if type(v) is list:
+        return v
+    if type(v) in (TreeValue, ListValue):
+        return _values(v)
+    return []
 
 
 def _relations(samples: list[dict[str, int]]) -> list[tuple[str, str, str]]:
@@ -320,6 +424,8 @@ class CallInputs:
         elif type(v) is dict:
             for x in v.values():
                 self._observe(path + ("{}",), x)
+        elif type(v) in (TreeValue, ListValue):
+            self._observe(path + (_NODES,), _values(v))
 
     def _length_links(self) -> dict[Any, Any]:
         """int argument -> list/str argument whose length it is in every original."""
@@ -330,7 +436,8 @@ class CallInputs:
                 continue
             for j in keys:
                 if j != k and all(
-                    type(a[j]) in (list, str) and len(a[j]) == a[k] for a in self.originals
+                    type(a[j]) in (list, str, TreeValue, ListValue) and len(a[j]) == a[k]
+                    for a in self.originals
                 ):
                     links[k] = j
                     break
@@ -343,8 +450,7 @@ class CallInputs:
         for a in sorted(keys, key=str):
             for b in sorted(keys, key=str):
                 if a != b and all(
-                    type(x[a]) in (str, int) and type(x[b]) is list and x[a] in x[b]
-                    for x in self.originals
+                    type(x[a]) in (str, int) and x[a] in _elements(x[b]) for x in self.originals
                 ):
                     pairs.append((a, b))
         return pairs
@@ -393,7 +499,9 @@ class CallInputs:
         q = self._measures(args)
         if not all(_holds(q, rel) for rel in self.relations):
             return False
-        if any(a in args and b in args and args[a] not in args[b] for a, b in self.members):
+        if any(
+            a in args and b in args and args[a] not in _elements(args[b]) for a, b in self.members
+        ):
             return False
         return all(self._shape_ok(v, (k,)) for k, v in args.items())
 
@@ -401,6 +509,12 @@ class CallInputs:
         st = self.stats.get(path)
         if st is None or depth > 6:
             return True
+        if v is None and type(None) not in st.types and st.types & {TreeValue, ListValue}:
+            return False  # an empty tree or list only where an original has one
+        if type(v) is ListValue:
+            return self._shape_ok(_values(v), path + (_NODES,), depth + 1)
+        if type(v) is TreeValue:
+            return self._tree_ok(v, st, path + (_NODES,), depth)
         if type(v) is str and st.digits and st.types == {str}:
             if not v.isdigit() or (len(v) > 1 and v[0] == "0" and not st.leading_zero):
                 return False  # a number in digits stays one, without a leading zero
@@ -413,6 +527,8 @@ class CallInputs:
             ends = ("^" + v[0], v[-1] + "$")
             return all(e in st.ends or e.strip("^$").isalnum() for e in ends)
         if type(v) is list:
+            if path[-1] == _NODES and st.even and st.even_evidence >= 2 and len(v) % 2:
+                return False  # a linked list of even length stays even
             if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
                 return False  # a rotated sorted list stays one
             if v and st.multiplicities and not _multiplicities(v) <= st.multiplicities:
@@ -425,6 +541,18 @@ class CallInputs:
         if type(v) is tuple:
             return all(self._shape_ok(x, path + (i,), depth + 1) for i, x in enumerate(v))
         return True
+
+    def _tree_ok(self, v: TreeValue, st: _Stats, inner: Path, depth: int) -> bool:
+        """A tree keeps what every original tree shows: a search tree, complete, distinct values."""
+        if st.bst and st.bst_evidence and not _is_bst(v):
+            return False
+        if st.complete and st.complete_evidence and None in v.items:
+            return False
+        vals = _values(v)
+        values = self.stats.get(inner)
+        if values is not None and values.distinct and len({_key(x) for x in vals}) < len(vals):
+            return False
+        return all(self._shape_ok(x, inner + ("[]",), depth + 2) for x in vals)
 
     @staticmethod
     def _rows_ok(v: list[list[Any]], st: _Stats) -> bool:
@@ -494,12 +622,116 @@ class CallInputs:
         if t is tuple and v and depth < 6:
             i = rng.randrange(len(v))
             return v[:i] + (self._mutate(v[i], path + (i,), rng, depth + 1),) + v[i + 1 :]
+        if t is ListValue and depth < 6:
+            inner = path + (_NODES,)
+            out = self._mutate_list(list(v.items), inner, self.stats.get(inner), rng, depth + 1)
+            return list_value(out) if out or self._may_be_empty(st) else v
+        if t is TreeValue and st is not None and depth < 6:
+            return self._mutate_tree(v, path, st, rng, depth)
         if t is dict and v and depth < 6:
             k = rng.choice(list(v))
             out = dict(v)
             out[k] = self._mutate(v[k], path + ("{}",), rng, depth + 1)
             return out
         return v
+
+    @staticmethod
+    def _may_be_empty(st: _Stats | None) -> bool:
+        return st is not None and type(None) in st.types
+
+    def _mutate_tree(
+        self, v: TreeValue, path: Path, st: _Stats, rng: random.Random, depth: int
+    ) -> TreeValue | None:
+        """A valid tree near `v`: leaves added or removed, a subtree cut, children swapped, values
+        changed or permuted; a search tree gets its values back in order, a complete tree grows
+        and shrinks at its last slot."""
+        inner = path + (_NODES,)
+        elem = inner + ("[]",)
+        nodes = _tree_links(v.items)
+        count = len(nodes)
+        lo = max(st.min_len or 1, 1)
+        hi = max(st.max_len or 1, 1)
+        hi = min(max(2 * hi + 1, count) if hi < _MAX_LIST else hi, max(_MAX_LIST, hi))
+        complete = st.complete and st.complete_evidence > 0
+        bst = st.bst and st.bst_evidence > 0
+        values = self.stats.get(inner)
+        distinct = bst or (values is not None and values.distinct)
+        ops = ["value"] if bst else ["value", "permute"]
+        if count < hi:
+            ops.append("grow")
+        if count > lo:
+            ops += ["shrink"] if complete else ["shrink", "cut"]
+        if not complete and count > 1:
+            ops.append("mirror")
+        if self._may_be_empty(st) and rng.random() < 0.05:
+            return None
+        op = rng.choice(ops)
+        parent = {c: k for k, row in enumerate(nodes) for c in row[1:] if c is not None}
+        taken = {_key(row[0]) for row in nodes}
+
+        def new_value(x: Any) -> Any:  # a distinct tree gets a value it does not hold yet
+            for _ in range(8 if distinct else 1):
+                y = self._mutate(x, elem, rng, depth + 2)
+                if _key(y) not in taken:
+                    break
+            taken.add(_key(y))
+            return y
+
+        if op == "value":
+            row = nodes[rng.randrange(count)]
+            row[0] = new_value(row[0])
+        elif op == "permute":
+            vals = [row[0] for row in nodes]
+            rng.shuffle(vals)
+            for row, x in zip(nodes, vals):
+                row[0] = x
+        elif op == "grow":
+            for _ in range(rng.randint(1, max(1, min(hi - count, 3)))):
+                if complete:  # the next slot in level order
+                    k = (len(nodes) - 1) // 2
+                    side = 1 if len(nodes) % 2 else 2
+                else:
+                    free = [(k, s) for k, row in enumerate(nodes) for s in (1, 2) if row[s] is None
+                            and (k == 0 or k in parent)]  # fmt: skip
+                    k, side = rng.choice(free)
+                parent[len(nodes)] = k
+                nodes[k][side] = len(nodes)
+                nodes.append([new_value(rng.choice(nodes)[0]), None, None])
+        elif op == "shrink":
+            for _ in range(rng.randint(1, max(1, min(count - lo, 2)))):
+                if complete:
+                    last = len(nodes) - 1
+                    leaves = [last] if last > 0 else []
+                else:
+                    leaves = [k for k in parent if nodes[k][1] is None and nodes[k][2] is None]
+                if not leaves:
+                    break
+                k = rng.choice(leaves)
+                row = nodes[parent[k]]
+                row[row.index(k, 1)] = None
+                del parent[k]
+                if complete:
+                    nodes.pop()
+        elif op == "cut":
+            k = rng.choice(list(parent))
+            row = nodes[parent[k]]
+            row[row.index(k, 1)] = None
+        elif op == "mirror":
+            row = rng.choice([r for r in nodes if r[1] is not None or r[2] is not None])
+            row[1], row[2] = row[2], row[1]
+        tree = _tree_of(nodes)
+        if tree is None or len(tree) < lo:
+            return v
+        if bst:  # the same shape, the values sorted into it
+            links = _tree_links(tree.items)
+            try:
+                vals = sorted(row[0] for row in links)
+            except TypeError:
+                return v
+            for k, x in zip(_inorder(links), vals):
+                links[k][0] = x
+            tree = _tree_of(links)
+        return tree
 
     def _mutate_str(
         self, v: str, st: _Stats | None, rng: random.Random, fixed: bool = False
