@@ -98,7 +98,9 @@ def _tree_of(nodes: list[list[Any]], root: int | None = 0) -> TreeValue | None:
 
 def _inorder(nodes: list[list[Any]]) -> list[int]:
     """Row indices of a linked tree in order (iterative: a degenerate tree is deep)."""
-    out, stack, k = [], [], 0
+    out: list[int] = []
+    stack: list[int] = []
+    k: int | None = 0
     while stack or k is not None:
         while k is not None:
             stack.append(k)
@@ -110,12 +112,41 @@ def _inorder(nodes: list[list[Any]]) -> list[int]:
 
 
 def _is_bst(v: TreeValue) -> bool:
+    """Values never decrease in order (a search tree; equal values allowed, as in find-mode)."""
     nodes = _tree_links(v.items)
     vals = [nodes[k][0] for k in _inorder(nodes)]
     try:
-        return all(a < b for a, b in zip(vals, vals[1:]))
+        return all(a <= b for a, b in zip(vals, vals[1:]))
     except TypeError:
         return False
+
+
+def _is_full(nodes: list[list[Any]]) -> bool:
+    """Every node has no child or two."""
+    return all((row[1] is None) == (row[2] is None) for row in nodes)
+
+
+def _heap_order(nodes: list[list[Any]]) -> set[str]:
+    """"min" when no node is larger than its children, "max" when none is smaller."""
+    out = {"min", "max"}
+    try:
+        for row in nodes:
+            for c in row[1:]:
+                if c is not None and row[0] > nodes[c][0]:
+                    out.discard("min")
+                if c is not None and row[0] < nodes[c][0]:
+                    out.discard("max")
+    except TypeError:
+        return set()
+    return out
+
+
+def _leaf_values(nodes: list[list[Any]]) -> tuple[set[str], set[str]]:
+    """The values (as keys) at leaves and at inner nodes."""
+    leaves, inner = set(), set()
+    for row in nodes:
+        (leaves if row[1] is None and row[2] is None else inner).add(_key(row[0]))
+    return leaves, inner
 
 
 @dataclass
@@ -142,7 +173,6 @@ class _Stats:
     row_order: set[tuple[int, int, str]] | None = None  # (i, j, op) true in every fixed-size row
     multiplicities: set[int] = field(default_factory=set)  # how often a value recurs in a list
     bigrams: set[str] = field(default_factory=set)  # adjacent character pairs of the strings
-    ends: set[str] = field(default_factory=set)  # first and last characters ("^." / ".$" pairs)
     digits: bool = True  # every string was a number written in digits ("50", "100")
     leading_zero: bool = False  # ... and one of two or more digits started with 0
     samples: list[Any] = field(default_factory=list)
@@ -153,7 +183,13 @@ class _Stats:
     bst: bool = True  # every tree of two or more nodes was a binary search tree
     bst_evidence: int = 0  # ... and this many had three or more
     complete: bool = True  # every tree was complete (no hole in its level order)
-    complete_evidence: int = 0
+    complete_evidence: int = 0  # trees of three or more nodes seen (for every tree rule)
+    full: bool = True  # every node had no child or two
+    heap: set[str] = field(default_factory=lambda: {"min", "max"})  # parents <= / >= children
+    leaf_keys: set[str] = field(default_factory=set)  # values at leaves ...
+    inner_keys: set[str] = field(default_factory=set)  # ... and at inner nodes
+    ends: set[str] = field(default_factory=set)  # first and last characters ("^." / ".$" pairs)
+    first_last: set[tuple[str, str]] = field(default_factory=set)  # a list's first, last value
     even: bool = True  # every list had an even length (a linked list of twins)
     even_evidence: int = 0  # lists of two or more seen
 
@@ -168,6 +204,12 @@ class _Stats:
             self.bst_evidence += len(v) > 2
             self.complete &= None not in v.items
             self.complete_evidence += len(v) > 2
+            nodes = _tree_links(v.items)
+            self.full &= _is_full(nodes)
+            self.heap &= _heap_order(nodes)
+            leaves, inner = _leaf_values(nodes)
+            self.leaf_keys |= leaves
+            self.inner_keys |= inner
         if type(v) is int:
             self.count += 1
             if len(self.ints) <= _FEW_VALUES:
@@ -189,6 +231,11 @@ class _Stats:
             if " " in v.strip():
                 self.words.update(v.split())
         if type(v) is list:
+            if v:
+                try:
+                    self.first_last.add((_key(v[0]), _key(v[-1])))
+                except (Unencodable, TypeError, ValueError):
+                    self.first_last.add(("?", "?"))
             self.even &= len(v) % 2 == 0
             self.even_evidence += len(v) >= 2
             self.multiplicities.update(_multiplicities(v))
@@ -209,6 +256,20 @@ class _Stats:
             self._rows(v)
         if len(self.samples) < 8 and type(v) not in (list, dict, tuple, TreeValue, ListValue):
             self.samples.append(v)
+
+    def tree_rules(self) -> set[str]:
+        """What every original tree (three or more nodes among them) shows: "bst", "complete",
+        "full", "min"/"max" (heap order), "leaves" (leaves and inner nodes take values of their
+        own, a few each: 0/1 leaves under 2/3 operators)."""
+        if not self.complete_evidence:
+            return set()
+        rules = {r for r, ok in (("bst", self.bst), ("complete", self.complete),
+                                 ("full", self.full)) if ok}  # fmt: skip
+        rules |= self.heap  # (a search tree with equal values can be heap-ordered too)
+        if (self.inner_keys and not self.leaf_keys & self.inner_keys
+                and len(self.leaf_keys) <= _FEW_VALUES and len(self.inner_keys) <= _FEW_VALUES):
+            rules.add("leaves")  # fmt: skip
+        return rules
 
     def _rows(self, v: list[Any]) -> None:
         rows = [x for x in v if type(x) is list]
@@ -529,6 +590,9 @@ class CallInputs:
         if type(v) is list:
             if path[-1] == _NODES and st.even and st.even_evidence >= 2 and len(v) % 2:
                 return False  # a linked list of even length stays even
+            if path[-1] == _NODES and v and st.even_evidence >= 2 and len(st.first_last) == 1:
+                if {(_key(v[0]), _key(v[-1]))} != st.first_last:
+                    return False  # every original list starts and ends with 0: so do new ones
             if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
                 return False  # a rotated sorted list stays one
             if v and st.multiplicities and not _multiplicities(v) <= st.multiplicities:
@@ -543,11 +607,21 @@ class CallInputs:
         return True
 
     def _tree_ok(self, v: TreeValue, st: _Stats, inner: Path, depth: int) -> bool:
-        """A tree keeps what every original tree shows: a search tree, complete, distinct values."""
-        if st.bst and st.bst_evidence and not _is_bst(v):
+        """A tree keeps what every original tree shows (`_Stats.tree_rules`) and distinct values."""
+        rules = st.tree_rules()
+        nodes = _tree_links(v.items)
+        if "bst" in rules and not _is_bst(v):
             return False
-        if st.complete and st.complete_evidence and None in v.items:
+        if "complete" in rules and None in v.items:
             return False
+        if "full" in rules and not _is_full(nodes):
+            return False
+        if rules & {"min", "max"} and not rules & {"min", "max"} & _heap_order(nodes):
+            return False
+        if "leaves" in rules:
+            leaves, inner_vals = _leaf_values(nodes)
+            if not (leaves <= st.leaf_keys and inner_vals <= st.inner_keys):
+                return False
         vals = _values(v)
         values = self.stats.get(inner)
         if values is not None and values.distinct and len({_key(x) for x in vals}) < len(vals):
@@ -624,8 +698,8 @@ class CallInputs:
             return v[:i] + (self._mutate(v[i], path + (i,), rng, depth + 1),) + v[i + 1 :]
         if t is ListValue and depth < 6:
             inner = path + (_NODES,)
-            out = self._mutate_list(list(v.items), inner, self.stats.get(inner), rng, depth + 1)
-            return list_value(out) if out or self._may_be_empty(st) else v
+            vals = self._mutate_list(list(v.items), inner, self.stats.get(inner), rng, depth + 1)
+            return list_value(vals) if vals or self._may_be_empty(st) else v
         if t is TreeValue and st is not None and depth < 6:
             return self._mutate_tree(v, path, st, rng, depth)
         if t is dict and v and depth < 6:
@@ -652,15 +726,16 @@ class CallInputs:
         lo = max(st.min_len or 1, 1)
         hi = max(st.max_len or 1, 1)
         hi = min(max(2 * hi + 1, count) if hi < _MAX_LIST else hi, max(_MAX_LIST, hi))
-        complete = st.complete and st.complete_evidence > 0
-        bst = st.bst and st.bst_evidence > 0
+        rules = st.tree_rules()
+        complete, bst, full = "complete" in rules, "bst" in rules, "full" in rules
+        heap = "min" if "min" in rules else "max" if "max" in rules else None
         values = self.stats.get(inner)
-        distinct = bst or (values is not None and values.distinct)
-        ops = ["value"] if bst else ["value", "permute"]
+        distinct = values is not None and values.distinct
+        ops = ["value"] if bst or heap else ["value", "permute"]
         if count < hi:
             ops.append("grow")
         if count > lo:
-            ops += ["shrink"] if complete else ["shrink", "cut"]
+            ops += ["shrink"] if complete or full else ["shrink", "cut"]
         if not complete and count > 1:
             ops.append("mirror")
         if self._may_be_empty(st) and rng.random() < 0.05:
@@ -690,6 +765,14 @@ class CallInputs:
                 if complete:  # the next slot in level order
                     k = (len(nodes) - 1) // 2
                     side = 1 if len(nodes) % 2 else 2
+                elif full:  # a leaf gets two children
+                    k = rng.choice([k for k, row in enumerate(nodes) if row[1] is None
+                                    and (k == 0 or k in parent)])  # fmt: skip
+                    for side in (1, 2):
+                        parent[len(nodes)] = k
+                        nodes[k][side] = len(nodes)
+                        nodes.append([new_value(rng.choice(nodes)[0]), None, None])
+                    continue
                 else:
                     free = [(k, s) for k, row in enumerate(nodes) for s in (1, 2) if row[s] is None
                             and (k == 0 or k in parent)]  # fmt: skip
@@ -702,6 +785,17 @@ class CallInputs:
                 if complete:
                     last = len(nodes) - 1
                     leaves = [last] if last > 0 else []
+                elif full:  # two sibling leaves go
+                    twins = [row for row in nodes if row[1] in parent and row[2] in parent
+                             and nodes[row[1]][1] is None and nodes[row[1]][2] is None
+                             and nodes[row[2]][1] is None and nodes[row[2]][2] is None]  # fmt: skip
+                    if not twins:
+                        break
+                    row = rng.choice(twins)
+                    for side in (1, 2):
+                        del parent[row[side]]
+                        row[side] = None
+                    continue
                 else:
                     leaves = [k for k in parent if nodes[k][1] is None and nodes[k][2] is None]
                 if not leaves:
@@ -722,16 +816,20 @@ class CallInputs:
         tree = _tree_of(nodes)
         if tree is None or len(tree) < lo:
             return v
-        if bst:  # the same shape, the values sorted into it
-            links = _tree_links(tree.items)
+        links = _tree_links(tree.items)
+        if "leaves" in rules:  # a leaf takes a leaf's value, an inner node an inner node's
+            for row in links:
+                keys = st.leaf_keys if row[1] is None and row[2] is None else st.inner_keys
+                if _key(row[0]) not in keys:
+                    row[0] = decode(json.loads(rng.choice(sorted(keys))))
+        if bst or heap:  # the same shape, the values sorted into it (in order, or level order)
             try:
-                vals = sorted(row[0] for row in links)
+                vals = sorted((row[0] for row in links), reverse=heap == "max")
             except TypeError:
                 return v
-            for k, x in zip(_inorder(links), vals):
+            for k, x in zip(range(len(links)) if heap else _inorder(links), vals):
                 links[k][0] = x
-            tree = _tree_of(links)
-        return tree
+        return _tree_of(links)
 
     def _mutate_str(
         self, v: str, st: _Stats | None, rng: random.Random, fixed: bool = False

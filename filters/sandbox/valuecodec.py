@@ -164,8 +164,8 @@ def _node_field(node, name):
 
 def _encode_nodes(root, kind: str, depth: int) -> dict:
     """The tagged form of a tree or linked list of node objects (see the module docstring)."""
-    seen = set()
-    out = []
+    seen: set[int] = set()
+    out: list = []
 
     def visit(node):
         if id(node) in seen:

@@ -327,7 +327,7 @@ def _build_nodes(value: Any, ns: dict) -> Any:
         if callable(helper):
             return helper(items)
         cls = ns["TreeNode" if tree else "ListNode"]
-        nodes = [None if v is None else cls(v) for v in items]
+        nodes: list[Any] = [None if v is None else cls(v) for v in items]
         if not tree:
             for a, b in zip(nodes, nodes[1:]):
                 a.next = b
