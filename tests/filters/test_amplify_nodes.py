@@ -20,7 +20,7 @@ import pytest
 from curation.schema import normalize_record, problem_id, records_to_table
 from curation.sources.local import convert_leetcodedataset
 from filters.amplify import AmplifyStage, expected_check
-from filters.inputgen import CallInputs, _is_bst
+from filters.inputgen import CallInputs, _heap_order, _is_bst, _is_full, _tree_links
 from filters.judged import judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
@@ -256,3 +256,35 @@ def test_a_tree_problem_is_amplified_verified_and_graded_alike(rows, sb):
     assert sb.run(judged, preorder).verdict == "WA"
     assert grade(out, completion_only(rows, "binary-tree-inorder-traversal"), sandbox=sb).score == 1.0
     assert grade(out, preorder, sandbox=sb).score == 0.0
+
+
+# ---- contracts found by second solutions failing generated inputs (one test each) ----------------------
+def test_a_search_tree_with_equal_values_stays_one():
+    # find-mode-in-binary-search-tree: left <= node <= right; [2, null, 2, 1] is not a search tree
+    made = _generated([{"root": tree_value([1, None, 2, 2])}, {"root": tree_value([0])}])
+    assert all(_is_bst(a["root"]) for a in made)
+
+
+def test_a_heap_ordered_full_tree_stays_one():
+    # second-minimum-node-in-a-binary-tree: every node has 0 or 2 children, none below its parent
+    made = _generated([{"root": tree_value([2, 2, 5, None, None, 5, 7])},
+                       {"root": tree_value([2, 2, 2])}])  # fmt: skip
+    for a in made:
+        nodes = _tree_links(a["root"].items)
+        assert _is_full(nodes) and "min" in _heap_order(nodes), a
+
+
+def test_leaves_and_inner_nodes_keep_their_own_values():
+    # evaluate-boolean-binary-tree: leaves are 0/1, inner nodes 2 (OR) / 3 (AND), two children
+    made = _generated([{"root": tree_value([2, 1, 3, None, None, 0, 1])}, {"root": tree_value([0])}])
+    for a in made:
+        for val, left, right in _tree_links(a["root"].items):
+            assert (val in (0, 1)) == (left is None and right is None), a
+            assert (left is None) == (right is None), a
+
+
+def test_a_linked_list_keeps_the_first_and_last_values_every_original_has():
+    # merge-nodes-in-between-zeros: the list starts and ends with 0
+    made = _generated([{"head": list_value([0, 3, 1, 0, 4, 5, 2, 0])},
+                       {"head": list_value([0, 1, 0, 3, 0, 2, 2, 0])}])  # fmt: skip
+    assert all(a["head"].items[0] == 0 and a["head"].items[-1] == 0 for a in made)
