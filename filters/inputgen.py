@@ -126,19 +126,25 @@ def _is_full(nodes: list[list[Any]]) -> bool:
     return all((row[1] is None) == (row[2] is None) for row in nodes)
 
 
-def _heap_order(nodes: list[list[Any]]) -> set[str]:
-    """"min" when no node is larger than its children, "max" when none is smaller."""
+def _child_order(nodes: list[list[Any]]) -> set[str]:
+    """"min" when every inner node's value is the smallest of its children's, "max" the largest."""
     out = {"min", "max"}
     try:
         for row in nodes:
-            for c in row[1:]:
-                if c is not None and row[0] > nodes[c][0]:
-                    out.discard("min")
-                if c is not None and row[0] < nodes[c][0]:
-                    out.discard("max")
+            kids = [nodes[c][0] for c in row[1:] if c is not None]
+            if kids and row[0] != min(kids):
+                out.discard("min")
+            if kids and row[0] != max(kids):
+                out.discard("max")
     except TypeError:
         return set()
     return out
+
+
+def _leaf_repeats(nodes: list[list[Any]]) -> bool:
+    """Whether two leaves of the tree hold the same value."""
+    keys = [_key(row[0]) for row in nodes if row[1] is None and row[2] is None]
+    return len(set(keys)) < len(keys)
 
 
 def _leaf_values(nodes: list[list[Any]]) -> tuple[set[str], set[str]]:
@@ -185,11 +191,14 @@ class _Stats:
     complete: bool = True  # every tree was complete (no hole in its level order)
     complete_evidence: int = 0  # trees of three or more nodes seen (for every tree rule)
     full: bool = True  # every node had no child or two
-    heap: set[str] = field(default_factory=lambda: {"min", "max"})  # parents <= / >= children
+    child_order: set[str] = field(default_factory=lambda: {"min", "max"})  # node = min(children)
+    inner_nodes: int = 0  # nodes with a child, in trees of two or more nodes
+    leaf_repeats: bool = False  # some tree had two leaves with one value
     leaf_keys: set[str] = field(default_factory=set)  # values at leaves ...
     inner_keys: set[str] = field(default_factory=set)  # ... and at inner nodes
     ends: set[str] = field(default_factory=set)  # first and last characters ("^." / ".$" pairs)
     first_last: set[tuple[str, str]] = field(default_factory=set)  # a list's first, last value
+    twins: set[str] = field(default_factory=set)  # values seen twice in a row in a list
     even: bool = True  # every list had an even length (a linked list of twins)
     even_evidence: int = 0  # lists of two or more seen
 
@@ -206,7 +215,9 @@ class _Stats:
             self.complete_evidence += len(v) > 2
             nodes = _tree_links(v.items)
             self.full &= _is_full(nodes)
-            self.heap &= _heap_order(nodes)
+            self.child_order &= _child_order(nodes)
+            self.inner_nodes += sum(row[1] is not None or row[2] is not None for row in nodes)
+            self.leaf_repeats |= _leaf_repeats(nodes)
             leaves, inner = _leaf_values(nodes)
             self.leaf_keys |= leaves
             self.inner_keys |= inner
@@ -234,6 +245,7 @@ class _Stats:
             if v:
                 try:
                     self.first_last.add((_key(v[0]), _key(v[-1])))
+                    self.twins.update(_key(a) for a, b in zip(v, v[1:]) if a == b)
                 except (Unencodable, TypeError, ValueError):
                     self.first_last.add(("?", "?"))
             self.even &= len(v) % 2 == 0
@@ -258,15 +270,17 @@ class _Stats:
             self.samples.append(v)
 
     def tree_rules(self) -> set[str]:
-        """What every original tree (three or more nodes among them) shows: "bst", "complete",
-        "full", "min"/"max" (heap order), "leaves" (leaves and inner nodes take values of their
-        own, a few each: 0/1 leaves under 2/3 operators)."""
+        """What every original tree (three or more nodes among them) shows: "bst", "complete";
+        with two or more inner nodes seen "full" (0 or 2 children) and "min"/"max" (every inner
+        node holds the smallest / largest of its children's values); "leaves" (leaves and inner
+        nodes take a few values of their own, a leaf value recurs: 0/1 leaves under 2/3
+        operators)."""
         if not self.complete_evidence:
             return set()
-        rules = {r for r, ok in (("bst", self.bst), ("complete", self.complete),
-                                 ("full", self.full)) if ok}  # fmt: skip
-        rules |= self.heap  # (a search tree with equal values can be heap-ordered too)
-        if (self.inner_keys and not self.leaf_keys & self.inner_keys
+        rules = {r for r, ok in (("bst", self.bst), ("complete", self.complete)) if ok}
+        if self.inner_nodes >= 2:
+            rules |= self.child_order | ({"full"} if self.full else set())
+        if (self.inner_keys and self.leaf_repeats and not self.leaf_keys & self.inner_keys
                 and len(self.leaf_keys) <= _FEW_VALUES and len(self.inner_keys) <= _FEW_VALUES):
             rules.add("leaves")  # fmt: skip
         return rules
@@ -593,6 +607,10 @@ class CallInputs:
             if path[-1] == _NODES and v and st.even_evidence >= 2 and len(st.first_last) == 1:
                 if {(_key(v[0]), _key(v[-1]))} != st.first_last:
                     return False  # every original list starts and ends with 0: so do new ones
+                ((first, last),) = st.first_last
+                if first == last and first not in st.twins:  # ... and 0 never follows 0
+                    if any(_key(a) == first and a == b for a, b in zip(v, v[1:])):
+                        return False
             if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
                 return False  # a rotated sorted list stays one
             if v and st.multiplicities and not _multiplicities(v) <= st.multiplicities:
@@ -616,7 +634,7 @@ class CallInputs:
             return False
         if "full" in rules and not _is_full(nodes):
             return False
-        if rules & {"min", "max"} and not rules & {"min", "max"} & _heap_order(nodes):
+        if rules & {"min", "max"} and not rules & {"min", "max"} & _child_order(nodes):
             return False
         if "leaves" in rules:
             leaves, inner_vals = _leaf_values(nodes)
@@ -728,10 +746,10 @@ class CallInputs:
         hi = min(max(2 * hi + 1, count) if hi < _MAX_LIST else hi, max(_MAX_LIST, hi))
         rules = st.tree_rules()
         complete, bst, full = "complete" in rules, "bst" in rules, "full" in rules
-        heap = "min" if "min" in rules else "max" if "max" in rules else None
+        order = "min" if "min" in rules else "max" if "max" in rules else None
         values = self.stats.get(inner)
         distinct = values is not None and values.distinct
-        ops = ["value"] if bst or heap else ["value", "permute"]
+        ops = ["value"] if bst or order else ["value", "permute"]
         if count < hi:
             ops.append("grow")
         if count > lo:
@@ -822,13 +840,19 @@ class CallInputs:
                 keys = st.leaf_keys if row[1] is None and row[2] is None else st.inner_keys
                 if _key(row[0]) not in keys:
                     row[0] = decode(json.loads(rng.choice(sorted(keys))))
-        if bst or heap:  # the same shape, the values sorted into it (in order, or level order)
-            try:
-                vals = sorted((row[0] for row in links), reverse=heap == "max")
-            except TypeError:
-                return v
-            for k, x in zip(range(len(links)) if heap else _inorder(links), vals):
-                links[k][0] = x
+        try:
+            if bst:  # the same shape, the values sorted into it in order
+                vals = sorted(row[0] for row in links)
+                for k, x in zip(_inorder(links), vals):
+                    links[k][0] = x
+            if order:  # bottom up (rows are in level order), each inner node its children's min
+                pick = min if order == "min" else max
+                for row in reversed(links):
+                    kids = [links[c][0] for c in row[1:] if c is not None]
+                    if kids:
+                        row[0] = pick(kids)
+        except TypeError:
+            return v
         return _tree_of(links)
 
     def _mutate_str(

@@ -20,7 +20,7 @@ import pytest
 from curation.schema import normalize_record, problem_id, records_to_table
 from curation.sources.local import convert_leetcodedataset
 from filters.amplify import AmplifyStage, expected_check
-from filters.inputgen import CallInputs, _heap_order, _is_bst, _is_full, _tree_links
+from filters.inputgen import CallInputs, _child_order, _is_bst, _is_full, _tree_links
 from filters.judged import judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
@@ -265,13 +265,13 @@ def test_a_search_tree_with_equal_values_stays_one():
     assert all(_is_bst(a["root"]) for a in made)
 
 
-def test_a_heap_ordered_full_tree_stays_one():
-    # second-minimum-node-in-a-binary-tree: every node has 0 or 2 children, none below its parent
+def test_a_full_tree_whose_nodes_hold_their_childrens_minimum_stays_one():
+    # second-minimum-node-in-a-binary-tree: 0 or 2 children, a node holds the smaller child value
     made = _generated([{"root": tree_value([2, 2, 5, None, None, 5, 7])},
                        {"root": tree_value([2, 2, 2])}])  # fmt: skip
     for a in made:
         nodes = _tree_links(a["root"].items)
-        assert _is_full(nodes) and "min" in _heap_order(nodes), a
+        assert _is_full(nodes) and "min" in _child_order(nodes), a
 
 
 def test_leaves_and_inner_nodes_keep_their_own_values():
@@ -288,3 +288,5 @@ def test_a_linked_list_keeps_the_first_and_last_values_every_original_has():
     made = _generated([{"head": list_value([0, 3, 1, 0, 4, 5, 2, 0])},
                        {"head": list_value([0, 1, 0, 3, 0, 2, 2, 0])}])  # fmt: skip
     assert all(a["head"].items[0] == 0 and a["head"].items[-1] == 0 for a in made)
+    # ... and, as in every original, two zeros never follow each other
+    assert all(not (a == b == 0) for x in made for a, b in zip(x["head"].items, x["head"].items[1:]))
