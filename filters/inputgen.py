@@ -149,7 +149,8 @@ def _leaf_repeats(nodes: list[list[Any]]) -> bool:
 
 def _leaf_values(nodes: list[list[Any]]) -> tuple[set[str], set[str]]:
     """The values (as keys) at leaves and at inner nodes."""
-    leaves, inner = set(), set()
+    leaves: set[str] = set()
+    inner: set[str] = set()
     for row in nodes:
         (leaves if row[1] is None and row[2] is None else inner).add(_key(row[0]))
     return leaves, inner
@@ -218,9 +219,9 @@ class _Stats:
             self.child_order &= _child_order(nodes)
             self.inner_nodes += sum(row[1] is not None or row[2] is not None for row in nodes)
             self.leaf_repeats |= _leaf_repeats(nodes)
-            leaves, inner = _leaf_values(nodes)
-            self.leaf_keys |= leaves
-            self.inner_keys |= inner
+            leaf_keys, inner_keys = _leaf_values(nodes)
+            self.leaf_keys |= leaf_keys
+            self.inner_keys |= inner_keys
         if type(v) is int:
             self.count += 1
             if len(self.ints) <= _FEW_VALUES:
