@@ -49,7 +49,7 @@ from filters.sandbox.valuecodec import (
     tree_value,
 )
 
-__all__ = ["CallInputs", "StdioInputs", "input_generator"]
+__all__ = ["CallInputs", "StdioInputs", "input_generator", "is_search_tree", "traversals"]
 
 Path = tuple[Any, ...]
 _MAX_LIST = 64  # longest list a mutation grows to (unless the originals hold longer ones)
@@ -111,7 +111,31 @@ def _inorder(nodes: list[list[Any]]) -> list[int]:
     return out
 
 
-def _is_bst(v: TreeValue) -> bool:
+def traversals(v: TreeValue) -> dict[str, tuple[Any, ...]]:
+    """A tree's values in preorder, inorder, postorder and level order."""
+    nodes = _tree_links(v.items)
+    pre: list[Any] = []
+    post: list[Any] = []
+    stack = [0]
+    while stack:  # preorder; the reverse of (node, right, left) order is postorder
+        k = stack.pop()
+        pre.append(nodes[k][0])
+        stack.extend(c for c in (nodes[k][2], nodes[k][1]) if c is not None)
+    stack = [0]
+    while stack:
+        k = stack.pop()
+        post.append(nodes[k][0])
+        stack.extend(c for c in (nodes[k][1], nodes[k][2]) if c is not None)
+    post.reverse()
+    return {
+        "preorder": tuple(pre),
+        "inorder": tuple(nodes[k][0] for k in _inorder(nodes)),
+        "postorder": tuple(post),
+        "level order": tuple(row[0] for row in nodes),
+    }
+
+
+def is_search_tree(v: TreeValue) -> bool:
     """Values never decrease in order (a search tree; equal values allowed, as in find-mode)."""
     nodes = _tree_links(v.items)
     vals = [nodes[k][0] for k in _inorder(nodes)]
@@ -210,7 +234,7 @@ class _Stats:
             self.min_len = n if self.min_len is None else min(self.min_len, n)
             self.max_len = n if self.max_len is None else max(self.max_len, n)
         if type(v) is TreeValue and len(v) > 1:
-            self.bst &= _is_bst(v)
+            self.bst &= is_search_tree(v)
             self.bst_evidence += len(v) > 2
             self.complete &= None not in v.items
             self.complete_evidence += len(v) > 2
@@ -629,7 +653,7 @@ class CallInputs:
         """A tree keeps what every original tree shows (`_Stats.tree_rules`) and distinct values."""
         rules = st.tree_rules()
         nodes = _tree_links(v.items)
-        if "bst" in rules and not _is_bst(v):
+        if "bst" in rules and not is_search_tree(v):
             return False
         if "complete" in rules and None in v.items:
             return False

@@ -20,7 +20,14 @@ import pytest
 from curation.schema import normalize_record, problem_id, records_to_table
 from curation.sources.local import convert_leetcodedataset
 from filters.amplify import AmplifyStage, expected_check
-from filters.inputgen import CallInputs, _child_order, _is_bst, _is_full, _tree_links
+from filters.inputgen import (
+    CallInputs,
+    _child_order,
+    _is_full,
+    _tree_links,
+    is_search_tree,
+    traversals,
+)
 from filters.judged import judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
@@ -206,7 +213,7 @@ def test_trees_mutate_into_valid_trees_and_keep_k_within_the_node_count():
     assert len(shapes) > 4  # new trees, not the originals again
     for a in made:
         assert type(a["root"]) is TreeValue and a["root"].items[0] is not None
-        assert _is_bst(a["root"]), a
+        assert is_search_tree(a["root"]), a
         assert 1 <= a["k"] <= len(a["root"]), a
 
 
@@ -262,7 +269,7 @@ def test_a_tree_problem_is_amplified_verified_and_graded_alike(rows, sb):
 def test_a_search_tree_with_equal_values_stays_one():
     # find-mode-in-binary-search-tree: left <= node <= right; [2, null, 2, 1] is not a search tree
     made = _generated([{"root": tree_value([1, None, 2, 2])}, {"root": tree_value([0])}])
-    assert all(_is_bst(a["root"]) for a in made)
+    assert all(is_search_tree(a["root"]) for a in made)
 
 
 def test_a_full_tree_whose_nodes_hold_their_childrens_minimum_stays_one():
@@ -290,3 +297,39 @@ def test_a_linked_list_keeps_the_first_and_last_values_every_original_has():
     assert all(a["head"].items[0] == 0 and a["head"].items[-1] == 0 for a in made)
     # ... and, as in every original, two zeros never follow each other
     assert all(not (a == b == 0) for x in made for a, b in zip(x["head"].items, x["head"].items[1:]))
+
+
+def test_a_tree_built_from_lists_must_read_back_as_them():
+    # construct-binary-search-tree-from-preorder-traversal and ...-from-preorder-and-postorder:
+    # second solutions failed inputs no tree has ([8, 11, 1, 7, 10, 12] is no search tree's
+    # preorder; the preorder and postorder below are of two different trees), on which the
+    # reference still returned a tree. What the originals show: the tree reads back as its input.
+    from filters.amplify import _round_trips, _trips_of
+
+    def call(**kw: Any) -> str:
+        return json.dumps({"args": [], "kwargs": kw})
+
+    bst = _round_trips([(call(preorder=[8, 5, 1, 7, 10, 12]), tree_value([8, 5, 10, 1, 7, None, 12])),
+                        (call(preorder=[1, 3]), tree_value([1, None, 3]))])  # fmt: skip
+    assert bst == {("preorder", "preorder"), ("result", "search tree")}
+    bad = _trips_of({"preorder": [8, 11, 1, 7, 10, 12]},
+                    tree_value([8, 11, 10, 1, None, None, 12, None, 7]))  # fmt: skip
+    assert ("preorder", "preorder") in bad and not bst <= bad  # reads back, but no search tree
+
+    pre, post = [1, 2, 4, 5, 3, 6, 7], [4, 5, 2, 6, 7, 3, 1]
+    both = _round_trips([(call(preorder=pre, postorder=post), tree_value([1, 2, 3, 4, 5, 6, 7])),
+                         (call(preorder=[1], postorder=[1]), tree_value([1]))])  # fmt: skip
+    assert {("preorder", "preorder"), ("postorder", "postorder")} <= both
+    bad = _trips_of({"preorder": [3, 7, 6, 5, 2, 4, 1], "postorder": [4, 5, 2, 6, 7, 3, 1]},
+                    tree_value([3, 7, 1, 6, None, None, None, 5, 4, 2, None, None, None, 4, 1]))
+    assert not both <= bad
+
+
+def test_amplified_inputs_of_a_tree_construction_are_trees_inputs(rows, sb):
+    rec = record(rows, "construct-binary-search-tree-from-preorder-traversal")
+    (out,) = AmplifyStage(sandbox=sb).process(records_to_table([rec])).kept.to_pylist()
+    assert out["amplify_status"] == "amplified", out["amplify_note"]
+    for t in out["generated_tests"]:
+        tree = loads(t["output"])
+        assert is_search_tree(tree), t
+        assert list(traversals(tree)["preorder"]) == json.loads(t["input"])["kwargs"]["preorder"]
