@@ -2,7 +2,9 @@
 
 For each problem it mutates the inputs of its own tests (`filters.inputgen`), runs the reference
 solutions that pass the original tests on them in the sandbox, and keeps an input only if every
-such reference runs it cleanly within the limits, twice under different hash seeds, and each is
+such reference runs it cleanly within the limits (returning the types it returns on the
+originals; a tree that reads back as its list arguments and stays a search tree where the
+originals' do), twice under different hash seeds, and each is
 accepted by the judge against the first one's output (the same comparison, checker or converted
 assertion the problem is judged with), and the output is small. One output that changes with the
 hash seed makes every label of that reference untrusted: the problem keeps its original tests. Kept tests are chosen by AST
