@@ -161,7 +161,9 @@ def part_yield(
         },
         "amplify_status": dict(status),
         "skipped_or_failed_why": dict(notes.most_common(12)),
-        "dropped_after": {r["id"]: r["_reason"] or "weak_tests" for r in amplified if not r["_kept"]},
+        "dropped_after": {
+            r["id"]: r["_reason"] or "weak_tests" for r in amplified if not r["_kept"]
+        },
         "generated_per_amplified": _dist(gen),
         "seconds_per_problem": {
             "baseline_verify": round(t_base / n, 3),

@@ -151,7 +151,7 @@ def _is_full(nodes: list[list[Any]]) -> bool:
 
 
 def _child_order(nodes: list[list[Any]]) -> set[str]:
-    """"min" when every inner node's value is the smallest of its children's, "max" the largest."""
+    """ "min" when every inner node's value is the smallest of its children's, "max" the largest."""
     out = {"min", "max"}
     try:
         for row in nodes:
@@ -305,8 +305,13 @@ class _Stats:
         rules = {r for r, ok in (("bst", self.bst), ("complete", self.complete)) if ok}
         if self.inner_nodes >= 2:
             rules |= self.child_order | ({"full"} if self.full else set())
-        if (self.inner_keys and self.leaf_repeats and not self.leaf_keys & self.inner_keys
-                and len(self.leaf_keys) <= _FEW_VALUES and len(self.inner_keys) <= _FEW_VALUES):
+        if (
+            self.inner_keys
+            and self.leaf_repeats
+            and not self.leaf_keys & self.inner_keys
+            and len(self.leaf_keys) <= _FEW_VALUES
+            and len(self.inner_keys) <= _FEW_VALUES
+        ):
             rules.add("leaves")  # fmt: skip
         return rules
 

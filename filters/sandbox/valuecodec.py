@@ -141,7 +141,7 @@ def list_value(values):
 
 
 def _node_kind(value):
-    """"T" for a tree node (val, left, right), "L" for a list node (val, next), else None."""
+    """ "T" for a tree node (val, left, right), "L" for a list node (val, next), else None."""
     try:
         names = object.__getattribute__(value, "__dict__")
     except (AttributeError, TypeError):

@@ -250,7 +250,9 @@ def test_a_tree_problem_is_amplified_verified_and_graded_alike(rows, sb):
     assert len(out["generated_tests"]) >= 2
     assert all('"T"' in t["input"] or '"root": null' in t["input"] for t in out["generated_tests"])
 
-    (kept,) = VerifyStage(sandbox=sb, min_tests=5, mutants=4).process(amplified.kept).kept.to_pylist()
+    (kept,) = (
+        VerifyStage(sandbox=sb, min_tests=5, mutants=4).process(amplified.kept).kept.to_pylist()
+    )
     assert kept["reward_isolation"] == "converted"
     judged = judged_problem(out)
     preorder = (
@@ -261,7 +263,9 @@ def test_a_tree_problem_is_amplified_verified_and_graded_alike(rows, sb):
     )  # fmt: skip
     assert sb.run(judged, completion_only(rows, "binary-tree-inorder-traversal")).verdict == "AC"
     assert sb.run(judged, preorder).verdict == "WA"
-    assert grade(out, completion_only(rows, "binary-tree-inorder-traversal"), sandbox=sb).score == 1.0
+    assert (
+        grade(out, completion_only(rows, "binary-tree-inorder-traversal"), sandbox=sb).score == 1.0
+    )
     assert grade(out, preorder, sandbox=sb).score == 0.0
 
 
@@ -283,7 +287,9 @@ def test_a_full_tree_whose_nodes_hold_their_childrens_minimum_stays_one():
 
 def test_leaves_and_inner_nodes_keep_their_own_values():
     # evaluate-boolean-binary-tree: leaves are 0/1, inner nodes 2 (OR) / 3 (AND), two children
-    made = _generated([{"root": tree_value([2, 1, 3, None, None, 0, 1])}, {"root": tree_value([0])}])
+    made = _generated(
+        [{"root": tree_value([2, 1, 3, None, None, 0, 1])}, {"root": tree_value([0])}]
+    )
     for a in made:
         for val, left, right in _tree_links(a["root"].items):
             assert (val in (0, 1)) == (left is None and right is None), a
@@ -296,7 +302,9 @@ def test_a_linked_list_keeps_the_first_and_last_values_every_original_has():
                        {"head": list_value([0, 1, 0, 3, 0, 2, 2, 0])}])  # fmt: skip
     assert all(a["head"].items[0] == 0 and a["head"].items[-1] == 0 for a in made)
     # ... and, as in every original, two zeros never follow each other
-    assert all(not (a == b == 0) for x in made for a, b in zip(x["head"].items, x["head"].items[1:]))
+    assert all(
+        not (a == b == 0) for x in made for a, b in zip(x["head"].items, x["head"].items[1:])
+    )
 
 
 def test_a_tree_built_from_lists_must_read_back_as_them():
@@ -320,8 +328,10 @@ def test_a_tree_built_from_lists_must_read_back_as_them():
     both = _round_trips([(call(preorder=pre, postorder=post), tree_value([1, 2, 3, 4, 5, 6, 7])),
                          (call(preorder=[1], postorder=[1]), tree_value([1]))])  # fmt: skip
     assert {("preorder", "preorder"), ("postorder", "postorder")} <= both
-    bad = _trips_of({"preorder": [3, 7, 6, 5, 2, 4, 1], "postorder": [4, 5, 2, 6, 7, 3, 1]},
-                    tree_value([3, 7, 1, 6, None, None, None, 5, 4, 2, None, None, None, 4, 1]))
+    bad = _trips_of(
+        {"preorder": [3, 7, 6, 5, 2, 4, 1], "postorder": [4, 5, 2, 6, 7, 3, 1]},
+        tree_value([3, 7, 1, 6, None, None, None, 5, 4, 2, None, None, None, 4, 1]),
+    )
     assert not both <= bad
 
 
