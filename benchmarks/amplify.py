@@ -14,7 +14,7 @@ Baseline and ours run in the same process on the same sandbox:
   `build`: `codemix build` of all five shared files at the defaults with `--skip amplify` and without.
 
     nice .venv/bin/python benchmarks/amplify.py [--sets mbpp,leetcodedataset,codecontests-subset,humaneval]
-        [--limit N] [--nodes-only] [--parts yield,strength,soundness,strong,build] [--workers 2]
+        [--offset N] [--limit N] [--nodes-only] [--parts yield,strength,soundness,strong,build] [--workers 2]
 
 Writes benchmarks/results/amplify.json (with the command line) and prints tables.
 """
@@ -56,9 +56,11 @@ HELDOUT_SEED = 90210  # mutants neither verify (seed 0) nor amplify (seed 1) dra
 HELDOUT_MUTANTS = 10
 
 
-def load(name: str, limit: int | None) -> list[dict[str, Any]]:
+def load(name: str, limit: int | None, offset: int = 0) -> list[dict[str, Any]]:
     rows = []
-    for r in iter_source(name, str(SHARED / FILES[name])):
+    for i, r in enumerate(iter_source(name, str(SHARED / FILES[name]))):
+        if i < offset:
+            continue
         if isinstance(r, RecordError):
             continue
         try:
@@ -486,6 +488,7 @@ def main() -> None:
     ap.add_argument("--parts", default="build,strength,soundness,strong")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--offset", type=int, default=0, help="skip the first N rows of each set")
     ap.add_argument("--nodes-only", action="store_true",
                     help="only problems whose tests build trees or linked lists (tree_node, "
                          "list_node, is_same_tree, is_same_list), after --limit")  # fmt: skip
@@ -506,7 +509,7 @@ def main() -> None:
     with Sandbox(args.workers) as sb:
         for name in args.sets.split(","):
             entry: dict[str, Any] = {}
-            rows = load(name, args.limit)
+            rows = load(name, args.limit, args.offset)
             if args.nodes_only:
                 rows = [r for r in rows if uses_nodes(r)]
             if "yield" in parts:  # stage by stage, without a build (quick runs with --limit)
