@@ -16,7 +16,7 @@ Baseline and ours run in the same process on the same sandbox:
   `build`: `codemix build` of all five shared files at the defaults with `--skip amplify` and without.
 
     nice .venv/bin/python benchmarks/amplify.py [--sets mbpp,leetcodedataset,codecontests-subset,humaneval]
-        [--limit N] [--parts yield,strength,soundness,strong,build] [--workers 2]
+        [--offset N] [--limit N] [--nodes-only] [--parts yield,strength,soundness,strong,build] [--workers 2]
 
 Writes benchmarks/results/amplify.json (with the command line) and prints tables.
 """
@@ -59,9 +59,11 @@ HELDOUT_SEED = 90210  # mutants neither verify (seed 0) nor amplify (seed 1) dra
 HELDOUT_MUTANTS = 10
 
 
-def load(name: str, limit: int | None) -> list[dict[str, Any]]:
+def load(name: str, limit: int | None, offset: int = 0) -> list[dict[str, Any]]:
     rows = []
-    for r in iter_source(name, str(SHARED / FILES[name])):
+    for i, r in enumerate(iter_source(name, str(SHARED / FILES[name]))):
+        if i < offset:
+            continue
         if isinstance(r, RecordError):
             continue
         try:
@@ -73,6 +75,14 @@ def load(name: str, limit: int | None) -> list[dict[str, Any]]:
         if limit is not None and len(rows) >= limit:
             break
     return rows
+
+
+NODE_HELPERS = ("tree_node(", "list_node(", "is_same_tree(", "is_same_list(")
+
+
+def uses_nodes(r: dict[str, Any]) -> bool:
+    """Whether a problem's tests build trees or linked lists (LeetCodeDataset's helpers)."""
+    return any(h in (r.get("test_code") or "") for h in NODE_HELPERS)
 
 
 def load_avg() -> float:
@@ -156,6 +166,9 @@ def part_yield(
         },
         "amplify_status": dict(status),
         "skipped_or_failed_why": dict(notes.most_common(12)),
+        "dropped_after": {
+            r["id"]: r["_reason"] or "weak_tests" for r in amplified if not r["_kept"]
+        },
         "generated_per_amplified": _dist(gen),
         "seconds_per_problem": {
             "baseline_verify": round(t_base / n, 3),
@@ -506,6 +519,10 @@ def main() -> None:
     ap.add_argument("--parts", default="build,strength,soundness,strong")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--offset", type=int, default=0, help="skip the first N rows of each set")
+    ap.add_argument("--nodes-only", action="store_true",
+                    help="only problems whose tests build trees or linked lists (tree_node, "
+                         "list_node, is_same_tree, is_same_list), after --limit")  # fmt: skip
     ap.add_argument("--workdir", default=str(REPO / "out" / "amplify-bench"))
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
@@ -523,7 +540,9 @@ def main() -> None:
     with Sandbox(args.workers) as sb:
         for name in args.sets.split(","):
             entry: dict[str, Any] = {}
-            rows = load(name, args.limit)
+            rows = load(name, args.limit, args.offset)
+            if args.nodes_only:
+                rows = [r for r in rows if uses_nodes(r)]
             if "yield" in parts:  # stage by stage, without a build (quick runs with --limit)
                 res, amplified = part_yield(sb, name, rows)
                 entry["yield"] = res

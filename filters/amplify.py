@@ -2,7 +2,9 @@
 
 For each problem it mutates the inputs of its own tests (`filters.inputgen`), runs the reference
 solutions that pass the original tests on them in the sandbox, and keeps an input only if every
-such reference runs it cleanly within the limits, twice under different hash seeds, and each is
+such reference runs it cleanly within the limits (returning the types it returns on the
+originals; a tree that reads back as its list arguments and stays a search tree where the
+originals' do), twice under different hash seeds, and each is
 accepted by the judge against the first one's output (the same comparison, checker or converted
 assertion the problem is judged with), and the output is small. One output that changes with the
 hash seed makes every label of that reference untrusted: the problem keeps its original tests. Kept tests are chosen by AST
@@ -33,12 +35,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from filters.inputgen import input_generator
+from filters.inputgen import input_generator, is_search_tree, traversals
 from filters.judge_style import allows_several_answers, comparison_of, several_valid_answers
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
-from filters.sandbox.valuecodec import encode, loads
+from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
 from filters.settings import AmplifyConfig
 from filters.stage import Decision, Stage
 
@@ -100,7 +102,8 @@ def expected_check(check: str, value: Any) -> str | None:
     What the original applies to the result it now applies to the expected value too:
     `sorted(R) == [1, 2]` -> `sorted(R) == sorted(E)`, `abs(R - 0.5) < 1e-6` -> `abs(R - E) < 1e-6`,
     `math.isclose(R, 2.0, rel_tol=...)` -> `math.isclose(R, E, rel_tol=...)`, `R is True` ->
-    `R is <the value>` (True, False or None); a bare `R` or `not R` -> `R == E`. A float compared with `==` gets a 1e-9 relative tolerance (another correct
+    `R is <the value>` (True, False or None); a bare `R` or `not R` -> `R == E`;
+    `is_same_tree(R, tree_node([1, 2]))` -> `is_same_tree(R, E)` (likewise `is_same_list`). A float compared with `==` gets a 1e-9 relative tolerance (another correct
     program may round differently). None when the original's shape does not say what a right
     answer is (`R != 3`, `R in [1, 2]`, `R > 0`): several answers may be right there.
     """
@@ -131,6 +134,12 @@ def expected_check(check: str, value: Any) -> str | None:
                     if value is None or type(value) is bool:
                         return f"({ast.unparse(side)}) is {value!r}"
                 return None
+        if _is_same_shape(node):
+            a, b = node.args  # type: ignore[attr-defined]
+            if _has_result(a) != _has_result(b):
+                side = a if _has_result(a) else b
+                node.args = [side, _on_expected(side)]  # type: ignore[attr-defined]
+                return ast.unparse(root)
         if _is_isclose(node):
             a, b = node.args  # type: ignore[attr-defined]
             if _has_result(a) != _has_result(b):
@@ -146,6 +155,18 @@ def expected_check(check: str, value: Any) -> str | None:
         if isinstance(root.operand, ast.Name) and root.operand.id == RESULT_NAME:
             return _equality(root.operand, value)
     return None
+
+
+def _is_same_shape(node: ast.AST) -> bool:
+    """`is_same_tree(a, b)` / `is_same_list(a, b)` (LeetCodeDataset's comparison of nodes)."""
+    f = getattr(node, "func", None)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(f, ast.Name)
+        and f.id in ("is_same_tree", "is_same_list")
+        and len(node.args) == 2
+        and not node.keywords
+    )
 
 
 def _abs_difference(node: ast.AST) -> ast.BinOp | None:
@@ -194,6 +215,7 @@ class _Job:
     budget_ms: float  # the most CPU a new test may take the labelling reference
     out_cap: int  # the largest output a new test may have
     shapes: set[str] | None  # the types a call's return value had on the original tests
+    trips: set[tuple[Any, str]] = field(default_factory=set)  # (argument, order): _round_trips
 
 
 def _shape(value: Any, prefix: str = "", out: set[str] | None = None) -> set[str]:
@@ -213,6 +235,50 @@ def _shape(value: Any, prefix: str = "", out: set[str] | None = None) -> set[str
 
 def _value(base: dict[str, Any], text: str) -> Any:
     return loads(text) if base.get("typed_calls") else json.loads(text)
+
+
+def _arguments(text: str) -> dict[Any, Any]:
+    """A converted call's arguments by position and name."""
+    raw = json.loads(text)
+    args: dict[Any, Any] = {i: decode(a) for i, a in enumerate(raw["args"])}
+    args.update({k: decode(v) for k, v in raw["kwargs"].items()})
+    return args
+
+
+def _trips_of(args: dict[Any, Any], value: Any) -> set[tuple[Any, str]]:
+    """(argument, order) where the returned tree read in that order is the list argument (a tree
+    built from its preorder and postorder gives them back), and ("result", "search tree") where
+    the returned tree is one."""
+    out: set[tuple[Any, str]] = set()
+    if value is None or (type(value) is TreeValue and is_search_tree(value)):
+        out.add(("result", "search tree"))
+    for k, v in args.items():
+        if type(v) is not list:
+            continue
+        if value is None and not v:
+            out.update((k, order) for order in ("preorder", "inorder", "postorder", "level order"))
+        elif type(value) is TreeValue:
+            out.update((k, order) for order, seq in traversals(value).items() if list(seq) == v)
+    return out
+
+
+def _round_trips(pairs: list[tuple[str, Any]]) -> set[tuple[Any, str]]:
+    """What every original (input text, returned value) pair shows: the returned tree, read in
+    some order, is a list argument; it is a search tree (with three nodes or more at least once).
+    An input on which that fails (a preorder no search tree has, a preorder and a postorder of two
+    different trees) is outside the problem's contract."""
+    trips: set[tuple[Any, str]] | None = None
+    if not any(type(v) is TreeValue and len(v) > 2 for _, v in pairs):
+        return set()
+    for text, value in pairs:
+        if value is not None and type(value) is not TreeValue:
+            return set()
+        try:
+            found = _trips_of(_arguments(text), value)
+        except (ValueError, TypeError, KeyError):
+            return set()
+        trips = found if trips is None else trips & found
+    return trips or set()
 
 
 def _returns_known_types(base: dict[str, Any], text: str, shapes: set[str]) -> bool:
@@ -437,7 +503,7 @@ class AmplifyStage(Stage):
             limit,
             1000.0 * limit / self.time_factor,
             max(self.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
-            self._shapes(base, refs[0], originals, limit),
+            *self._shapes(base, refs[0], originals, limit),
         )
         seen = {t["input"] for t in originals}
         chosen: list[dict[str, Any]] = []
@@ -515,22 +581,36 @@ class AmplifyStage(Stage):
 
     def _shapes(
         self, base: dict[str, Any], ref: str, originals: list[dict[str, Any]], limit: float
-    ) -> set[str] | None:
+    ) -> tuple[set[str] | None, set[tuple[Any, str]]]:
         """The types the reference returns on the original tests (call problems only): a new
         input on which it returns another type (None where it always returned a list: "no
-        answer") is most likely outside the problem's contract, where correct programs differ."""
+        answer") is most likely outside the problem's contract, where correct programs differ.
+        And, for a tree built from list arguments, the orders in which it reads back as one of
+        them on every original (`_round_trips`)."""
         if base.get("test_type") != "call":
-            return None
+            return None, set()
         shapes: set[str] = set()
-        for o in self.sandbox.outputs(
-            base, ref, [t["input"] for t in originals], time_limit_s=limit
+        pairs = []
+        for t, o in zip(
+            originals,
+            self.sandbox.outputs(base, ref, [t["input"] for t in originals], time_limit_s=limit),
         ):
             if o.status == "OK" and o.text is not None:
                 try:
-                    _shape(_value(base, o.text), "", shapes)
+                    value = _value(base, o.text)
+                    _shape(value, "", shapes)
                 except (ValueError, TypeError):
                     continue
-        return shapes
+                pairs.append((t["input"], value))
+        trips = _round_trips(pairs) if base.get("typed_calls") and pairs else set()
+        return shapes, trips
+
+    @staticmethod
+    def _reads_back(job: _Job, text: str, output: str) -> bool:
+        try:
+            return job.trips <= _trips_of(_arguments(text), _value(job.base, output))
+        except (ValueError, TypeError, KeyError):
+            return False
 
     def _label(
         self, job: _Job, cands: list[tuple[str, int, int]], why: Counter[str]
@@ -552,6 +632,8 @@ class AmplifyStage(Stage):
                 why["output too large"] += 1
             elif job.shapes is not None and not _returns_known_types(base, o.text, job.shapes):
                 why["a type the originals never return"] += 1
+            elif job.trips and not self._reads_back(job, text, o.text):
+                why["the tree does not read back as its input"] += 1
             else:
                 t = self._new_test(base, text, o.text, seed, parent)
                 if t is None:

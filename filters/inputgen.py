@@ -14,6 +14,15 @@ column (`k <= len(a) + len(b)`, `end < length`) and a constant gap between sizes
 argument (a word of the dictionary), the characters a string starts and ends with, and numbers
 written in digits (`low <= high`, no leading zero).
 
+Trees and linked lists (`tree_node([...])` / `list_node([...])` arguments, decoded as
+`valuecodec.TreeValue` / `ListValue`): a linked list's values mutate as a list (kept sorted,
+distinct, in range as the originals are); a tree grows and loses leaves, loses a subtree, swaps
+children, changes or permutes its values, always as a valid level-order tree with a root. Its
+node count is a length in the relations (`k <= number of nodes`); kept where every original
+shows it: a binary search tree (values reassigned in order), a complete tree (no holes),
+distinct values, a linked list of even length, an int argument that is a node's value; never
+empty unless an original is.
+
 Stdio inputs: numbers and tokens mutated in place, so the line structure stays; numbers that count
 something (a line's length, the lines that follow) stay fixed, pairs that look like edges are only
 reordered; half of the inputs of a test with counted blocks (edge lists, queries) change a block
@@ -32,10 +41,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from filters.sandbox.valuecodec import Unencodable, decode, encode
+from filters.sandbox.valuecodec import (
+    ListValue,
+    TreeValue,
+    Unencodable,
+    decode,
+    encode,
+    list_value,
+    tree_value,
+)
 from filters.stdio_structure import StdioStructure
 
-__all__ = ["CallInputs", "StdioInputs", "input_generator"]
+__all__ = ["CallInputs", "StdioInputs", "input_generator", "is_search_tree", "traversals"]
 
 Path = tuple[Any, ...]
 _MAX_LIST = 64  # longest list a mutation grows to (unless the originals hold longer ones)
@@ -44,6 +61,127 @@ _EVIDENCE = 6  # nested integers seen before the range they span counts as a con
 _FEW_EVIDENCE = 8  # ... and before the few values they take do
 _WHOLE_BLOCKS = 0.5  # share of stdio inputs made by rewiring or resizing a block (edge list)
 _FEW_VALUES = 3  # at most this many distinct values (0/1 grids, 'X'/'O' codes): draw only those
+_NODES = "nodes"  # the path step from a tree or linked list to the list of its values
+
+
+def _values(v: TreeValue | ListValue) -> list[Any]:
+    """A tree's or linked list's node values (level order for a tree)."""
+    return [x for x in v.items if x is not None]
+
+
+def _tree_links(items: tuple[Any, ...]) -> list[list[Any]]:
+    """A level-order tree as [value, left index, right index] rows (row 0 the root)."""
+    nodes: list[list[Any]] = [[items[0], None, None]]
+    i, k = 1, 0
+    while k < len(nodes) and i < len(items):
+        for side in (1, 2):
+            if i < len(items) and items[i] is not None:
+                nodes[k][side] = len(nodes)
+                nodes.append([items[i], None, None])
+            i += 1
+        k += 1
+    return nodes
+
+
+def _tree_of(nodes: list[list[Any]], root: int | None = 0) -> TreeValue | None:
+    """The TreeValue of linked rows (unreachable rows left out)."""
+    if root is None:
+        return None
+    out: list[Any] = [nodes[root][0]]
+    level = [root]
+    while level:
+        below = []
+        for k in level:
+            for c in nodes[k][1:]:
+                out.append(None if c is None else nodes[c][0])
+                if c is not None:
+                    below.append(c)
+        level = below
+    return tree_value(out)
+
+
+def _inorder(nodes: list[list[Any]]) -> list[int]:
+    """Row indices of a linked tree in order (iterative: a degenerate tree is deep)."""
+    out: list[int] = []
+    stack: list[int] = []
+    k: int | None = 0
+    while stack or k is not None:
+        while k is not None:
+            stack.append(k)
+            k = nodes[k][1]
+        k = stack.pop()
+        out.append(k)
+        k = nodes[k][2]
+    return out
+
+
+def traversals(v: TreeValue) -> dict[str, tuple[Any, ...]]:
+    """A tree's values in preorder, inorder, postorder and level order."""
+    nodes = _tree_links(v.items)
+    pre: list[Any] = []
+    post: list[Any] = []
+    stack = [0]
+    while stack:  # preorder; the reverse of (node, right, left) order is postorder
+        k = stack.pop()
+        pre.append(nodes[k][0])
+        stack.extend(c for c in (nodes[k][2], nodes[k][1]) if c is not None)
+    stack = [0]
+    while stack:
+        k = stack.pop()
+        post.append(nodes[k][0])
+        stack.extend(c for c in (nodes[k][1], nodes[k][2]) if c is not None)
+    post.reverse()
+    return {
+        "preorder": tuple(pre),
+        "inorder": tuple(nodes[k][0] for k in _inorder(nodes)),
+        "postorder": tuple(post),
+        "level order": tuple(row[0] for row in nodes),
+    }
+
+
+def is_search_tree(v: TreeValue) -> bool:
+    """Values never decrease in order (a search tree; equal values allowed, as in find-mode)."""
+    nodes = _tree_links(v.items)
+    vals = [nodes[k][0] for k in _inorder(nodes)]
+    try:
+        return all(a <= b for a, b in zip(vals, vals[1:]))
+    except TypeError:
+        return False
+
+
+def _is_full(nodes: list[list[Any]]) -> bool:
+    """Every node has no child or two."""
+    return all((row[1] is None) == (row[2] is None) for row in nodes)
+
+
+def _child_order(nodes: list[list[Any]]) -> set[str]:
+    """ "min" when every inner node's value is the smallest of its children's, "max" the largest."""
+    out = {"min", "max"}
+    try:
+        for row in nodes:
+            kids = [nodes[c][0] for c in row[1:] if c is not None]
+            if kids and row[0] != min(kids):
+                out.discard("min")
+            if kids and row[0] != max(kids):
+                out.discard("max")
+    except TypeError:
+        return set()
+    return out
+
+
+def _leaf_repeats(nodes: list[list[Any]]) -> bool:
+    """Whether two leaves of the tree hold the same value."""
+    keys = [_key(row[0]) for row in nodes if row[1] is None and row[2] is None]
+    return len(set(keys)) < len(keys)
+
+
+def _leaf_values(nodes: list[list[Any]]) -> tuple[set[str], set[str]]:
+    """The values (as keys) at leaves and at inner nodes."""
+    leaves: set[str] = set()
+    inner: set[str] = set()
+    for row in nodes:
+        (leaves if row[1] is None and row[2] is None else inner).add(_key(row[0]))
+    return leaves, inner
 
 
 @dataclass
@@ -70,7 +208,6 @@ class _Stats:
     row_order: set[tuple[int, int, str]] | None = None  # (i, j, op) true in every fixed-size row
     multiplicities: set[int] = field(default_factory=set)  # how often a value recurs in a list
     bigrams: set[str] = field(default_factory=set)  # adjacent character pairs of the strings
-    ends: set[str] = field(default_factory=set)  # first and last characters ("^." / ".$" pairs)
     digits: bool = True  # every string was a number written in digits ("50", "100")
     leading_zero: bool = False  # ... and one of two or more digits started with 0
     samples: list[Any] = field(default_factory=list)
@@ -78,9 +215,41 @@ class _Stats:
     ints: set[int] = field(default_factory=set)  # their distinct values (only the first few)
     square: bool = True  # every list of rows had as many rows as columns (an n x n matrix)
     square_evidence: int = 0  # square lists of two or more rows seen
+    bst: bool = True  # every tree of two or more nodes was a binary search tree
+    bst_evidence: int = 0  # ... and this many had three or more
+    complete: bool = True  # every tree was complete (no hole in its level order)
+    complete_evidence: int = 0  # trees of three or more nodes seen (for every tree rule)
+    full: bool = True  # every node had no child or two
+    child_order: set[str] = field(default_factory=lambda: {"min", "max"})  # node = min(children)
+    inner_nodes: int = 0  # nodes with a child, in trees of two or more nodes
+    leaf_repeats: bool = False  # some tree had two leaves with one value
+    leaf_keys: set[str] = field(default_factory=set)  # values at leaves ...
+    inner_keys: set[str] = field(default_factory=set)  # ... and at inner nodes
+    ends: set[str] = field(default_factory=set)  # first and last characters ("^." / ".$" pairs)
+    first_last: set[tuple[str, str]] = field(default_factory=set)  # a list's first, last value
+    twins: set[str] = field(default_factory=set)  # values seen twice in a row in a list
+    even: bool = True  # every list had an even length (a linked list of twins)
+    even_evidence: int = 0  # lists of two or more seen
 
     def see(self, v: Any) -> None:
         self.types.add(type(v))
+        if type(v) in (TreeValue, ListValue):
+            n = len(v)
+            self.min_len = n if self.min_len is None else min(self.min_len, n)
+            self.max_len = n if self.max_len is None else max(self.max_len, n)
+        if type(v) is TreeValue and len(v) > 1:
+            self.bst &= is_search_tree(v)
+            self.bst_evidence += len(v) > 2
+            self.complete &= None not in v.items
+            self.complete_evidence += len(v) > 2
+            nodes = _tree_links(v.items)
+            self.full &= _is_full(nodes)
+            self.child_order &= _child_order(nodes)
+            self.inner_nodes += sum(row[1] is not None or row[2] is not None for row in nodes)
+            self.leaf_repeats |= _leaf_repeats(nodes)
+            leaf_keys, inner_keys = _leaf_values(nodes)
+            self.leaf_keys |= leaf_keys
+            self.inner_keys |= inner_keys
         if type(v) is int:
             self.count += 1
             if len(self.ints) <= _FEW_VALUES:
@@ -102,6 +271,14 @@ class _Stats:
             if " " in v.strip():
                 self.words.update(v.split())
         if type(v) is list:
+            if v:
+                try:
+                    self.first_last.add((_key(v[0]), _key(v[-1])))
+                    self.twins.update(_key(a) for a, b in zip(v, v[1:]) if a == b)
+                except (Unencodable, TypeError, ValueError):
+                    self.first_last.add(("?", "?"))
+            self.even &= len(v) % 2 == 0
+            self.even_evidence += len(v) >= 2
             self.multiplicities.update(_multiplicities(v))
             try:
                 self.sorted_asc &= all(a <= b for a, b in zip(v, v[1:]))
@@ -118,8 +295,29 @@ class _Stats:
             inner = {len(x) for x in v if type(x) in (list, str)}
             self.rectangular &= len(inner) <= 1 and all(type(x) in (list, str) for x in v)
             self._rows(v)
-        if len(self.samples) < 8 and type(v) not in (list, dict, tuple):
+        if len(self.samples) < 8 and type(v) not in (list, dict, tuple, TreeValue, ListValue):
             self.samples.append(v)
+
+    def tree_rules(self) -> set[str]:
+        """What every original tree (three or more nodes among them) shows: "bst", "complete";
+        with two or more inner nodes seen "full" (0 or 2 children) and "min"/"max" (every inner
+        node holds the smallest / largest of its children's values); "leaves" (leaves and inner
+        nodes take a few values of their own, a leaf value recurs: 0/1 leaves under 2/3
+        operators)."""
+        if not self.complete_evidence:
+            return set()
+        rules = {r for r, ok in (("bst", self.bst), ("complete", self.complete)) if ok}
+        if self.inner_nodes >= 2:
+            rules |= self.child_order | ({"full"} if self.full else set())
+        if (
+            self.inner_keys
+            and self.leaf_repeats
+            and not self.leaf_keys & self.inner_keys
+            and len(self.leaf_keys) <= _FEW_VALUES
+            and len(self.inner_keys) <= _FEW_VALUES
+        ):
+            rules.add("leaves")  # fmt: skip
+        return rules
 
     def _rows(self, v: list[Any]) -> None:
         rows = [x for x in v if type(x) is list]
@@ -194,8 +392,8 @@ def _quantities(args: dict[Any, Any]) -> dict[str, int]:
     for k, v in args.items():
         if type(v) is int:
             q[f"{k}"] = v
-        elif type(v) in (list, str, tuple):
-            q[f"len {k}"] = len(v)
+        elif type(v) in (list, str, tuple, TreeValue, ListValue):
+            q[f"len {k}"] = len(v)  # a tree's or list's node count
         if type(v) is str and v.isdigit() and len(v) < 19:
             q[f"value {k}"] = int(v)  # low <= high, given as digit strings
     return q
@@ -203,13 +401,24 @@ def _quantities(args: dict[Any, Any]) -> dict[str, int]:
 
 def _nested_ints(value: Any, path: Path, out: dict[Path, list[int]]) -> None:
     """Integers inside lists and tuples, by path (node ids, indices)."""
-    if type(value) in (list, tuple):
+    if type(value) in (TreeValue, ListValue):
+        _nested_ints(_values(value), path + (_NODES,), out)
+    elif type(value) in (list, tuple):
         for i, x in enumerate(value):
             sub = path + (("[]",) if type(value) is list else (i,))
             if type(x) is int:
                 out.setdefault(sub, []).append(x)
             else:
                 _nested_ints(x, sub, out)
+
+
+def _elements(v: Any) -> list[Any]:
+    """What `x in v` means for a membership contract: a list's items, a tree's or list's values."""
+    if type(v) is list:
+        return v
+    if type(v) in (TreeValue, ListValue):
+        return _values(v)
+    return []
 
 
 def _relations(samples: list[dict[str, int]]) -> list[tuple[str, str, str]]:
@@ -324,6 +533,8 @@ class CallInputs:
         elif type(v) is dict:
             for x in v.values():
                 self._observe(path + ("{}",), x)
+        elif type(v) in (TreeValue, ListValue):
+            self._observe(path + (_NODES,), _values(v))
 
     def _length_links(self) -> dict[Any, Any]:
         """int argument -> list/str argument whose length it is in every original."""
@@ -334,7 +545,8 @@ class CallInputs:
                 continue
             for j in keys:
                 if j != k and all(
-                    type(a[j]) in (list, str) and len(a[j]) == a[k] for a in self.originals
+                    type(a[j]) in (list, str, TreeValue, ListValue) and len(a[j]) == a[k]
+                    for a in self.originals
                 ):
                     links[k] = j
                     break
@@ -347,8 +559,7 @@ class CallInputs:
         for a in sorted(keys, key=str):
             for b in sorted(keys, key=str):
                 if a != b and all(
-                    type(x[a]) in (str, int) and type(x[b]) is list and x[a] in x[b]
-                    for x in self.originals
+                    type(x[a]) in (str, int) and x[a] in _elements(x[b]) for x in self.originals
                 ):
                     pairs.append((a, b))
         return pairs
@@ -397,7 +608,9 @@ class CallInputs:
         q = self._measures(args)
         if not all(_holds(q, rel) for rel in self.relations):
             return False
-        if any(a in args and b in args and args[a] not in args[b] for a, b in self.members):
+        if any(
+            a in args and b in args and args[a] not in _elements(args[b]) for a, b in self.members
+        ):
             return False
         return all(self._shape_ok(v, (k,)) for k, v in args.items())
 
@@ -405,6 +618,12 @@ class CallInputs:
         st = self.stats.get(path)
         if st is None or depth > 6:
             return True
+        if v is None and type(None) not in st.types and st.types & {TreeValue, ListValue}:
+            return False  # an empty tree or list only where an original has one
+        if type(v) is ListValue:
+            return self._shape_ok(_values(v), path + (_NODES,), depth + 1)
+        if type(v) is TreeValue:
+            return self._tree_ok(v, st, path + (_NODES,), depth)
         if type(v) is str and st.digits and st.types == {str}:
             if not v.isdigit() or (len(v) > 1 and v[0] == "0" and not st.leading_zero):
                 return False  # a number in digits stays one, without a leading zero
@@ -417,6 +636,15 @@ class CallInputs:
             ends = ("^" + v[0], v[-1] + "$")
             return all(e in st.ends or e.strip("^$").isalnum() for e in ends)
         if type(v) is list:
+            if path[-1] == _NODES and st.even and st.even_evidence >= 2 and len(v) % 2:
+                return False  # a linked list of even length stays even
+            if path[-1] == _NODES and v and st.even_evidence >= 2 and len(st.first_last) == 1:
+                if {(_key(v[0]), _key(v[-1]))} != st.first_last:
+                    return False  # every original list starts and ends with 0: so do new ones
+                ((first, last),) = st.first_last
+                if first == last and first not in st.twins:  # ... and 0 never follows 0
+                    if any(_key(a) == first and a == b for a, b in zip(v, v[1:])):
+                        return False
             if st.long_lists >= 2 and st.max_descents <= 1 and _descents(v) > st.max_descents:
                 return False  # a rotated sorted list stays one
             if v and st.multiplicities and not _multiplicities(v) <= st.multiplicities:
@@ -429,6 +657,28 @@ class CallInputs:
         if type(v) is tuple:
             return all(self._shape_ok(x, path + (i,), depth + 1) for i, x in enumerate(v))
         return True
+
+    def _tree_ok(self, v: TreeValue, st: _Stats, inner: Path, depth: int) -> bool:
+        """A tree keeps what every original tree shows (`_Stats.tree_rules`) and distinct values."""
+        rules = st.tree_rules()
+        nodes = _tree_links(v.items)
+        if "bst" in rules and not is_search_tree(v):
+            return False
+        if "complete" in rules and None in v.items:
+            return False
+        if "full" in rules and not _is_full(nodes):
+            return False
+        if rules & {"min", "max"} and not rules & {"min", "max"} & _child_order(nodes):
+            return False
+        if "leaves" in rules:
+            leaves, inner_vals = _leaf_values(nodes)
+            if not (leaves <= st.leaf_keys and inner_vals <= st.inner_keys):
+                return False
+        vals = _values(v)
+        values = self.stats.get(inner)
+        if values is not None and values.distinct and len({_key(x) for x in vals}) < len(vals):
+            return False
+        return all(self._shape_ok(x, inner + ("[]",), depth + 2) for x in vals)
 
     @staticmethod
     def _rows_ok(v: list[list[Any]], st: _Stats) -> bool:
@@ -498,12 +748,146 @@ class CallInputs:
         if t is tuple and v and depth < 6:
             i = rng.randrange(len(v))
             return v[:i] + (self._mutate(v[i], path + (i,), rng, depth + 1),) + v[i + 1 :]
+        if t is ListValue and depth < 6:
+            inner = path + (_NODES,)
+            vals = self._mutate_list(list(v.items), inner, self.stats.get(inner), rng, depth + 1)
+            return list_value(vals) if vals or self._may_be_empty(st) else v
+        if t is TreeValue and st is not None and depth < 6:
+            return self._mutate_tree(v, path, st, rng, depth)
         if t is dict and v and depth < 6:
             k = rng.choice(list(v))
             out = dict(v)
             out[k] = self._mutate(v[k], path + ("{}",), rng, depth + 1)
             return out
         return v
+
+    @staticmethod
+    def _may_be_empty(st: _Stats | None) -> bool:
+        return st is not None and type(None) in st.types
+
+    def _mutate_tree(
+        self, v: TreeValue, path: Path, st: _Stats, rng: random.Random, depth: int
+    ) -> TreeValue | None:
+        """A valid tree near `v`: leaves added or removed, a subtree cut, children swapped, values
+        changed or permuted; a search tree gets its values back in order, a complete tree grows
+        and shrinks at its last slot."""
+        inner = path + (_NODES,)
+        elem = inner + ("[]",)
+        nodes = _tree_links(v.items)
+        count = len(nodes)
+        lo = max(st.min_len or 1, 1)
+        hi = max(st.max_len or 1, 1)
+        hi = min(max(2 * hi + 1, count) if hi < _MAX_LIST else hi, max(_MAX_LIST, hi))
+        rules = st.tree_rules()
+        complete, bst, full = "complete" in rules, "bst" in rules, "full" in rules
+        order = "min" if "min" in rules else "max" if "max" in rules else None
+        values = self.stats.get(inner)
+        distinct = values is not None and values.distinct
+        ops = ["value"] if bst or order else ["value", "permute"]
+        if count < hi:
+            ops.append("grow")
+        if count > lo:
+            ops += ["shrink"] if complete or full else ["shrink", "cut"]
+        if not complete and count > 1:
+            ops.append("mirror")
+        if self._may_be_empty(st) and rng.random() < 0.05:
+            return None
+        op = rng.choice(ops)
+        parent = {c: k for k, row in enumerate(nodes) for c in row[1:] if c is not None}
+        taken = {_key(row[0]) for row in nodes}
+
+        def new_value(x: Any) -> Any:  # a distinct tree gets a value it does not hold yet
+            for _ in range(8 if distinct else 1):
+                y = self._mutate(x, elem, rng, depth + 2)
+                if _key(y) not in taken:
+                    break
+            taken.add(_key(y))
+            return y
+
+        if op == "value":
+            row = nodes[rng.randrange(count)]
+            row[0] = new_value(row[0])
+        elif op == "permute":
+            vals = [row[0] for row in nodes]
+            rng.shuffle(vals)
+            for row, x in zip(nodes, vals):
+                row[0] = x
+        elif op == "grow":
+            for _ in range(rng.randint(1, max(1, min(hi - count, 3)))):
+                if complete:  # the next slot in level order
+                    k = (len(nodes) - 1) // 2
+                    side = 1 if len(nodes) % 2 else 2
+                elif full:  # a leaf gets two children
+                    k = rng.choice([k for k, row in enumerate(nodes) if row[1] is None
+                                    and (k == 0 or k in parent)])  # fmt: skip
+                    for side in (1, 2):
+                        parent[len(nodes)] = k
+                        nodes[k][side] = len(nodes)
+                        nodes.append([new_value(rng.choice(nodes)[0]), None, None])
+                    continue
+                else:
+                    free = [(k, s) for k, row in enumerate(nodes) for s in (1, 2) if row[s] is None
+                            and (k == 0 or k in parent)]  # fmt: skip
+                    k, side = rng.choice(free)
+                parent[len(nodes)] = k
+                nodes[k][side] = len(nodes)
+                nodes.append([new_value(rng.choice(nodes)[0]), None, None])
+        elif op == "shrink":
+            for _ in range(rng.randint(1, max(1, min(count - lo, 2)))):
+                if complete:
+                    last = len(nodes) - 1
+                    leaves = [last] if last > 0 else []
+                elif full:  # two sibling leaves go
+                    twins = [row for row in nodes if row[1] in parent and row[2] in parent
+                             and nodes[row[1]][1] is None and nodes[row[1]][2] is None
+                             and nodes[row[2]][1] is None and nodes[row[2]][2] is None]  # fmt: skip
+                    if not twins:
+                        break
+                    row = rng.choice(twins)
+                    for side in (1, 2):
+                        del parent[row[side]]
+                        row[side] = None
+                    continue
+                else:
+                    leaves = [k for k in parent if nodes[k][1] is None and nodes[k][2] is None]
+                if not leaves:
+                    break
+                k = rng.choice(leaves)
+                row = nodes[parent[k]]
+                row[row.index(k, 1)] = None
+                del parent[k]
+                if complete:
+                    nodes.pop()
+        elif op == "cut":
+            k = rng.choice(list(parent))
+            row = nodes[parent[k]]
+            row[row.index(k, 1)] = None
+        elif op == "mirror":
+            row = rng.choice([r for r in nodes if r[1] is not None or r[2] is not None])
+            row[1], row[2] = row[2], row[1]
+        tree = _tree_of(nodes)
+        if tree is None or len(tree) < lo:
+            return v
+        links = _tree_links(tree.items)
+        if "leaves" in rules:  # a leaf takes a leaf's value, an inner node an inner node's
+            for row in links:
+                keys = st.leaf_keys if row[1] is None and row[2] is None else st.inner_keys
+                if _key(row[0]) not in keys:
+                    row[0] = decode(json.loads(rng.choice(sorted(keys))))
+        try:
+            if bst:  # the same shape, the values sorted into it in order
+                vals = sorted(row[0] for row in links)
+                for k, x in zip(_inorder(links), vals):
+                    links[k][0] = x
+            if order:  # bottom up (rows are in level order), each inner node its children's min
+                pick = min if order == "min" else max
+                for row in reversed(links):
+                    kids = [links[c][0] for c in row[1:] if c is not None]
+                    if kids:
+                        row[0] = pick(kids)
+        except TypeError:
+            return v
+        return _tree_of(links)
 
     def _mutate_str(
         self, v: str, st: _Stats | None, rng: random.Random, fixed: bool = False

@@ -14,7 +14,9 @@ A suite converts only when every statement is one of:
   `is not` against None/True/False), `not`, `and`/`or`, arithmetic, subscripts with constant
   indices, and calls of `abs all any bool dict float frozenset int len list max min round set
   sorted str sum tuple` and `math.isclose / fabs / floor / ceil / isnan / isinf` (constant keyword
-  arguments only; no `key=`). A message is ignored, as the in-process rewrite ignores it. A
+  arguments only; no `key=`), and LeetCodeDataset's `tree_node list_node is_same_tree
+  is_same_list` (a tree or linked list is plain data: `valuecodec.TreeValue` / `ListValue`, built
+  as node objects in the child; its prompts define these helpers the same way in every row). A message is ignored, as the in-process rewrite ignores it. A
   constant true `assert` (HumanEval's `assert True, "..."`) is dropped: it holds for any program.
 - a constant assignment (`METADATA = {...}`, `x = [1, 2]`; each name assigned once; a mutable
   named constant passed to the function may not be used anywhere else, since in the program's
@@ -46,7 +48,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from filters.sandbox.valuecodec import Unencodable, distinct_hashes, encode, loads
+from filters.sandbox.valuecodec import (
+    ListValue,
+    TreeValue,
+    Unencodable,
+    distinct_hashes,
+    encode,
+    list_value,
+    loads,
+    tree_value,
+)
 
 __all__ = [
     "Conversion",
@@ -78,6 +89,18 @@ def _hashed(kind: type) -> Any:
     return build
 
 
+def _same(kind: type, name: str) -> Callable[[Any, Any], bool]:
+    """LeetCode's `is_same_tree` / `is_same_list` on decoded values: equal shapes and values."""
+
+    def same(a: Any, b: Any) -> bool:
+        for x in (a, b):
+            if x is not None and type(x) is not kind:
+                raise TypeError(f"{name} of a {type(x).__name__}")
+        return bool(a == b)
+
+    return same
+
+
 _FUNCS: dict[str, Any] = {
     "abs": abs,
     "all": all,
@@ -97,6 +120,11 @@ _FUNCS: dict[str, Any] = {
     "str": str,
     "sum": sum,
     "tuple": tuple,
+    # LeetCodeDataset's helpers (its prompts define them, identically, for tree and list problems)
+    "tree_node": tree_value,
+    "list_node": list_value,
+    "is_same_tree": _same(TreeValue, "is_same_tree"),
+    "is_same_list": _same(ListValue, "is_same_list"),
 }
 _MATH = {
     "isclose": math.isclose,

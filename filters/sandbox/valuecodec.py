@@ -8,6 +8,15 @@ one-key tag for the types JSON lacks:
     tuple {"t": [...]}   set {"s": [...]}   frozenset {"f": [...]}   dict {"d": [[k, v], ...]}
     big int {"x": "<hex>"}   nan/inf {"F": "nan" | "inf" | "-inf"}   complex {"c": [re, im]}
     bytes {"b": "<hex>"}   bytearray {"y": "<hex>"}
+    binary tree {"T": [level-order values, None for a missing child]}   linked list {"L": [values]}
+
+Trees and linked lists (LeetCode's `TreeNode` / `ListNode`) are plain data by their shape: in a
+process that holds node objects (the sandbox child) an object with `val`, `left` and `right`
+attributes is written as its LeetCode level-order list (trailing holes dropped), one with `val`
+and `next` as its value list; a cycle, a shared node or a node whose value is None is refused.
+`decode` reads them as `TreeValue` / `ListValue`, immutable values that are equal exactly when
+the trees (lists) are: what `is_same_tree` / `is_same_list` decide. The empty tree or list is
+None, as `tree_node([])` returns. The child rebuilds node objects from them (`worker_child`).
 
 `encode` accepts only those types. An instance of a subclass (a namedtuple, a Counter, an
 IntEnum, numpy.float64) is written as its builtin base value, read through the base type's own
@@ -26,10 +35,172 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "encode", "decode", "dumps", "loads", "Unencodable", "distinct_hashes"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "encode",
+    "decode",
+    "dumps",
+    "loads",
+    "Unencodable",
+    "distinct_hashes",
+    "TreeValue",
+    "ListValue",
+    "tree_value",
+    "list_value",
+]
 
 MAX_DEPTH = 200
+#: the most nodes a tree or linked list may have
+MAX_NODES = 1_000_000
 _SMALL_INT_BITS = 256
+
+
+class TreeValue:
+    """A non-empty binary tree as its canonical level-order tuple (LeetCode's `[1,null,2]` form)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TreeValue and self.items == other.items
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("TreeValue", self.items))
+
+    def __len__(self) -> int:  # the number of nodes
+        return sum(x is not None for x in self.items)
+
+    def __repr__(self) -> str:
+        return f"tree_node({list(self.items)!r})"
+
+
+class ListValue:
+    """A non-empty linked list as the tuple of its values."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is ListValue and self.items == other.items
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("ListValue", self.items))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __repr__(self) -> str:
+        return f"list_node({list(self.items)!r})"
+
+
+def tree_value(values):
+    """What LeetCode's `tree_node(values)` builds, as a TreeValue (None for an empty list).
+
+    The canonical form is the prefix of `values` the builder reads (values past the last node's
+    children are never read) without trailing holes: two lists give equal TreeValues exactly
+    when `tree_node` builds equal trees from them."""
+    if type(values) not in (list, tuple):
+        raise TypeError("tree_node takes a list")
+    if not values:
+        return None
+    if values[0] is None:
+        raise ValueError("a tree's root cannot be None")
+    if len(values) > MAX_NODES * 2 + 1:
+        raise ValueError("tree too large")
+    pending, i, n = 1, 1, len(values)
+    while pending and i < n:
+        pending -= 1
+        for _ in range(2):
+            if i < n and values[i] is not None:
+                pending += 1
+            i += 1
+    end = min(i, n)
+    while end and values[end - 1] is None:
+        end -= 1
+    return TreeValue(tuple(values[:end]))
+
+
+def list_value(values):
+    """What LeetCode's `list_node(values)` builds, as a ListValue (None for an empty list)."""
+    if type(values) not in (list, tuple):
+        raise TypeError("list_node takes a list")
+    if len(values) > MAX_NODES:
+        raise ValueError("list too large")
+    return ListValue(tuple(values)) if values else None
+
+
+def _node_kind(value):
+    """ "T" for a tree node (val, left, right), "L" for a list node (val, next), else None."""
+    try:
+        names = object.__getattribute__(value, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    if type(names) is not dict or "val" not in names:
+        return None
+    if "left" in names and "right" in names:
+        return "T"
+    if "next" in names:
+        return "L"
+    return None
+
+
+def _node_field(node, name):
+    names = object.__getattribute__(node, "__dict__")
+    if type(names) is not dict or name not in names:
+        raise Unencodable("a node without " + name)
+    return dict.__getitem__(names, name)
+
+
+def _encode_nodes(root, kind: str, depth: int) -> dict:
+    """The tagged form of a tree or linked list of node objects (see the module docstring)."""
+    seen: set[int] = set()
+    out: list = []
+
+    def visit(node):
+        if id(node) in seen:
+            raise Unencodable("a cycle or a shared node")
+        if len(seen) >= MAX_NODES:
+            raise Unencodable("too many nodes")
+        if _node_kind(node) != kind:
+            raise Unencodable("a node of another kind")
+        seen.add(id(node))
+        val = _node_field(node, "val")
+        if val is None:
+            raise Unencodable("a node whose value is None")
+        out.append(encode(val, depth + 1))
+
+    if kind == "L":
+        node = root
+        while node is not None:
+            visit(node)
+            node = _node_field(node, "next")
+        return {"L": out}
+    visit(root)
+    level = [root]
+    while level:
+        below = []
+        for node in level:
+            for child in (_node_field(node, "left"), _node_field(node, "right")):
+                if child is None:
+                    out.append(None)
+                else:
+                    visit(child)
+                    below.append(child)
+        level = below
+    while out and out[-1] is None:
+        out.pop()
+    return {"T": out}
 
 
 def distinct_hashes(items: list) -> list:
@@ -89,6 +260,8 @@ def encode(value, depth: int = 0):
         return {"b": bytes.hex(value)}
     if t is bytearray:
         return {"y": bytearray.hex(value)}
+    if t is TreeValue or t is ListValue:
+        return {"T" if t is TreeValue else "L": [encode(x, d) for x in value.items]}
     # Subclasses: the builtin base value, read through the base type's own methods.
     for base, read in _BASES:
         if isinstance(value, base):
@@ -98,6 +271,9 @@ def encode(value, depth: int = 0):
         item = value.item()
         if type(item) in (bool, int, float, complex, str, bytes):
             return encode(item, depth)
+    kind = _node_kind(value)
+    if kind is not None:
+        return _encode_nodes(value, kind, depth)
     raise Unencodable(f"{t.__name__} is not plain data")
 
 
@@ -175,6 +351,16 @@ def decode(obj, depth: int = 0):
             return bytes.fromhex(body)
         if tag == "y" and type(body) is str:
             return bytearray.fromhex(body)
+        if tag in ("T", "L") and type(body) is list:
+            items = _items(body, d)
+            if not items:
+                raise ValueError("an empty tree or list is None")
+            if tag == "L":
+                return list_value(items)
+            tree = tree_value(items)
+            if tree is None or tree.items != tuple(items):
+                raise ValueError("a tree not in canonical level order")
+            return tree
     except TypeError as e:  # an unhashable set member or dict key
         raise ValueError(str(e)) from None
     raise ValueError(f"unknown tag {tag!r}")
