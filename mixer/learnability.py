@@ -38,6 +38,8 @@ from filters.difficulty.irt import unit_to_logit
 __all__ = ["PassRateModel", "prior_from_unit"]
 
 _PRUNE = 1e-2  # buffer rows whose weight fell below this are dropped
+# E[f(z)], z ~ N(m, v) = sum_i w_i f(m + sqrt(2 v) x_i) / sqrt(pi)
+_GH_X, _GH_W = np.polynomial.hermite.hermgauss(32)
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -225,6 +227,15 @@ class PassRateModel:
         solved or surely failed, 1/4 at p = 1/2), the quantity GRPO's signal grows with."""
         k, p = self._shrunk(j)
         return k * p * (1.0 - p)
+
+    def learnability_low(self, j: np.ndarray) -> np.ndarray:
+        """E[p (1 - p)^2]: the reward variance weighted by the failure rate (peaks at p = 1/3), so
+        problems still mostly failed, where GRPO learns from rare successes, count more than
+        nearly solved ones. By Gauss-Hermite quadrature (32 nodes) over the logit posterior."""
+        mean, var = self.predict(np.asarray(j, dtype=np.int64))
+        z = mean[:, None] + np.sqrt(2.0 * var)[:, None] * _GH_X[None, :]
+        p = _sigmoid(z)
+        return (p * (1.0 - p) ** 2) @ _GH_W / math.sqrt(math.pi)
 
     def in_band(self, j: np.ndarray, lo: float, hi: float) -> np.ndarray:
         """Posterior probability that the pass rate of slots `j` lies in [lo, hi] (exact)."""
