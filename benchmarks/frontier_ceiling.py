@@ -20,6 +20,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,9 @@ def main(argv: list[str] | None = None) -> dict:
         for s, res in zip(seeds, run_jobs(curated_priors, pjobs, args.workers, cache=args.cache)):
             priors[s] = res["priors"]
     uni = parse_arm("uniform")
-    jobs = [{"spec": uni, "seed": s, "cfg": cfg, "prior": None} for s in seeds]
+    jobs: list[dict[str, Any]] = [
+        {"spec": uni, "seed": s, "cfg": cfg, "prior": None} for s in seeds
+    ]
     jobs += [  # arm by arm, so an interrupted run leaves whole arms in the cache
         {"spec": a, "seed": s, "cfg": short, "prior": priors.get(s) if a.prior else None}
         for a in arms
