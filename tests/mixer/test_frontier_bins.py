@@ -59,7 +59,7 @@ def test_a_kind_learnt_off_the_line_is_predicted_for_its_unattempted_problems():
         rng = np.random.default_rng(0)
         m = PassRateModel(src, 1, b, np.full(b.size, 0.3), bins=bins)
         seen = rng.choice(b.size, 600, replace=False)
-        _train(m, p, rng, 30, lambda g: g.choice(seen, 40, replace=False))
+        _train(m, p, rng, 30, lambda g, seen=seen: g.choice(seen, 40, replace=False))
         unseen = np.setdiff1d(np.arange(b.size), seen)
         err[bins] = float(np.abs(m.pass_rate(unseen) - p[unseen]).mean())
     assert err[3] < 0.05 < err[0]
@@ -77,7 +77,7 @@ def test_a_stale_problem_borrows_its_bins_current_rate():
         m = PassRateModel(src, 1, b, np.full(b.size, 0.3), bins=bins)
         rng = np.random.default_rng(1)
 
-        def step(p_mid, stale=False):
+        def step(p_mid, stale=False, m=m, rng=rng):
             j = np.concatenate([rng.choice(mid[1:], 20), rng.choice(np.flatnonzero(b != 0), 20)])
             k = np.round(G * np.where(b[j] == 0.0, p_mid, np.where(b[j] < 0, 0.5, 0.03)))
             if stale:
