@@ -22,7 +22,7 @@ from mixer.problems import GroupOutcome, ProblemSampler
 
 __all__ = ["FrontierSampler", "SCORES"]
 
-SCORES = ("learnability", "band")
+SCORES = ("learnability", "learnability-low", "band")
 
 
 class FrontierSampler(ProblemSampler):
@@ -35,7 +35,8 @@ class FrontierSampler(ProblemSampler):
             [0, 1] scale (`difficulty_scale="unit"`, the shards' columns) or as item-response
             logits (`"logit"`); NaN where unknown. None: no prior (each problem starts at its
             source's mean, and learns from its own attempts).
-        score: "learnability" (E[p (1 - p)]) or "band" (posterior probability that p is in `band`).
+        score: "learnability" (E[p (1 - p)]), "learnability-low" (E[p (1 - p)^2]: leans to the
+            problems still mostly failed) or "band" (posterior probability that p is in `band`).
         explore: share of each source's draws made uniformly.
         power: scores are raised to this power before normalising (1: proportional).
         model_kwargs: keywords for `PassRateModel` (half_life, drift, tau, ...).
@@ -194,6 +195,8 @@ class FrontierSampler(ProblemSampler):
         j = self._slot[np.asarray(indices, dtype=np.int64)]
         if self.score == "learnability":
             return self.model.learnability(j)
+        if self.score == "learnability-low":
+            return self.model.learnability_low(j)
         return self.model.in_band(j, *self.band)
 
     def predicted_pass_rate(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:

@@ -18,6 +18,11 @@ model of ability theta passes a problem of logit difficulty b with probability s
   difficulty was measured on), then its Laplace posterior from its own attempts. Its variance
   grows by `drift` per update, so old evidence fades and problems believed solved or hopeless
   become worth re-probing.
+- u_{s,k} (only with `bins` > 0): what the policy does now on the k-th curated-difficulty bin of
+  source s (quantile bins of b_j inside the source) beyond the line c_s - a * b, fitted with c_s
+  and a on the same recency-weighted groups, with a N(0, bin_std^2) prior. A problem not attempted
+  recently borrows its neighbours' current rate on the difficulty scale through it, where its own
+  r_j only says how it differed from its bin when it was last seen.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from filters.difficulty.irt import unit_to_logit
 __all__ = ["PassRateModel", "prior_from_unit"]
 
 _PRUNE = 1e-2  # buffer rows whose weight fell below this are dropped
+# E[f(z)], z ~ N(m, v) = sum_i w_i f(m + sqrt(2 v) x_i) / sqrt(pi)
+_GH_X, _GH_W = np.polynomial.hermite.hermgauss(32)
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -94,6 +101,8 @@ class PassRateModel:
         default_std: uncertainty of a difficulty given without a std.
         no_prior_std: a problem's uncertainty when nothing in the whole set has a difficulty.
         ability_prior, slope_prior: (mean, std) of c_s and of a.
+        bins: curated-difficulty bins per source with their own offset u (0: none, the default).
+        bin_std: the prior std of each bin's offset (logit).
     """
 
     def __init__(
@@ -111,6 +120,8 @@ class PassRateModel:
         max_std: float = 3.0,
         ability_prior: tuple[float, float] = (0.0, 3.0),
         slope_prior: tuple[float, float] = (1.0, 0.5),
+        bins: int = 0,
+        bin_std: float = 1.0,
     ) -> None:
         self.sources = np.asarray(sources, dtype=np.int64).reshape(-1)
         self.n_sources = int(n_sources)
@@ -119,6 +130,10 @@ class PassRateModel:
             raise ValueError("no problems")
         if half_life <= 0 or drift < 0 or tau < 0 or min_std <= 0 or max_std < min_std:
             raise ValueError("need half_life > 0, drift >= 0, tau >= 0 and 0 < min_std <= max_std")
+        if isinstance(bins, bool) or int(bins) != bins or bins < 0:
+            raise ValueError(f"bins must be an integer >= 0, got {bins!r}")
+        if not bin_std > 0:
+            raise ValueError(f"bin_std must be > 0, got {bin_std}")
         self.half_life, self.drift, self.tau = float(half_life), float(drift), float(tau)
         self.ability_prior = (float(ability_prior[0]), float(ability_prior[1]))
         self.slope_prior = (float(slope_prior[0]), float(slope_prior[1]))
@@ -147,6 +162,20 @@ class PassRateModel:
             miss = m & ~known
             b[miss], s[miss] = mean, sd
         self.b = b
+        self.bins, self.bin_std = int(bins), float(bin_std)
+        self.bin = np.zeros(n, dtype=np.int64)  # slot -> its (source, difficulty bin) offset
+        self.n_bins = 0
+        if self.bins:
+            for src in range(self.n_sources):
+                m = self.sources == src
+                if not m.any():
+                    continue
+                q = np.quantile(b[m], np.linspace(0.0, 1.0, self.bins + 1)[1:-1])
+                local = np.searchsorted(np.unique(q), b[m], side="right")
+                used, local = np.unique(local, return_inverse=True)  # no empty bins
+                self.bin[m] = self.n_bins + local
+                self.n_bins += len(used)
+        self.u = np.zeros(self.n_bins)
         self.prior_var = np.clip(s, min_std, max_std) ** 2 + self.tau**2
         self.m = np.zeros(n)  # posterior mean of r_j
         self.v = self.prior_var.copy()  # its variance when last updated
@@ -157,9 +186,12 @@ class PassRateModel:
         self.cov = np.diag(
             [self.ability_prior[1] ** 2] * self.n_sources
             + [self.slope_prior[1] ** 2 if self.has_prior else 0.0]
+            + [self.bin_std**2] * self.n_bins
         )
-        # recent groups for the ability fit: source, b, offset r_j at the time, successes, attempts, t
-        self.buf = np.zeros((0, 6))
+        # recent groups for the ability fit: source, b, offset r_j at the time, successes, attempts,
+        # t (and, with bins, the bin)
+        self._cols = 7 if self.n_bins else 6
+        self.buf = np.zeros((0, self._cols))
 
     # ---- prediction --------------------------------------------------------------------------
     def _var_now(self, j: np.ndarray) -> np.ndarray:
@@ -172,6 +204,10 @@ class PassRateModel:
         mean = self.c[s] - self.a * b + self.m[j]
         ia = self.n_sources
         var = self._var_now(j) + self.cov[s, s] + b**2 * self.cov[ia, ia] - 2 * b * self.cov[s, ia]
+        if self.n_bins:
+            k, iu = self.bin[j], ia + 1 + self.bin[j]
+            mean = mean + self.u[k]
+            var = var + self.cov[iu, iu] + 2 * self.cov[s, iu] - 2 * b * self.cov[ia, iu]
         return mean, np.maximum(var, 0.0)
 
     # Expectations under logit p ~ N(mean, var), in closed form: E[sigmoid(z)] ~ sigmoid(k mean)
@@ -192,6 +228,15 @@ class PassRateModel:
         k, p = self._shrunk(j)
         return k * p * (1.0 - p)
 
+    def learnability_low(self, j: np.ndarray) -> np.ndarray:
+        """E[p (1 - p)^2]: the reward variance weighted by the failure rate (peaks at p = 1/3), so
+        problems still mostly failed, where GRPO learns from rare successes, count more than
+        nearly solved ones. By Gauss-Hermite quadrature (32 nodes) over the logit posterior."""
+        mean, var = self.predict(np.asarray(j, dtype=np.int64))
+        z = mean[:, None] + np.sqrt(2.0 * var)[:, None] * _GH_X[None, :]
+        p = _sigmoid(z)
+        return (p * (1.0 - p) ** 2) @ _GH_W / math.sqrt(math.pi)
+
     def in_band(self, j: np.ndarray, lo: float, hi: float) -> np.ndarray:
         """Posterior probability that the pass rate of slots `j` lies in [lo, hi] (exact)."""
         mean, var = self.predict(j)
@@ -210,9 +255,8 @@ class PassRateModel:
         use = n > 0
         j, k, n = j[use], k[use], n[use]
         if j.size:
-            rows = np.column_stack(
-                [self.sources[j], self.b[j], self.m[j], k, n, np.full(j.size, self.t)]
-            )
+            cols = [self.sources[j], self.b[j], self.m[j], k, n, np.full(j.size, self.t)]
+            rows = np.column_stack(cols + ([self.bin[j]] if self.n_bins else []))
             self.buf = np.concatenate([self.buf, rows])
             self._update_problems(j, k, n)
         age = self.t - self.buf[:, 5]
@@ -227,6 +271,8 @@ class PassRateModel:
         v0 = self._var_now(uj)
         m0 = self.m[uj]
         z0 = self.c[self.sources[uj]] - self.a * self.b[uj]
+        if self.n_bins:
+            z0 = z0 + self.u[self.bin[uj]]
         r = m0.copy()
         for _ in range(4):  # Newton on the posterior mode of r_j (one-dimensional each)
             p = _sigmoid(z0 + r)
@@ -239,39 +285,53 @@ class PassRateModel:
         self.last[uj] = self.t
 
     def _fit_ability(self) -> None:
-        S = self.n_sources
+        S, B = self.n_sources, self.n_bins
+        ia = S  # the slope's index; the bin offsets follow it
         mc, sc = self.ability_prior
         ma, sa = self.slope_prior
         fit_slope = self.has_prior
         buf = self.buf
         src = buf[:, 0].astype(np.int64)
         b, off, k, n = buf[:, 1], buf[:, 2], buf[:, 3], buf[:, 4]
+        kb = buf[:, 6].astype(np.int64) if B else np.zeros(0, np.int64)
         w = 0.5 ** ((self.t - buf[:, 5]) / self.half_life)
-        c, a = self.c.copy(), self.a
-        H = np.eye(S + 1)
+        c, a, u = self.c.copy(), self.a, self.u.copy()
+        H = np.eye(S + 1 + B)
         for _ in range(3):  # warm-started from the last fit: a few Newton steps suffice
-            p = _sigmoid(c[src] - a * b + off)
+            z = c[src] - a * b + off
+            if B:
+                z = z + u[kb]
+            p = _sigmoid(z)
             res = w * (k - n * p)
             cur = w * n * p * (1 - p)
-            g = np.zeros(S + 1)
+            g = np.zeros(S + 1 + B)
             g[:S] = np.bincount(src, weights=res, minlength=S) - (c - mc) / sc**2
-            H = np.zeros((S + 1, S + 1))
+            H = np.zeros((S + 1 + B, S + 1 + B))
             H[np.arange(S), np.arange(S)] = np.bincount(src, weights=cur, minlength=S) + 1 / sc**2
             if fit_slope:
-                g[S] = -(res * b).sum() - (a - ma) / sa**2
+                g[ia] = -(res * b).sum() - (a - ma) / sa**2
                 cross = -np.bincount(src, weights=cur * b, minlength=S)
-                H[:S, S] = H[S, :S] = cross
-                H[S, S] = (cur * b * b).sum() + 1 / sa**2
+                H[:S, ia] = H[ia, :S] = cross
+                H[ia, ia] = (cur * b * b).sum() + 1 / sa**2
             else:
-                H[S, S] = 1.0
+                H[ia, ia] = 1.0
+            if B:
+                iu = ia + 1 + np.arange(B)
+                g[iu] = np.bincount(kb, weights=res, minlength=B) - u / self.bin_std**2
+                H[iu, iu] = np.bincount(kb, weights=cur, minlength=B) + 1 / self.bin_std**2
+                np.add.at(H, (src, ia + 1 + kb), cur)  # each bin lies in one source
+                np.add.at(H, (ia + 1 + kb, src), cur)
+                if fit_slope:
+                    H[ia, iu] = H[iu, ia] = -np.bincount(kb, weights=cur * b, minlength=B)
             step = np.linalg.solve(H, g)
             step = np.clip(step, -2.0, 2.0)
             c = c + step[:S]
-            a = max(a + step[S], 0.0) if fit_slope else a
-        self.c, self.a = c, float(a)
+            a = max(a + step[ia], 0.0) if fit_slope else a
+            u = u + step[ia + 1 :]
+        self.c, self.a, self.u = c, float(a), u
         cov = np.linalg.inv(H)
         if not fit_slope:
-            cov[S, :] = cov[:, S] = 0.0
+            cov[ia, :] = cov[:, ia] = 0.0
         self.cov = cov
 
     # ---- state -------------------------------------------------------------------------------
@@ -285,12 +345,18 @@ class PassRateModel:
             "a": self.a,
             "cov": self.cov.copy(),
             "buf": self.buf.copy(),
-        }
+        } | ({"u": self.u.copy()} if self.n_bins else {})
 
     def load_state(self, st: Mapping[str, Any]) -> None:
         n = len(self.sources)
         if np.asarray(st["m"]).shape != (n,):
             raise ValueError(f"state is for {np.asarray(st['m']).shape[0]} problems, not {n}")
+        if ("u" in st) != bool(self.n_bins) or (
+            self.n_bins and np.asarray(st["u"]).shape != (self.n_bins,)
+        ):
+            raise ValueError(
+                f"state is for another number of difficulty bins than this model's {self.n_bins}"
+            )
         self.m = np.asarray(st["m"], dtype=np.float64).copy()
         self.v = np.asarray(st["v"], dtype=np.float64).copy()
         self.last = np.asarray(st["last"], dtype=np.float64).copy()
@@ -298,4 +364,6 @@ class PassRateModel:
         self.c = np.asarray(st["c"], dtype=np.float64).copy()
         self.a = float(st["a"])
         self.cov = np.asarray(st["cov"], dtype=np.float64).copy()
-        self.buf = np.asarray(st["buf"], dtype=np.float64).reshape(-1, 6).copy()
+        self.buf = np.asarray(st["buf"], dtype=np.float64).reshape(-1, self._cols).copy()
+        if self.n_bins:
+            self.u = np.asarray(st["u"], dtype=np.float64).copy()

@@ -24,23 +24,73 @@ from mixer.frontier import FrontierSampler
 from mixer.problems import ProblemSampler
 from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
 
-__all__ = ["SamplerArm", "FrontierConfig", "warm_policy", "grpo_train", "run_frontier", "SAMPLERS"]
+__all__ = [
+    "SamplerArm",
+    "FrontierConfig",
+    "warm_policy",
+    "grpo_train",
+    "run_frontier",
+    "SAMPLERS",
+    "ORACLE_RULES",
+    "oracle_score",
+]
+
+
+#: Oracle rules on the true current pass rate p (see `CurrentPassRateOracle`).
+ORACLE_RULES = ("pq", "pq2", "band", "chance", "nonzero")
 
 
 class CurrentPassRateOracle(FrontierSampler):
-    """An upper reference, not a method: draws by the policy's true current pass rate p (score
-    p (1 - p), or p in the band), computed by a forward pass over the source before every draw.
-    No build and no sampler can know it; it shows what perfect knowledge of p would buy."""
+    """An upper reference, not a method: draws by the policy's true current pass rate p, computed
+    by a forward pass over the source before every draw. No build and no sampler can know it; it
+    shows what perfect knowledge of p would buy a sampler that only chooses which problems to draw.
+
+    `rule` scores p: "pq" p (1 - p) (the default, as the frontier's learnability score); "pq2"
+    p (1 - p)^2 (leans to the problems still mostly failed, where GRPO's rare successes teach);
+    "band" 1 where `band[0] <= p <= band[1]` else 0; "chance" p (1 - p) with the guessing floor
+    taken off, (p - c)+ (1 - p) / (1 - c) with c = `chance` (1/16: one of B2's 16 answers), so a
+    problem failed at chance level scores 0; "nonzero" 1 - p^G - (1 - p)^G, the probability that a
+    group of `group` completions has a non-zero advantage. `explore` (a uniform share) and `power`
+    apply as in `FrontierSampler`. (`score="band"` is kept as a synonym of `rule="band"`.)"""
 
     policy: Policy
     problems: Problems
 
+    def __init__(
+        self, *args: Any, rule: str = "pq", chance: float = 1.0 / 16, group: int = 8, **kw: Any
+    ) -> None:
+        if rule not in ORACLE_RULES:
+            raise ValueError(f"unknown oracle rule {rule!r}; choose from {', '.join(ORACLE_RULES)}")
+        if not 0.0 <= chance < 1.0:
+            raise ValueError(f"chance must be in [0, 1), got {chance}")
+        if group < 1:
+            raise ValueError(f"group must be >= 1, got {group}")
+        super().__init__(*args, **kw)
+        self.rule, self.chance, self.group = rule, float(chance), int(group)
+
     def scores(self, indices: Any) -> np.ndarray:
         idx = np.asarray(indices, dtype=np.int64)
         p = pass_probability(self.policy, self.problems.tokens[idx], self.problems.ref[idx])
-        if self.score == "band":
-            return ((p >= self.band[0]) & (p <= self.band[1])).astype(np.float64)
+        return oracle_score(
+            p, "band" if self.score == "band" else self.rule, self.band, self.chance, self.group
+        )
+
+
+def oracle_score(
+    p: np.ndarray, rule: str, band: tuple[float, float], chance: float, group: int
+) -> np.ndarray:
+    """The oracle's score of true pass rates `p` under `rule` (see `CurrentPassRateOracle`)."""
+    if rule == "pq":
         return p * (1.0 - p)
+    if rule == "pq2":
+        return p * (1.0 - p) ** 2
+    if rule == "band":
+        return ((p >= band[0]) & (p <= band[1])).astype(np.float64)
+    if rule == "chance":
+        return np.maximum(p - chance, 0.0) * (1.0 - p) / (1.0 - chance)
+    if rule == "nonzero":
+        return 1.0 - p**group - (1.0 - p) ** group
+    raise ValueError(f"unknown oracle rule {rule!r}")
 
 
 SAMPLERS = {
@@ -224,6 +274,8 @@ def build_sampler(
             raise ValueError(f"arm {arm.label} needs the {arm.prior!r} prior")
         kw["difficulty"] = np.asarray(prior[arm.prior]["difficulty"], dtype=np.float64)
         kw["difficulty_std"] = np.asarray(prior[arm.prior]["difficulty_std"], dtype=np.float64)
+    if arm.sampler == "oracle-current":
+        kw.setdefault("group", cfg["group"])
     return SAMPLERS[arm.sampler](problems.groups(), cfg["prompts"], mixer=mixer, seed=seed, **kw)
 
 
