@@ -134,13 +134,7 @@ def expected_check(check: str, value: Any) -> str | None:
                     if value is None or type(value) is bool:
                         return f"({ast.unparse(side)}) is {value!r}"
                 return None
-        if _is_same_shape(node):
-            a, b = node.args  # type: ignore[attr-defined]
-            if _has_result(a) != _has_result(b):
-                side = a if _has_result(a) else b
-                node.args = [side, _on_expected(side)]  # type: ignore[attr-defined]
-                return ast.unparse(root)
-        if _is_isclose(node):
+        if _is_same_shape(node) or _is_isclose(node):
             a, b = node.args  # type: ignore[attr-defined]
             if _has_result(a) != _has_result(b):
                 side = a if _has_result(a) else b
