@@ -56,8 +56,8 @@ MAX_NODES = 1_000_000
 _SMALL_INT_BITS = 256
 
 
-class TreeValue:
-    """A non-empty binary tree as its canonical level-order tuple (LeetCode's `[1,null,2]` form)."""
+class _NodeValue:
+    """A tree or linked list as a tuple of values: equal, and hashed, by its kind and its items."""
 
     __slots__ = ("items",)
 
@@ -65,13 +65,19 @@ class TreeValue:
         self.items = items
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is TreeValue and self.items == other.items
+        return type(other) is type(self) and self.items == other.items
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
     def __hash__(self) -> int:
-        return hash(("TreeValue", self.items))
+        return hash((type(self).__name__, self.items))
+
+
+class TreeValue(_NodeValue):
+    """A non-empty binary tree as its canonical level-order tuple (LeetCode's `[1,null,2]` form)."""
+
+    __slots__ = ()
 
     def __len__(self) -> int:  # the number of nodes
         return sum(x is not None for x in self.items)
@@ -80,22 +86,10 @@ class TreeValue:
         return f"tree_node({list(self.items)!r})"
 
 
-class ListValue:
+class ListValue(_NodeValue):
     """A non-empty linked list as the tuple of its values."""
 
-    __slots__ = ("items",)
-
-    def __init__(self, items: tuple) -> None:
-        self.items = items
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is ListValue and self.items == other.items
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    def __hash__(self) -> int:
-        return hash(("ListValue", self.items))
+    __slots__ = ()
 
     def __len__(self) -> int:
         return len(self.items)
