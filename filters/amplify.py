@@ -290,6 +290,11 @@ def _seed_of(seed: int, key: str, round_: int, k: int) -> int:
     return zlib.crc32(f"{seed}:{key}:{round_}:{k}".encode())
 
 
+#: references that must pass and agree before a several-answers problem without a checker is
+#: amplified (two similar programs often return the same one of the valid answers)
+SEVERAL_ANSWERS_MIN_REFERENCES = 3
+
+
 class AmplifyStage(Stage):
     """Add generated tests to problems with few or weak tests (never drops a row).
 
@@ -299,7 +304,10 @@ class AmplifyStage(Stage):
     that guide the choice (a seed of their own, so verify's `test_strength` mutants are others).
     rounds x candidates: inputs tried per problem at most. max_solutions: references that must
     agree on a new test's output. max_output_bytes: the largest output a new test may have
-    (or twice the largest original one).
+    (or twice the largest original one). A problem whose statement accepts several answers and
+    that has no checker is amplified only with `SEVERAL_ANSWERS_MIN_REFERENCES` references that
+    pass its tests: fewer, even two that agree, may share the one answer a third valid program
+    would not give.
     """
 
     name = "amplify"
@@ -432,7 +440,7 @@ class AmplifyStage(Stage):
         if not passing:
             verdicts = ",".join(r.verdict for r in first)
             return _Outcome("skipped", f"no reference passes the original tests ({verdicts})")
-        if not base.get("checker") and len(passing) < 2:
+        if not base.get("checker") and len(passing) < SEVERAL_ANSWERS_MIN_REFERENCES:
             # a call test's answer in any order is judged as a multiset (`any_order`); any
             # other freedom ("return any of them") one reference cannot label
             stdio = base["test_type"] == "stdio"
@@ -440,7 +448,8 @@ class AmplifyStage(Stage):
             if several(row.get("statement")):
                 return _Outcome(
                     "skipped",
-                    "the statement accepts several answers and one reference cannot tell them: "
+                    "the statement accepts several answers and "
+                    f"{len(passing)} reference{'s' * (len(passing) > 1)} cannot tell them: "
                     "new inputs need a checker",
                 )
         limit = float(src_limit) if src_limit else self._calibrated(passing)

@@ -1,7 +1,11 @@
 """Converters for the local files in ../shared/data (and the canonical format).
 
 - leetcodedataset: `query` is the statement; `assert` tests: `test` defines check(candidate),
-  called with `Solution().method`; solution = `prompt` (its imports and helpers) + `completion`.
+  called with `Solution().method`; solutions = `prompt` (its imports and helpers) + `completion`,
+  then `prompt` + the code of `response` (a second, independently written solution) when it differs.
+  A second reference matters to amplification: a generated input is kept only where every
+  reference that passes the original tests agrees, which drops inputs outside the problem's
+  unstated contract (one reference alone answers them, right or wrong).
   Its `input_output` pairs are keyword strings ("nums = [1], k = 2"), not positional JSON, so
   they are not used.
 - mbpp: bare asserts (`test_setup_code` + `test_list`); the entry point is the function the
@@ -53,13 +57,17 @@ def convert_leetcodedataset(row: dict[str, Any], index: int = 0) -> dict[str, An
     rec = _base(rid, text_or_none(row.get("query")), "assert")
     raw_meta = row.get("meta")
     meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-    prompt, completion = row.get("prompt") or "", row.get("completion") or ""
+    prompt, completion = (row.get("prompt") or "").rstrip("\n"), row.get("completion") or ""
+    solutions = [prompt + "\n\n" + completion] if completion.strip() else []
+    second = extract_code(text_or_none(row.get("response")))
+    if second and second.strip() != completion.strip():
+        solutions.append(prompt + "\n\n" + second)
     starter = text_or_none(meta.get("lang_code")) or extract_code(rec["statement"])
     rec.update(
         starter_code=starter,
         entry_point=text_or_none(row.get("entry_point")),
         test_code=text_or_none(row.get("test")),
-        solutions=[prompt.rstrip("\n") + "\n\n" + completion] if completion.strip() else [],
+        solutions=solutions,
         difficulty_label=text_or_none(meta.get("difficulty")),
         tags=str_list(meta.get("tags")),
     )

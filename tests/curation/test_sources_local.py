@@ -41,6 +41,11 @@ def test_leetcodedataset():
         two["solutions"][0].startswith("from typing import *")
         and "class Solution" in two["solutions"][0]
     )
+    # the second reference: the code of `response`, after the same `prompt` (imports, helpers)
+    assert len(two["solutions"]) == 2 and two["solutions"][1].startswith("from typing import *")
+    assert "class Solution" in two["solutions"][1] and two["solutions"][1] != two["solutions"][0]
+    # 8 rows have a `response` whose code is `completion` itself: one reference, not two copies
+    assert sum(len(r["solutions"]) == 1 for r in recs) == 8
     assert (
         two["starter_code"].startswith("class Solution:")
         and "Given an array of integers" in two["statement"]

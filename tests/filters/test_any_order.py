@@ -1,5 +1,5 @@
 """Answers that may come in any order (`any_order` comparison) and problems that accept several
-answers (no generated tests from one reference), on real LeetCodeDataset rows."""
+answers (no generated tests from fewer than three references), on real LeetCodeDataset rows."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_verify_and_the_rewards_accept_any_order_on_the_amplified_suite(rows, sb
     assert grade(out, code, sandbox=sb).score == 1.0  # as the rewards judge it
 
 
-def test_several_answers_and_one_reference_keep_the_original_tests(rows, sb):
+def test_several_answers_and_too_few_references_keep_the_original_tests(rows, sb):
     row = rows["encode-string-with-shortest-length"]
     (out,) = AmplifyStage(sandbox=sb).process(records_to_table([row])).kept.to_pylist()
     assert out["amplify_status"] == "skipped" and not out["generated_tests"]

@@ -1,0 +1,78 @@
+"""Every reference a source has labels the generated tests: on LeetCodeDataset, the code of
+`response` joins `completion`, and inputs outside the problem's unstated contract (on which the
+two disagree) are dropped. Judged with a third solution neither reference is."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation.schema import normalize_record, records_to_table
+from filters.amplify import SEVERAL_ANSWERS_MIN_REFERENCES, AmplifyStage
+from filters.judge_style import comparison_of
+from filters.judged import judged_problem
+from filters.sandbox import Sandbox
+
+# single-number-ii: every element appears three times except one. Inputs that break this have no
+# right answer, and the dataset's two solutions answer them differently.
+THIRD = """from typing import *
+
+
+class Solution:
+    def singleNumber(self, nums: List[int]) -> int:
+        ones = twos = 0
+        for x in nums:
+            ones = (ones ^ x) & ~twos
+            twos = (twos ^ x) & ~ones
+        return ones
+"""
+
+
+@pytest.fixture(scope="module")
+def row() -> dict:
+    from curation.sources import default_path, get_source, iter_source
+    from filters.contracts import UserError
+
+    try:
+        default_path(get_source("leetcodedataset"))
+    except UserError:
+        pytest.skip("no local file for leetcodedataset (../shared/data is absent)")
+    for r in iter_source("leetcodedataset", limit=200):
+        if isinstance(r, dict) and r.get("id") == "single-number-ii":
+            rec = normalize_record(r)
+            rec["problem_id"] = "leetcodedataset/single-number-ii"
+            return rec
+    raise AssertionError("single-number-ii not in the first 200 rows")
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(workers=2) as box:
+        yield box
+
+
+def test_both_references_label_and_a_third_solution_passes(row, sb):
+    assert len(row["solutions"]) == 2  # completion, then response's code
+    (out,) = AmplifyStage(sandbox=sb).process(records_to_table([row])).kept.to_pylist()
+    assert out["amplify_status"] == "amplified" and out["generated_tests"]
+    assert "references disagree" in out["amplify_note"]
+    out["comparison"] = comparison_of(out)
+    for code in (*row["solutions"], THIRD):
+        assert sb.run(judged_problem(out), code).verdict == "AC"
+
+
+def test_several_answers_need_more_than_two_references(sb):
+    statement = "Print a divisor of n greater than 1. If there are several, print any of them."
+    ref_small = "n = int(input())\nprint(next(d for d in range(2, n + 1) if n % d == 0))\n"
+    ref_same = "n = int(input())\nd = 2\nwhile n % d:\n    d += 1\nprint(d)\n"
+    row = normalize_record(dict(
+        id="divisor", source="t", statement=statement, test_type="stdio",
+        tests=[{"input": "4\n", "output": "2\n"}, {"input": "9\n", "output": "3\n"},
+               {"input": "7\n", "output": "7\n"}],
+        solutions=[ref_small, ref_same],
+    ))  # fmt: skip
+    row["problem_id"] = "t/divisor"
+    assert SEVERAL_ANSWERS_MIN_REFERENCES == 3
+    (out,) = AmplifyStage(sandbox=sb).process(records_to_table([row])).kept.to_pylist()
+    # two references that agree (both print the smallest divisor) say nothing of the others
+    assert out["amplify_status"] == "skipped" and not out["generated_tests"]
+    assert "2 references cannot tell them" in out["amplify_note"]
