@@ -3,7 +3,8 @@
 LeetCodeDataset has two solutions per problem: `completion` (A) and the code of `response` (B).
 Since B is a reference during amplification, B passing the amplified suite shows nothing. This
 benchmark uses a third solution (C) per problem, written for this project without reading A or
-B, in `benchmarks/data/leetcode_third/<task_id>.py`, for a sample of the problems:
+B, in `benchmarks/data/leetcode_third/<task_id>.py`, for a sample of the problems. C runs after
+the task's `prompt` (its imports and helpers), as the loader puts A and B after it.
 
 - `sample`: the sample's task ids (160 drawn at random with seed 0, plus the 40 problems whose B
   failed an A-only amplified suite in benchmarks/results/amplify_leetcodedataset_full.json).
@@ -59,9 +60,26 @@ def sample(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     return [i for i in ids if i in drawn], [i for i in ids if i in failed]
 
 
+def prompts() -> dict[str, str]:
+    """Each task's `prompt`: the imports and helpers (`tree_node`, `ListNode`, ...) the dataset
+    puts before every solution, the references' as well."""
+    import gzip
+
+    with gzip.open(SHARED / FILES["leetcodedataset"], "rt") as f:
+        return {d["task_id"]: (d.get("prompt") or "").rstrip("\n") for d in map(json.loads, f)}
+
+
+PROMPTS: dict[str, str] = {}
+
+
 def third(task_id: str) -> str | None:
+    """C after the task's prompt, as the loader puts each reference after it."""
     p = THIRD / f"{task_id}.py"
-    return p.read_text() if p.exists() else None
+    if not p.exists():
+        return None
+    if not PROMPTS:
+        PROMPTS.update(prompts())
+    return PROMPTS.get(task_id, "") + "\n\n" + p.read_text()
 
 
 def limit_of(r: dict[str, Any]) -> float:

@@ -1,0 +1,6 @@
+from typing import *
+
+
+class Solution:
+    def minPartitions(self, n: str) -> int:
+        return int(max(n))
