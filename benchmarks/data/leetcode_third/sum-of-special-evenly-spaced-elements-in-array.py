@@ -16,7 +16,7 @@ class Solution:
             direct = 0
             for qi in qis:
                 direct += (n - queries[qi][0] + y - 1) // y
-            if direct * 2 > length * 9:
+            if direct > length * 3:
                 P = list(accumulate(nums[r::y]))
                 total = P[-1]
                 for qi in qis:
