@@ -6,8 +6,9 @@ benchmark uses a third solution (C) per problem, written for this project withou
 B, in `benchmarks/data/leetcode_third/<task_id>.py`, for a sample of the problems. C runs after
 the task's `prompt` (its imports and helpers), as the loader puts A and B after it.
 
-- `sample`: the sample's task ids (160 drawn at random with seed 0, plus the 40 problems whose B
-  failed an A-only amplified suite in benchmarks/results/amplify_leetcodedataset_full.json).
+- `sample [--sample 2]`: the sample's task ids. Sample 1: 160 drawn at random with seed 0, plus
+  the 40 problems whose B failed an A-only amplified suite in
+  benchmarks/results/amplify_leetcodedataset_full.json. Sample 2: 160 others, drawn with seed 1.
 - `check [ID ...]`: run each C against the problem's original tests (all must pass: a C that
   fails them is not a known-correct solution and is left out of `measure`).
 - `measure`: amplify each sampled problem twice, with A alone (the baseline, as before) and with
@@ -17,7 +18,7 @@ the task's `prompt` (its imports and helpers), as the loader puts A and B after 
 
     nice .venv/bin/python benchmarks/held_out.py sample
     nice .venv/bin/python benchmarks/held_out.py check two-sum
-    nice .venv/bin/python benchmarks/held_out.py measure [--out benchmarks/results/amplify_held_out.json]
+    nice .venv/bin/python benchmarks/held_out.py measure [--sample 2] [--out benchmarks/results/amplify_held_out.json]
 """
 
 from __future__ import annotations
@@ -52,11 +53,20 @@ def earlier_failures() -> list[str]:
     return [e["id"] for e in d["sets"]["leetcodedataset"]["soundness"]["examples"]]
 
 
-def sample(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """(random ids, earlier-failure ids not among them), in file order."""
+def sample(rows: list[dict[str, Any]], which: int = 1) -> tuple[list[str], list[str]]:
+    """(random ids, earlier-failure ids not among them), in file order.
+
+    Sample 1: 160 drawn with seed 0, plus the earlier failures. Sample 2 (drawn after changes
+    were made by looking at sample 1's failures, to measure them without that bias): 160 drawn
+    with seed 1 from the problems sample 1 does not hold, and no earlier failures.
+    """
     ids = [r["id"] for r in rows]
     drawn = set(random.Random(SEED).sample(ids, RANDOM_N))
     failed = set(earlier_failures()) - drawn
+    if which == 2:
+        rest = [i for i in ids if i not in drawn and i not in failed]
+        fresh = set(random.Random(SEED + 1).sample(rest, RANDOM_N))
+        return [i for i in ids if i in fresh], []
     return [i for i in ids if i in drawn], [i for i in ids if i in failed]
 
 
@@ -113,8 +123,8 @@ def _fails(sb: Sandbox, suite: dict[str, Any], code: str) -> dict[str, Any] | No
             "reason": str(ff.get("reason") or res.error or "")[:300]}  # fmt: skip
 
 
-def cmd_measure(rows: dict[str, dict[str, Any]], out: Path, workers: int) -> None:
-    drawn, failed = sample(list(rows.values()))
+def cmd_measure(rows: dict[str, dict[str, Any]], out: Path, workers: int, which: int) -> None:
+    drawn, failed = sample(list(rows.values()), which)
     report: dict[str, Any] = {
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "machine": f"{os.cpu_count()} cpus", "load_start": load_avg(),
@@ -178,20 +188,21 @@ def main() -> None:
     ap.add_argument("command", choices=["sample", "check", "measure"])
     ap.add_argument("ids", nargs="*")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--sample", type=int, choices=[1, 2], default=1, help="which sample (see above)")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     if not (SHARED / FILES["leetcodedataset"]).exists():
         sys.exit(f"{SHARED / FILES['leetcodedataset']} is missing")
     rows = {r["id"]: r for r in load("leetcodedataset", None)}
     if args.command == "sample":
-        drawn, failed = sample(list(rows.values()))
+        drawn, failed = sample(list(rows.values()), args.sample)
         print(json.dumps({"random": drawn, "earlier_failures": failed}, indent=1))
     elif args.command == "check":
-        ids = args.ids or [i for grp in sample(list(rows.values())) for i in grp]
+        ids = args.ids or [i for grp in sample(list(rows.values()), args.sample) for i in grp]
         with Sandbox(args.workers) as sb:
             cmd_check(rows, ids, sb)
     else:
-        cmd_measure(rows, Path(args.out), args.workers)
+        cmd_measure(rows, Path(args.out), args.workers, args.sample)
 
 
 if __name__ == "__main__":

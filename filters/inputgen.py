@@ -11,8 +11,10 @@ rows ([start, end, inc]) has its own range; a square matrix stays square; relati
 satisfies between int arguments, lengths, their total, a matrix's cells and the largest value of a
 column (`k <= len(a) + len(b)`, `end < length`) and a constant gap between sizes (`n` nodes and
 `n - 1` edges) hold for every new input; so do a string argument that is an element of a list
-argument (a word of the dictionary), the characters a string starts and ends with, and numbers
-written in digits (`low <= high`, no leading zero).
+argument (a word of the dictionary), the characters a string starts and ends with, numbers
+written in digits (`low <= high`, no leading zero), two integer lists of equal sum (`nums` can be
+made `target` by moves that keep the sum) and one string or list whose elements are all, as often,
+in another (`t` is `s` shuffled plus a letter), where two or more originals show them.
 
 Trees and linked lists (`tree_node([...])` / `list_node([...])` arguments, decoded as
 `valuecodec.TreeValue` / `ListValue`): a linked list's values mutate as a list (kept sorted,
@@ -421,6 +423,20 @@ def _elements(v: Any) -> list[Any]:
     return []
 
 
+def _int_list(v: Any) -> bool:
+    return type(v) is list and all(type(x) is int for x in v)
+
+
+def _flat(v: Any) -> bool:
+    """A string, or a list of numbers and strings."""
+    return type(v) is str or (type(v) is list and all(type(x) in (int, float, str) for x in v))
+
+
+def _missing(a: Any, b: Any) -> bool:
+    """Whether some element of a is not in b as often (a string's characters, a list's items)."""
+    return bool(Counter(map(_key, a)) - Counter(map(_key, b)))
+
+
 def _relations(samples: list[dict[str, int]]) -> list[tuple[str, str, str]]:
     """(a, op, b) with op in <, <= that hold in every sample (ties that always hold are `==`)."""
     if not samples:
@@ -475,6 +491,8 @@ class CallInputs:
         self.len_of = self._length_links()
         self.same_len = self._equal_lengths()
         self.members = self._memberships()
+        self.equal_sums = self._equal_sums()
+        self.contained = self._sub_multisets()
         # relations between int arguments and lengths (`left <= right`, `k <= len(nums)`), and
         # bounds of nested integers (`edges` values below `n`), that every original satisfies
         self.relations = _relations([self._measures(a) for a in self.originals])
@@ -564,6 +582,36 @@ class CallInputs:
                     pairs.append((a, b))
         return pairs
 
+    def _shared_keys(self) -> list[Any]:
+        keys = set.intersection(*(set(a) for a in self.originals)) if self.originals else set()
+        return sorted(keys, key=str)
+
+    def _equal_sums(self) -> list[tuple[Any, Any]]:
+        """(a, b): flat integer lists with equal sums in every original, 2+ of them different."""
+        keys = self._shared_keys()
+        ints = [k for k in keys if all(_int_list(x[k]) for x in self.originals)]
+        return [
+            (a, b)
+            for i, a in enumerate(ints)
+            for b in ints[i + 1 :]
+            if all(sum(x[a]) == sum(x[b]) for x in self.originals)
+            and sum(x[a] != x[b] for x in self.originals) >= 2
+        ]
+
+    def _sub_multisets(self) -> list[tuple[Any, Any]]:
+        """(a, b): strings or flat lists, a's elements all in b (each at least as often) in every
+        original, with 3+ such elements over the originals where a is not b."""
+        keys = self._shared_keys()
+        seqs = [k for k in keys if all(_flat(x[k]) for x in self.originals)]
+        return [
+            (a, b)
+            for a in seqs
+            for b in seqs
+            if a != b
+            and all(not _missing(x[a], x[b]) for x in self.originals)
+            and sum(len(x[a]) for x in self.originals if x[a] != x[b]) >= 3
+        ]
+
     def _equal_lengths(self) -> list[tuple[Any, Any]]:
         keys = sorted(
             set.intersection(*(set(a) for a in self.originals)) if self.originals else set(),
@@ -611,6 +659,18 @@ class CallInputs:
         if any(
             a in args and b in args and args[a] not in _elements(args[b]) for a, b in self.members
         ):
+            return False
+        if any(
+            a in args and b in args and (not _int_list(args[a]) or not _int_list(args[b])
+                                         or sum(args[a]) != sum(args[b]))
+            for a, b in self.equal_sums
+        ):  # fmt: skip
+            return False
+        if any(
+            a in args and b in args
+            and (not _flat(args[a]) or not _flat(args[b]) or _missing(args[a], args[b]))
+            for a, b in self.contained
+        ):  # fmt: skip
             return False
         return all(self._shape_ok(v, (k,)) for k, v in args.items())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,3 +125,30 @@ def test_numbers_in_digits_stay_numbers_in_order_without_leading_zeros():
         low, high = args["low"], args["high"]
         assert low.isdigit() and high.isdigit() and int(low) <= int(high), args
         assert all(len(v) == 1 or v[0] != "0" for v in (low, high)), args
+
+
+def test_two_lists_of_equal_sum_keep_it():
+    # minimum-number-of-operations-to-make-arrays-similar: moves keep the sum, so inputs whose sums
+    # differ have no answer (two correct programs answered one such input differently)
+    originals = [
+        {"nums": [8, 12, 6], "target": [2, 14, 10]},
+        {"nums": [1, 2, 5], "target": [4, 1, 3]},
+        {"nums": [1, 1, 1, 1, 1], "target": [1, 1, 1, 1, 1]},
+    ]
+    for args in _generated(originals):
+        assert sum(args["nums"]) == sum(args["target"]), args
+
+
+def test_a_string_whose_letters_are_all_in_another_stays_so():
+    # find-the-difference: t is s shuffled with one letter added; s = "abcd", t = "bbcde" is not
+    originals = [{"s": "abcd", "t": "abcde"}, {"s": "", "t": "y"}]
+    for args in _generated(originals):
+        assert not Counter(args["s"]) - Counter(args["t"]) and len(args["t"]) == len(args["s"]) + 1
+
+
+def test_equal_sums_and_letters_need_evidence():
+    # one differing pair is a coincidence, not a contract: both stay free
+    gen = CallInputs(_kwargs([{"a": [1, 2], "b": [3]}, {"a": [5], "b": [5]}]), typed=True)
+    assert gen.equal_sums == [] and gen.contained == []
+    gen = CallInputs(_kwargs([{"s": "ab", "t": "abc"}]), typed=True)  # 2 letters: not enough
+    assert gen.contained == []
