@@ -8,6 +8,8 @@ Baseline and ours run in the same process on the same sandbox:
 - soundness: second correct solutions against the amplified suites. LeetCodeDataset's `response`
   (a model's solution) where it passes the original tests; HumanEval-X's canonical solution against
   HumanEval's suite. A failure is a false failure unless the generated input shows a real bug.
+  Since the loader makes `response` a second reference (7268aad), amplification labels with it and
+  this check is only a sanity check there; `benchmarks/held_out.py` judges with third solutions.
 - strong: CodeContests problems whose reference passes all 10 tests: keep the first 3, amplify,
   and count the held-out mutants killed by the 3, the amplified 3 and the full 10; and run up to
   4 references the stage did not label with (those past its `max_solutions`) that pass the full
