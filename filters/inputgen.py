@@ -13,8 +13,9 @@ column (`k <= len(a) + len(b)`, `end < length`) and a constant gap between sizes
 `n - 1` edges) hold for every new input; so do a string argument that is an element of a list
 argument (a word of the dictionary), the characters a string starts and ends with, numbers
 written in digits (`low <= high`, no leading zero), two integer lists of equal sum (`nums` can be
-made `target` by moves that keep the sum) and one string or list whose elements are all, as often,
-in another (`t` is `s` shuffled plus a letter), where two or more originals show them.
+made `target` by moves that keep the sum; two originals that differ show it) and one string or
+list whose elements are all, as often, in another (`t` is `s` shuffled plus a letter; three such
+elements over the originals show it).
 
 Trees and linked lists (`tree_node([...])` / `list_node([...])` arguments, decoded as
 `valuecodec.TreeValue` / `ListValue`): a linked list's values mutate as a list (kept sorted,
@@ -572,10 +573,10 @@ class CallInputs:
 
     def _memberships(self) -> list[tuple[Any, Any]]:
         """(a, b): argument a is an element of list argument b in every original (word1 in words)."""
-        keys = set.intersection(*(set(a) for a in self.originals)) if self.originals else set()
+        keys = self._shared_keys()
         pairs = []
-        for a in sorted(keys, key=str):
-            for b in sorted(keys, key=str):
+        for a in keys:
+            for b in keys:
                 if a != b and all(
                     type(x[a]) in (str, int) and x[a] in _elements(x[b]) for x in self.originals
                 ):
@@ -613,10 +614,7 @@ class CallInputs:
         ]
 
     def _equal_lengths(self) -> list[tuple[Any, Any]]:
-        keys = sorted(
-            set.intersection(*(set(a) for a in self.originals)) if self.originals else set(),
-            key=str,
-        )
+        keys = self._shared_keys()
         pairs = []
         for i, a in enumerate(keys):
             for b in keys[i + 1 :]:
