@@ -108,6 +108,24 @@ def parse_arm(text: str) -> SamplerArm:
     return SamplerArm(text, base.sampler, mixer=base.mixer, prior=base.prior, **kw)
 
 
+def seed_priors(
+    task: str,
+    seeds: list[int],
+    cfg: FrontierConfig,
+    arms: list[SamplerArm],
+    workers: int,
+    cache: Path | None,
+) -> dict[int, dict]:
+    """Each seed's curated difficulty priors (`mixbench.curated`), when an arm uses one."""
+    if not any(a.prior for a in arms):
+        return {}
+    jobs = [{"spec": PriorSpec(task), "seed": s, "cfg": cfg} for s in seeds]
+    return {
+        s: res["priors"]
+        for s, res in zip(seeds, run_jobs(curated_priors, jobs, workers, cache=cache))
+    }
+
+
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--task", choices=TASKS, default="spread")
@@ -154,11 +172,7 @@ def main(argv: list[str] | None = None) -> dict:
     name = args.name or f"frontier_{args.task}" + ("_quick" if args.quick else "")
     started, mach, t0 = stamp(), machine(), time.perf_counter()
 
-    priors: dict[int, dict] = {}
-    if any(a.prior for a in arms):
-        pjobs = [{"spec": PriorSpec(args.task), "seed": s, "cfg": cfg} for s in seeds]
-        for s, res in zip(seeds, run_jobs(curated_priors, pjobs, args.workers, cache=args.cache)):
-            priors[s] = res["priors"]
+    priors = seed_priors(args.task, seeds, cfg, arms, args.workers, args.cache)
     jobs = [
         {"spec": a, "seed": s, "cfg": cfg, "prior": priors.get(s) if a.prior else None}
         for s in seeds

@@ -26,10 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from frontier import KIND_NAMES, parse_arm  # noqa: E402
+from frontier import KIND_NAMES, parse_arm, seed_priors  # noqa: E402
 from mixbench.cli import RESULTS, stamp  # noqa: E402
 from mixbench.common import count_cached, machine, run_jobs  # noqa: E402
-from mixbench.curated import PriorSpec, curated_priors  # noqa: E402
 from mixbench.frontier_rl import FrontierConfig, run_frontier  # noqa: E402
 from mixbench.report import write_json  # noqa: E402
 
@@ -105,11 +104,7 @@ def main(argv: list[str] | None = None) -> dict:
     arms = [parse_arm(a) for a in args.arms if a != "uniform"]
     name = args.name or "frontier_ceiling" + ("_quick" if args.quick else "")
     started, mach, t0 = stamp(), machine(), time.perf_counter()
-    priors: dict[int, dict] = {}
-    if any(a.prior for a in arms):
-        pjobs = [{"spec": PriorSpec("spread"), "seed": s, "cfg": cfg} for s in seeds]
-        for s, res in zip(seeds, run_jobs(curated_priors, pjobs, args.workers, cache=args.cache)):
-            priors[s] = res["priors"]
+    priors = seed_priors("spread", seeds, cfg, arms, args.workers, args.cache)
     uni = parse_arm("uniform")
     jobs: list[dict[str, Any]] = [
         {"spec": uni, "seed": s, "cfg": cfg, "prior": None} for s in seeds
