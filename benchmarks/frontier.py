@@ -49,6 +49,9 @@ ARMS = {
     "oracle-current": SamplerArm("oracle-current", "oracle-current"),
     "frontier-explore25": SamplerArm("frontier-explore25", "frontier", prior="irt-8", explore=0.25),
     "frontier-bandscore": SamplerArm("frontier-bandscore", "frontier", prior="irt-8", score="band"),
+    # candidates scored by the policy's log-likelihood of the reference answer (no rollout)
+    "frontier-scored": SamplerArm("frontier-scored", "frontier", prior="irt-8", signal_noise=0.0),
+    "frontier-scored-noprior": SamplerArm("frontier-scored-noprior", "frontier", signal_noise=0.0),
     "advantage-bandit": SamplerArm("advantage-bandit", "uniform", mixer=BANDIT),
     "static": SamplerArm("static", "uniform", mixer=STATIC),
     "frontier+advantage-bandit": SamplerArm(

@@ -6,11 +6,19 @@ problem j is drawn with probability proportional to its score (by default E[p_j 
 expected reward variance, zero for problems surely solved or surely failed), mixed with a uniform
 share `explore` so that problems believed solved or hopeless are re-probed as the policy changes.
 Draws inside one batch are without replacement while the source has enough problems.
+
+With a `scorer` (`set_scorer`), each draw is two-staged: `candidates` times as many problems as
+the batch needs are drawn as above, the scorer gives each a signal of the policy *now* that costs
+no rollout (e.g. the policy's mean log-likelihood of the problem's reference solution, one forward
+pass), the model calibrates that signal against the rewards it sees (a fitted coefficient, see
+`PassRateModel`), and the batch is drawn from the candidates by their updated score. The ledger
+counts the problems scored (`scored_prompts`) beside the rollouts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,6 +48,9 @@ class FrontierSampler(ProblemSampler):
         explore: share of each source's draws made uniformly.
         power: scores are raised to this power before normalising (1: proportional).
         model_kwargs: keywords for `PassRateModel` (half_life, drift, tau, ...).
+        scorer: a callable from global indices (an int array) to one float per problem, higher for
+            problems the policy is more likely to pass now (NaN: unknown); see `set_scorer`.
+        candidates: with a scorer, problems scored per problem drawn (at least 1).
     Other arguments are `ProblemSampler`'s. `exhaust` is always "recycle": problems are redrawn.
     """
 
@@ -61,6 +72,8 @@ class FrontierSampler(ProblemSampler):
         power: float = 1.0,
         model_kwargs: Mapping[str, Any] | None = None,
         exhaust: str = "recycle",
+        scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None,
+        candidates: float = 4.0,
     ) -> None:
         if exhaust != "recycle":
             raise ValueError(
@@ -72,6 +85,8 @@ class FrontierSampler(ProblemSampler):
             raise ValueError(f"explore must be in [0, 1], got {explore}")
         if not power > 0:
             raise ValueError(f"power must be > 0, got {power}")
+        if not candidates >= 1:
+            raise ValueError(f"candidates must be >= 1, got {candidates}")
         lo, hi = (float(x) for x in band)
         if not 0.0 <= lo < hi <= 1.0:
             raise ValueError(f"band must be (lo, hi) with 0 <= lo < hi <= 1, got {band}")
@@ -96,6 +111,8 @@ class FrontierSampler(ProblemSampler):
         )
         self.difficulty_scale = difficulty_scale
         self.model_kwargs = dict(model_kwargs or {})
+        self.candidates = float(candidates)
+        self.scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None
         # slot k of the model = k-th problem in source order; _slot maps a global index to it
         self._global = np.concatenate(self.groups)
         self._slot = np.full(len(self._source_lookup), -1, dtype=np.int64)
@@ -106,6 +123,8 @@ class FrontierSampler(ProblemSampler):
             self._slots.append(np.arange(start, start + len(g)))
             start += len(g)
         self.set_prior(difficulty, difficulty_std)
+        if scorer is not None:
+            self.set_scorer(scorer)
 
     # ---- the prior ---------------------------------------------------------------------------
     def set_prior(
@@ -141,7 +160,35 @@ class FrontierSampler(ProblemSampler):
                 b = d
                 s = np.full(len(d), np.nan) if sd is None else sd
         src = self._source_lookup[self._global]
-        self.model = PassRateModel(src, len(self.names), b, s, **self.model_kwargs)
+        self._prior = (b, s)
+        self.model = PassRateModel(
+            src, len(self.names), b, s, signal=self.scorer is not None, **self.model_kwargs
+        )
+
+    def set_scorer(
+        self, scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None
+    ) -> None:
+        """Score candidates with `scorer` before each draw (see the module docstring); None stops.
+
+        The scorer gets the candidates' global indices and returns one float each, higher for a
+        problem the policy is more likely to pass now, in any units (the model fits how much it
+        says): the policy's mean token log-likelihood of a reference solution is the intended
+        one. It runs inside `next_batch()`, in the process that draws. Set it before the first
+        rewards are observed (or before `load_state_dict` when resuming a run that had one);
+        replacing one scorer by another later is allowed.
+        """
+        if scorer is not None and not callable(scorer):
+            raise TypeError(f"scorer must be callable, got {type(scorer).__name__}")
+        if scorer is not None and not self.model.has_signal:
+            if self.ledger["updates"]:
+                raise RuntimeError(
+                    "set_scorer after rollouts were observed would discard what was learnt; "
+                    "set it before the first update"
+                )
+            b, s = self._prior
+            src = self._source_lookup[self._global]
+            self.model = PassRateModel(src, len(self.names), b, s, signal=True, **self.model_kwargs)
+        self.scorer = scorer  # None: draw without scoring; the model keeps the last signals
 
     @classmethod
     def from_shards(
@@ -203,22 +250,52 @@ class FrontierSampler(ProblemSampler):
         """The model's expected pass rate of each global index, now."""
         return self.model.pass_rate(self._slot[np.asarray(indices, dtype=np.int64)])
 
-    def _take(self, s: int, k: int) -> list[int]:
-        slots = self._slots[s]
+    def _probs(self, slots: np.ndarray, explore: float) -> np.ndarray:
+        """Draw probabilities of `slots`: score^power normalised, mixed with a uniform share."""
         n = len(slots)
         score = self.scores(self._global[slots])
         score = np.where(np.isfinite(score) & (score > 0), score, 0.0) ** self.power
         total = score.sum()
         probs = score / total if total > 0 else np.full(n, 1.0 / n)
-        probs = (1.0 - self.explore) * probs + self.explore / n
+        return (1.0 - explore) * probs + explore / n
+
+    def _draw(self, probs: np.ndarray, k: int) -> np.ndarray:
+        """`k` positions by `probs` (Gumbel top-k), without replacement while there are enough."""
+        n = len(probs)
         picks: list[np.ndarray] = []
         left = k
-        while left > 0:  # without replacement inside a batch, as long as the source has problems
+        while left > 0:
             t = min(left, n)
             keys = np.log(np.maximum(probs, 1e-300)) + self.rng.gumbel(size=n)
             picks.append(np.argpartition(-keys, t - 1)[:t] if t < n else np.argsort(-keys))
             left -= t
-        return self._global[slots[np.concatenate(picks)]].tolist()
+        return np.concatenate(picks)
+
+    def _take(self, s: int, k: int) -> list[int]:
+        slots = self._slots[s]
+        if self.scorer is None:
+            return self._global[slots[self._draw(self._probs(slots, self.explore), k)]].tolist()
+        m = min(len(slots), max(k, math.ceil(self.candidates * k)))
+        cand = slots[self._draw(self._probs(slots, self.explore), m)]
+        self.model.observe_signal(cand, self._score_now(self._global[cand]))
+        return self._global[cand[self._draw(self._probs(cand, 0.0), k)]].tolist()
+
+    def _score_now(self, indices: np.ndarray) -> np.ndarray:
+        """The scorer's values for `indices`, checked, and counted in the ledger."""
+        assert self.scorer is not None
+        try:
+            x = np.asarray(self.scorer(indices.copy()), dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"the scorer must return one float per problem: {e}") from e
+        if x.shape != indices.shape:
+            raise ValueError(
+                f"the scorer returned {x.size} values for {indices.size} problems; "
+                "give one float per index (NaN where unknown)"
+            )
+        if np.isinf(x).any():
+            raise ValueError("the scorer returned an infinite value; use NaN for unknown")
+        self.ledger["scored_prompts"] += int(indices.size)
+        return x
 
     # ---- learning ----------------------------------------------------------------------------
     def _learn(self, out: GroupOutcome, successes: np.ndarray) -> None:

@@ -103,6 +103,13 @@ class PassRateModel:
         ability_prior, slope_prior: (mean, std) of c_s and of a.
         bins: curated-difficulty bins per source with their own offset u (0: none, the default).
         bin_std: the prior std of each bin's offset (logit).
+        signal: whether the model takes a per-problem signal of the policy now (`observe_signal`).
+        signal_prior: (mean, std) of its slope g_0, per standard deviation of the signal.
+        signal_knots: where, in standard deviations of the first signal values given, the
+            calibration's slope may change: the signal enters as g_0 z + sum_i g_i (z - knot_i)+,
+            a piecewise-linear curve fitted to the rewards, since a likelihood is not a pass
+            logit (log p flattens near p = 1 where the logit does not); the g_i have prior
+            N(0, signal_prior std^2).
     """
 
     def __init__(
@@ -122,6 +129,9 @@ class PassRateModel:
         slope_prior: tuple[float, float] = (1.0, 0.5),
         bins: int = 0,
         bin_std: float = 1.0,
+        signal: bool = False,
+        signal_prior: tuple[float, float] = (0.0, 3.0),
+        signal_knots: tuple[float, ...] = (-1.0, 0.0, 1.0),
     ) -> None:
         self.sources = np.asarray(sources, dtype=np.int64).reshape(-1)
         self.n_sources = int(n_sources)
@@ -134,9 +144,12 @@ class PassRateModel:
             raise ValueError(f"bins must be an integer >= 0, got {bins!r}")
         if not bin_std > 0:
             raise ValueError(f"bin_std must be > 0, got {bin_std}")
+        if not float(signal_prior[1]) > 0:
+            raise ValueError(f"signal_prior's std must be > 0, got {signal_prior[1]}")
         self.half_life, self.drift, self.tau = float(half_life), float(drift), float(tau)
         self.ability_prior = (float(ability_prior[0]), float(ability_prior[1]))
         self.slope_prior = (float(slope_prior[0]), float(slope_prior[1]))
+        self.signal_prior = (float(signal_prior[0]), float(signal_prior[1]))
         b = np.full(n, np.nan) if difficulty is None else np.asarray(difficulty, np.float64).copy()
         s = (
             np.full(n, np.nan)
@@ -181,33 +194,109 @@ class PassRateModel:
         self.v = self.prior_var.copy()  # its variance when last updated
         self.last = np.zeros(n)  # update count at that time
         self.t = 0
+        # the signal: raw values (NaN: never given), standardised by the first values given
+        self.has_signal = bool(signal)
+        self.sig = np.full(n, np.nan)
+        self.sig_center, self.sig_scale = 0.0, 0.0  # scale 0: no signal seen yet
+        self.knots = np.asarray(signal_knots, dtype=np.float64).reshape(-1)
+        if not np.isfinite(self.knots).all():
+            raise ValueError("signal_knots must be finite")
+        n_g = 1 + len(self.knots) if self.has_signal else 0
+        self.g = np.zeros(n_g)
+        if n_g:
+            self.g[0] = self.signal_prior[0]
+        # parameters: c (one per source), a, [g], [u (one per bin)]
+        self._ia = self.n_sources
+        self._ig = self._ia + 1  # the signal's coefficients: _ig .. _iu - 1
+        self._iu = self._ia + 1 + n_g
         self.c = np.full(self.n_sources, self.ability_prior[0])
         self.a = self.slope_prior[0] if self.has_prior else 1.0
-        self.cov = np.diag(
-            [self.ability_prior[1] ** 2] * self.n_sources
-            + [self.slope_prior[1] ** 2 if self.has_prior else 0.0]
-            + [self.bin_std**2] * self.n_bins
-        )
+        self.cov = np.diag(self._prior_sd() ** 2)
         # recent groups for the ability fit: source, b, offset r_j at the time, successes, attempts,
-        # t (and, with bins, the bin)
-        self._cols = 7 if self.n_bins else 6
+        # t, then the bin (with bins) and the standardised signal at the time (with a signal)
+        self._cb = 6 if self.n_bins else -1
+        self._cz = 6 + int(bool(self.n_bins)) if self.has_signal else -1
+        self._cols = 6 + int(bool(self.n_bins)) + int(self.has_signal)
         self.buf = np.zeros((0, self._cols))
+
+    def _prior_sd(self) -> np.ndarray:
+        """Prior std of every parameter (0 for the slope when there is no curated difficulty)."""
+        return np.array(
+            [self.ability_prior[1]] * self.n_sources
+            + [self.slope_prior[1] if self.has_prior else 0.0]
+            + [self.signal_prior[1]] * len(self.g)
+            + [self.bin_std] * self.n_bins
+        )
+
+    def _design(self, src: np.ndarray, b: np.ndarray, z: np.ndarray | None, kb: np.ndarray | None):
+        """Rows of the linear predictor c_s - a b + g z + u_k, one per (source, b, z, bin)."""
+        rows = np.arange(len(src))
+        X = np.zeros((len(src), self._iu + self.n_bins))
+        X[rows, src] = 1.0
+        X[:, self._ia] = -b
+        if self.has_signal and z is not None:
+            X[:, self._ig] = z
+            X[:, self._ig + 1 : self._iu] = np.maximum(z[:, None] - self.knots[None, :], 0.0)
+        if self.n_bins and kb is not None:
+            X[rows, self._iu + kb] = 1.0
+        return X
+
+    def _theta(self) -> np.ndarray:
+        return np.concatenate([self.c, [self.a], self.g, self.u]).astype(np.float64)
+
+    # ---- the signal --------------------------------------------------------------------------
+    def observe_signal(self, j: np.ndarray, values: np.ndarray) -> None:
+        """Record a signal of the policy *now* for slots `j` (higher: more likely to pass; e.g. the
+        policy's mean log-likelihood of a reference solution). NaN leaves a slot's last value.
+        The first finite values given fix the standardisation (their mean and std)."""
+        if not self.has_signal:
+            raise ValueError("this model was made without a signal (signal=True)")
+        j = np.asarray(j, dtype=np.int64).reshape(-1)
+        x = np.asarray(values, dtype=np.float64).reshape(-1)
+        if x.shape != j.shape:
+            raise ValueError(f"{x.size} signal values for {j.size} problems")
+        if np.isinf(x).any():
+            raise ValueError("signal values must be finite (NaN for unknown)")
+        ok = np.isfinite(x)
+        if not ok.any():
+            return
+        if self.sig_scale == 0.0:
+            sd = float(x[ok].std())
+            self.sig_center, self.sig_scale = float(x[ok].mean()), sd if sd > 1e-12 else 1.0
+        self.sig[j[ok]] = x[ok]
+
+    def _z(self, j: np.ndarray) -> np.ndarray:
+        """The standardised signal of slots `j`; a slot without one takes its source's mean."""
+        if self.sig_scale == 0.0:
+            return np.zeros(len(j))
+        z = (self.sig - self.sig_center) / self.sig_scale
+        known = np.isfinite(z)
+        S = self.n_sources
+        cnt = np.bincount(self.sources[known], minlength=S)
+        tot = np.bincount(self.sources[known], weights=z[known], minlength=S)
+        fill = np.divide(tot, cnt, out=np.zeros(S), where=cnt > 0)
+        zj = z[j]
+        return np.where(np.isfinite(zj), zj, fill[self.sources[j]])
 
     # ---- prediction --------------------------------------------------------------------------
     def _var_now(self, j: np.ndarray) -> np.ndarray:
         return np.minimum(self.v[j] + self.drift * (self.t - self.last[j]), self.prior_var[j])
 
+    def _line(self, j: np.ndarray) -> np.ndarray:
+        """The design rows of slots `j`."""
+        return self._design(
+            self.sources[j],
+            self.b[j],
+            self._z(j) if self.has_signal else None,
+            self.bin[j] if self.n_bins else None,
+        )
+
     def predict(self, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean and variance of the pass logit of slots `j` (ability and slope uncertainty included)."""
         j = np.asarray(j, dtype=np.int64)
-        s, b = self.sources[j], self.b[j]
-        mean = self.c[s] - self.a * b + self.m[j]
-        ia = self.n_sources
-        var = self._var_now(j) + self.cov[s, s] + b**2 * self.cov[ia, ia] - 2 * b * self.cov[s, ia]
-        if self.n_bins:
-            k, iu = self.bin[j], ia + 1 + self.bin[j]
-            mean = mean + self.u[k]
-            var = var + self.cov[iu, iu] + 2 * self.cov[s, iu] - 2 * b * self.cov[ia, iu]
+        X = self._line(j)
+        mean = X @ self._theta() + self.m[j]
+        var = self._var_now(j) + np.einsum("ij,jk,ik->i", X, self.cov, X)
         return mean, np.maximum(var, 0.0)
 
     # Expectations under logit p ~ N(mean, var), in closed form: E[sigmoid(z)] ~ sigmoid(k mean)
@@ -256,8 +345,11 @@ class PassRateModel:
         j, k, n = j[use], k[use], n[use]
         if j.size:
             cols = [self.sources[j], self.b[j], self.m[j], k, n, np.full(j.size, self.t)]
-            rows = np.column_stack(cols + ([self.bin[j]] if self.n_bins else []))
-            self.buf = np.concatenate([self.buf, rows])
+            if self.n_bins:
+                cols.append(self.bin[j])
+            if self.has_signal:
+                cols.append(self._z(j))
+            self.buf = np.concatenate([self.buf, np.column_stack(cols)])
             self._update_problems(j, k, n)
         age = self.t - self.buf[:, 5]
         self.buf = self.buf[0.5 ** (age / self.half_life) >= _PRUNE]
@@ -270,9 +362,7 @@ class PassRateModel:
         n = np.bincount(inv, weights=n)
         v0 = self._var_now(uj)
         m0 = self.m[uj]
-        z0 = self.c[self.sources[uj]] - self.a * self.b[uj]
-        if self.n_bins:
-            z0 = z0 + self.u[self.bin[uj]]
+        z0 = self._line(uj) @ self._theta()
         r = m0.copy()
         for _ in range(4):  # Newton on the posterior mode of r_j (one-dimensional each)
             p = _sigmoid(z0 + r)
@@ -285,67 +375,76 @@ class PassRateModel:
         self.last[uj] = self.t
 
     def _fit_ability(self) -> None:
-        S, B = self.n_sources, self.n_bins
-        ia = S  # the slope's index; the bin offsets follow it
-        mc, sc = self.ability_prior
-        ma, sa = self.slope_prior
-        fit_slope = self.has_prior
+        """MAP of (c, a, g, u) by Newton on the recency-weighted groups in the buffer; the inverse
+        Hessian is their covariance. A parameter with prior std 0 (the slope without a curated
+        difficulty) stays fixed."""
         buf = self.buf
-        src = buf[:, 0].astype(np.int64)
-        b, off, k, n = buf[:, 1], buf[:, 2], buf[:, 3], buf[:, 4]
-        kb = buf[:, 6].astype(np.int64) if B else np.zeros(0, np.int64)
+        X = self._design(
+            buf[:, 0].astype(np.int64),
+            buf[:, 1],
+            buf[:, self._cz] if self.has_signal else None,
+            buf[:, self._cb].astype(np.int64) if self.n_bins else None,
+        )
+        off, k, n = buf[:, 2], buf[:, 3], buf[:, 4]
         w = 0.5 ** ((self.t - buf[:, 5]) / self.half_life)
-        c, a, u = self.c.copy(), self.a, self.u.copy()
-        H = np.eye(S + 1 + B)
+        sd = self._prior_sd()
+        free = sd > 0
+        mu = np.concatenate(
+            [
+                np.full(self.n_sources, self.ability_prior[0]),
+                [self.slope_prior[0]],
+                [self.signal_prior[0]] * min(len(self.g), 1)
+                + [0.0] * len(self.knots) * bool(len(self.g)),
+                np.zeros(self.n_bins),
+            ]
+        )
+        prec = np.where(free, 1.0 / np.where(free, sd, 1.0) ** 2, 0.0)
+        theta = self._theta()
+        H = np.eye(len(theta))
         for _ in range(3):  # warm-started from the last fit: a few Newton steps suffice
-            z = c[src] - a * b + off
-            if B:
-                z = z + u[kb]
-            p = _sigmoid(z)
-            res = w * (k - n * p)
-            cur = w * n * p * (1 - p)
-            g = np.zeros(S + 1 + B)
-            g[:S] = np.bincount(src, weights=res, minlength=S) - (c - mc) / sc**2
-            H = np.zeros((S + 1 + B, S + 1 + B))
-            H[np.arange(S), np.arange(S)] = np.bincount(src, weights=cur, minlength=S) + 1 / sc**2
-            if fit_slope:
-                g[ia] = -(res * b).sum() - (a - ma) / sa**2
-                cross = -np.bincount(src, weights=cur * b, minlength=S)
-                H[:S, ia] = H[ia, :S] = cross
-                H[ia, ia] = (cur * b * b).sum() + 1 / sa**2
-            else:
-                H[ia, ia] = 1.0
-            if B:
-                iu = ia + 1 + np.arange(B)
-                g[iu] = np.bincount(kb, weights=res, minlength=B) - u / self.bin_std**2
-                H[iu, iu] = np.bincount(kb, weights=cur, minlength=B) + 1 / self.bin_std**2
-                np.add.at(H, (src, ia + 1 + kb), cur)  # each bin lies in one source
-                np.add.at(H, (ia + 1 + kb, src), cur)
-                if fit_slope:
-                    H[ia, iu] = H[iu, ia] = -np.bincount(kb, weights=cur * b, minlength=B)
-            step = np.linalg.solve(H, g)
-            step = np.clip(step, -2.0, 2.0)
-            c = c + step[:S]
-            a = max(a + step[ia], 0.0) if fit_slope else a
-            u = u + step[ia + 1 :]
-        self.c, self.a, self.u = c, float(a), u
+            p = _sigmoid(X @ theta + off)
+            grad = X.T @ (w * (k - n * p)) - prec * (theta - mu)
+            H = (X * (w * n * p * (1 - p))[:, None]).T @ X + np.diag(prec)
+            H[~free, :] = H[:, ~free] = 0.0
+            H[~free, ~free] = 1.0
+            grad[~free] = 0.0
+            step = np.clip(np.linalg.solve(H, grad), -2.0, 2.0)
+            theta = theta + step
+            if self.has_prior:
+                theta[self._ia] = max(theta[self._ia], 0.0)
+        S = self.n_sources
+        self.c, self.a = theta[:S].copy(), float(theta[self._ia])
+        self.g = theta[self._ig : self._iu].copy()
+        self.u = theta[self._iu :].copy()
         cov = np.linalg.inv(H)
-        if not fit_slope:
-            cov[ia, :] = cov[:, ia] = 0.0
+        cov[~free, :] = cov[:, ~free] = 0.0
         self.cov = cov
 
     # ---- state -------------------------------------------------------------------------------
     def state(self) -> dict:
-        return {
-            "m": self.m.copy(),
-            "v": self.v.copy(),
-            "last": self.last.copy(),
-            "t": self.t,
-            "c": self.c.copy(),
-            "a": self.a,
-            "cov": self.cov.copy(),
-            "buf": self.buf.copy(),
-        } | ({"u": self.u.copy()} if self.n_bins else {})
+        return (
+            {
+                "m": self.m.copy(),
+                "v": self.v.copy(),
+                "last": self.last.copy(),
+                "t": self.t,
+                "c": self.c.copy(),
+                "a": self.a,
+                "cov": self.cov.copy(),
+                "buf": self.buf.copy(),
+            }
+            | ({"u": self.u.copy()} if self.n_bins else {})
+            | (
+                {
+                    "g": self.g.copy(),
+                    "sig": self.sig.copy(),
+                    "sig_center": self.sig_center,
+                    "sig_scale": self.sig_scale,
+                }
+                if self.has_signal
+                else {}
+            )
+        )
 
     def load_state(self, st: Mapping[str, Any]) -> None:
         n = len(self.sources)
@@ -357,6 +456,12 @@ class PassRateModel:
             raise ValueError(
                 f"state is for another number of difficulty bins than this model's {self.n_bins}"
             )
+        if ("sig" in st) != self.has_signal:
+            raise ValueError(
+                "state is from a model "
+                + ("without" if self.has_signal else "with")
+                + " a signal (a scorer); make the sampler the way the saved one was made"
+            )
         self.m = np.asarray(st["m"], dtype=np.float64).copy()
         self.v = np.asarray(st["v"], dtype=np.float64).copy()
         self.last = np.asarray(st["last"], dtype=np.float64).copy()
@@ -367,3 +472,12 @@ class PassRateModel:
         self.buf = np.asarray(st["buf"], dtype=np.float64).reshape(-1, self._cols).copy()
         if self.n_bins:
             self.u = np.asarray(st["u"], dtype=np.float64).copy()
+        if self.has_signal:
+            g = np.asarray(st["g"], dtype=np.float64).reshape(-1)
+            if g.shape != self.g.shape:
+                raise ValueError(
+                    f"state is for {g.size - 1} signal knots, not this model's {len(self.knots)}"
+                )
+            self.g = g.copy()
+            self.sig = np.asarray(st["sig"], dtype=np.float64).copy()
+            self.sig_center, self.sig_scale = float(st["sig_center"]), float(st["sig_scale"])

@@ -30,6 +30,7 @@ LEDGER_KEYS = (
     "zero_advantage_groups",  # groups whose rewards were all equal (or fewer than two)
     "discarded_rollouts",  # completions in groups the sampler told the trainer to drop
     "skipped_prompts",  # prompts passed over before rollout (GRESO-style skipping; no cost)
+    "scored_prompts",  # prompts given to a scorer before drawing (a forward pass each; no rollout)
     "updates",  # observe() calls
 )
 

@@ -72,6 +72,12 @@ def summarize_rollouts(runs: list[dict], baseline: str = "uniform") -> dict:
             discarded_share=disc / max(gen, 1),
             rounds_per_step=float(np.mean([np.mean(r["per_step"]["rounds"]) for r in v])),
             skipped_prompts=float(np.mean([r["ledger"]["skipped_prompts"] for r in v])),
+            scored_per_step=float(
+                np.mean([r["ledger"].get("scored_prompts", 0) / max(steps[-1], 1) for r in v])
+            ),
+            signal_spearman=float(np.mean([r["signal_spearman"] for r in v]))
+            if all("signal_spearman" in r for r in v)
+            else float("nan"),
             rollout_curve_mean=mean_ro.tolist(),
         )
     out["rollouts_baseline"] = base_ro
@@ -103,6 +109,8 @@ def rollout_table(summary: dict) -> str:
         "discarded rollouts",
         "pass at half uniform's rollouts - uniform final (paired ± se)",
         "rollouts/step",
+        "scored/step",
+        "signal Spearman",
         "sampler ms/step",
     ]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -124,6 +132,8 @@ def rollout_table(summary: dict) -> str:
                     f"{a['discarded_share']:.2f}",
                     f"{a['at_half_minus_target']:+.4f} ± {a['at_half_minus_target_se']:.4f}",
                     f"{a['rollouts_per_step']:,.0f}",
+                    f"{a['scored_per_step']:,.0f}",
+                    _f(a["signal_spearman"], ".3f").replace("never", "-"),
                     f"{a['time_mixer_s'] * 1e3:.1f}",
                 ]
             )

@@ -26,6 +26,7 @@ from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
 
 __all__ = [
     "SamplerArm",
+    "ReferenceLikelihood",
     "FrontierConfig",
     "warm_policy",
     "grpo_train",
@@ -74,6 +75,31 @@ class CurrentPassRateOracle(FrontierSampler):
         return oracle_score(
             p, "band" if self.score == "band" else self.rule, self.band, self.chance, self.group
         )
+
+
+class ReferenceLikelihood:
+    """The scorer of `FrontierSampler(scorer=...)` in this benchmark: each problem's log-likelihood of
+    its reference answer under the policy now (one forward pass, no sampling), plus a fixed offset
+    per problem drawn once from N(0, `noise`^2) (nats). An answer here is one token, so with `noise`
+    0 it is log p exactly. On real code the likelihood of one reference solution is a biased
+    signal of the pass rate: other correct programs exist, references differ in length and style.
+    Those biases belong to the problem and persist as the policy trains, which the fixed offset
+    stands for; `fresh` > 0 adds noise drawn anew at every call (std `fresh`)."""
+
+    def __init__(
+        self, policy: Policy, problems: Problems, noise: float, seed: int, fresh: float = 0.0
+    ) -> None:
+        self.policy, self.problems = policy, problems
+        self.noise, self.fresh = float(noise), float(fresh)
+        self.offset = self.noise * np.random.default_rng([seed, 17]).standard_normal(
+            len(problems.ref)
+        )
+        self.rng = np.random.default_rng([seed, 18])
+
+    def __call__(self, idx: np.ndarray) -> np.ndarray:
+        p = pass_probability(self.policy, self.problems.tokens[idx], self.problems.ref[idx])
+        x = np.log(np.maximum(p, 1e-12)) + self.offset[idx]
+        return x + self.fresh * self.rng.standard_normal(x.size) if self.fresh else x
 
 
 def oracle_score(
@@ -269,6 +295,8 @@ def build_sampler(
         spec = MixerSpec(spec.label, "static", weights=sizes / sizes.sum(), **spec.kw)
     mixer = build_mixer(spec, n, problems.names, seed, horizon=cfg["steps"])
     kw = dict(arm.kw)
+    kw.pop("signal_noise", None)  # the scorer is set by `run_frontier`, once the policy exists
+    kw.pop("signal_fresh", None)
     if arm.sampler == "frontier" and arm.prior is not None:
         if prior is None or arm.prior not in prior:
             raise ValueError(f"arm {arm.label} needs the {arm.prior!r} prior")
@@ -287,6 +315,14 @@ def run_frontier(spec: SamplerArm, seed: int, cfg: dict, prior: dict | None = No
     sampler = build_sampler(spec, problems, cfg, seed, prior)
     if isinstance(sampler, CurrentPassRateOracle):
         sampler.policy, sampler.problems = model, problems
+    quality = None
+    if "signal_noise" in spec.kw:
+        assert isinstance(sampler, FrontierSampler)
+        scorer = ReferenceLikelihood(
+            model, problems, spec.kw["signal_noise"], seed, spec.kw.get("signal_fresh", 0.0)
+        )
+        quality = signal_quality(scorer)
+        sampler.set_scorer(scorer)
     out = grpo_train(model, problems, sampler, cfg, seed, cfg["steps"], evalset)
     out.update(
         label=spec.label,
@@ -295,4 +331,16 @@ def run_frontier(spec: SamplerArm, seed: int, cfg: dict, prior: dict | None = No
         clean=list(evalset),
         params=sum(p.numel() for p in model.parameters()),
     )
+    if quality is not None:
+        out["signal_spearman"] = quality
     return out
+
+
+def signal_quality(scorer: ReferenceLikelihood) -> float:
+    """Spearman correlation of the scorer's signal (its fixed offsets, no fresh noise) with the true
+    pass rate over the training pool, for the policy after warm-up."""
+    probs = scorer.problems
+    p = pass_probability(scorer.policy, probs.tokens, probs.ref)
+    x = np.log(np.maximum(p, 1e-12)) + scorer.offset
+    rank = lambda v: np.argsort(np.argsort(v)).astype(np.float64)  # noqa: E731 - ties are rare
+    return float(np.corrcoef(rank(x), rank(p))[0, 1])
