@@ -52,6 +52,16 @@ ARMS = {
     # candidates scored by the policy's log-likelihood of the reference answer (no rollout)
     "frontier-scored": SamplerArm("frontier-scored", "frontier", prior="irt-8", signal_noise=0.0),
     "frontier-scored-noprior": SamplerArm("frontier-scored-noprior", "frontier", signal_noise=0.0),
+    "frontier-scored+advantage-bandit": SamplerArm(
+        "frontier-scored+advantage-bandit",
+        "frontier",
+        mixer=BANDIT,
+        prior="irt-8",
+        signal_noise=0.0,
+    ),
+    "frontier-scored+static": SamplerArm(
+        "frontier-scored+static", "frontier", mixer=STATIC, prior="irt-8", signal_noise=0.0
+    ),
     "advantage-bandit": SamplerArm("advantage-bandit", "uniform", mixer=BANDIT),
     "static": SamplerArm("static", "uniform", mixer=STATIC),
     "frontier+advantage-bandit": SamplerArm(
@@ -61,7 +71,11 @@ ARMS = {
 }
 DEFAULT_ARMS = {
     # B2-spread's sources are the same size, so static by size is uniform: the bandit is the mixer
-    "spread": [a for a in ARMS if a not in ("static", "frontier+static", "frontier-explore25")],
+    "spread": [
+        a
+        for a in ARMS
+        if a not in ("static", "frontier+static", "frontier-explore25") and "scored" not in a
+    ],
     # B2: static by size is its best source mixer (tied with the bandit, and free)
     "b2": [
         "uniform",
