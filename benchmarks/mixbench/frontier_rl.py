@@ -26,7 +26,7 @@ from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
 
 __all__ = [
     "SamplerArm",
-    "ReferenceLikelihood",
+    "BiasedReferenceLikelihood",
     "FrontierConfig",
     "warm_policy",
     "grpo_train",
@@ -77,7 +77,7 @@ class CurrentPassRateOracle(FrontierSampler):
         )
 
 
-class ReferenceLikelihood:
+class BiasedReferenceLikelihood:
     """The scorer of `FrontierSampler(scorer=...)` in this benchmark: each problem's log-likelihood of
     its reference answer under the policy now (one forward pass, no sampling), plus a fixed offset
     per problem drawn once from N(0, `noise`^2) (nats). An answer here is one token, so with `noise`
@@ -318,7 +318,7 @@ def run_frontier(spec: SamplerArm, seed: int, cfg: dict, prior: dict | None = No
     quality = None
     if "signal_noise" in spec.kw:
         assert isinstance(sampler, FrontierSampler)
-        scorer = ReferenceLikelihood(
+        scorer = BiasedReferenceLikelihood(
             model, problems, spec.kw["signal_noise"], seed, spec.kw.get("signal_fresh", 0.0)
         )
         quality = signal_quality(scorer)
@@ -336,7 +336,7 @@ def run_frontier(spec: SamplerArm, seed: int, cfg: dict, prior: dict | None = No
     return out
 
 
-def signal_quality(scorer: ReferenceLikelihood) -> float:
+def signal_quality(scorer: BiasedReferenceLikelihood) -> float:
     """Spearman correlation of the scorer's signal (its fixed offsets, no fresh noise) with the true
     pass rate over the training pool, for the policy after warm-up."""
     probs = scorer.problems

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 trl = pytest.importorskip("trl")
 pytest.importorskip("transformers")
@@ -136,3 +137,30 @@ def test_trl_refuses_a_sampler_that_drops_groups(tmp_path) -> None:
     ds = Dataset.from_dict(_rows())
     with pytest.raises(ValueError, match="refill"):
         _trainer(tmp_path / "run", _sampler(ds, cls=DynamicSampling), ds)
+
+
+def test_trl_scorer_reads_the_policy_being_trained(tmp_path) -> None:
+    """A reference-likelihood scorer over the trainer's own model (and real tokenizer) scores the
+    candidates of every draw TRL makes, in the training process, with no rollouts of its own."""
+    from mixer.scorers import ReferenceLikelihood
+
+    ds = Dataset.from_dict(_rows())
+    sampler = _sampler(ds, difficulty=ds["difficulty"], score="learnability-low", candidates=3)
+    tr = _trainer(tmp_path / "run", sampler, ds, save_strategy="no")
+    refs = ["a1" if s == "easy" else "zz9" for s in ds["source"]]
+    scorer = ReferenceLikelihood(tr.model, tr.processing_class, ds["prompt"], refs, batch_size=4)
+    calls: list[np.ndarray] = []
+
+    def spy(idx):
+        calls.append(np.asarray(idx))
+        return scorer(idx)
+
+    sampler.set_scorer(spy)
+    weights = [p.detach().clone() for p in tr.model.parameters()]
+    tr.train()
+    assert sampler.ledger["updates"] == 6 and sampler.ledger["rollouts"] == 24
+    assert len(calls) >= 6 and sampler.ledger["scored_prompts"] == sum(len(c) for c in calls)
+    assert all(np.isfinite(scorer(c)).all() for c in calls[:2])
+    assert sampler.model.sig_scale > 0  # the signal reached the model
+    assert any(not torch.equal(a, b) for a, b in zip(weights, tr.model.parameters()))
+    assert tr.model.training  # the scorer's eval mode did not leak into training
