@@ -76,6 +76,12 @@ DEFAULT_ARMS = {
         for a in ARMS
         if a not in ("static", "frontier+static", "frontier-explore25") and "scored" not in a
     ],
+    # B2-hardmix (sources of equal size: static by size is uniform): the B2-spread list
+    "hardmix": [
+        a
+        for a in ARMS
+        if a not in ("static", "frontier+static", "frontier-explore25") and "scored" not in a
+    ],
     # B2: static by size is its best source mixer (tied with the bandit, and free)
     "b2": [
         "uniform",

@@ -5,6 +5,10 @@ the policy, as real sources do (an intro set is mostly easy, a contest set mostl
 B2-spread takes its problems from B2's clean pools (`make_pools`): `copy` from `easy`, `add` from
 `medium`, `max` from `medium2`, `muladd` from `hard`, with the same references. Each problem also
 carries the label a source would give it (easy / medium / hard), for the label prior.
+
+B2-hardmix (`hardmix`, a third task fixed before any arm ran on it) is built the same way with
+more of every source above the policy's level, as contest sets are: two thirds of its problems
+are `add` or `muladd`, and its `contest` source has no `copy` at all.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ import numpy as np
 
 from mixbench.tasks import make_pools
 
-__all__ = ["Problems", "make_problems", "SPREAD_MIX", "LABELS", "TASKS"]
+__all__ = ["Problems", "make_problems", "SPREAD_MIX", "HARDMIX_MIX", "LABELS", "TASKS"]
 
-TASKS = ("spread", "b2")
+TASKS = ("spread", "b2", "hardmix")
 #: Share of each kind in each B2-spread source (3000 problems each at full scale).
 SPREAD_MIX = {
     "intro": {"copy": 0.50, "max": 0.30, "add": 0.15, "muladd": 0.05},
@@ -25,6 +29,14 @@ SPREAD_MIX = {
     "contest": {"copy": 0.05, "max": 0.15, "add": 0.20, "muladd": 0.60},
 }
 SPREAD_SIZE = 3000
+#: Share of each kind in each B2-hardmix source (2000 problems each at full scale).
+HARDMIX_MIX = {
+    "intro": {"copy": 0.40, "max": 0.20, "add": 0.30, "muladd": 0.10},
+    "interview": {"copy": 0.10, "max": 0.15, "add": 0.40, "muladd": 0.35},
+    "contest": {"copy": 0.00, "max": 0.05, "add": 0.25, "muladd": 0.70},
+}
+HARDMIX_SIZE = 2000
+_MIXES = {"spread": (SPREAD_MIX, SPREAD_SIZE), "hardmix": (HARDMIX_MIX, HARDMIX_SIZE)}
 #: The B2 pool each kind is taken from.
 _POOL_OF_KIND = {"copy": "easy", "add": "medium", "max": "medium2", "muladd": "hard"}
 #: The label a person would give each kind (the label prior maps it to a difficulty).
@@ -54,7 +66,7 @@ class Problems:
 
 
 def make_problems(task: str, seed: int, noise: float, scale: float) -> Problems:
-    """The training problems of `task` ("spread" or "b2") for one seed."""
+    """The training problems of `task` (one of `TASKS`) for one seed."""
     pools = make_pools(seed, noise, scale)
     if task == "b2":
         return Problems(
@@ -64,21 +76,22 @@ def make_problems(task: str, seed: int, noise: float, scale: float) -> Problems:
             source=np.concatenate([np.full(len(p.ref), i) for i, p in enumerate(pools)]),
             label=np.concatenate([np.full(len(p.ref), LABELS[_B2_KIND[p.name]]) for p in pools]),
         )
-    if task != "spread":
+    if task not in _MIXES:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    mixes, full_size = _MIXES[task]
     by_name = {p.name: p for p in pools}
     rng = np.random.default_rng([seed, 71])
     perms = {k: rng.permutation(len(by_name[v].ref)) for k, v in _POOL_OF_KIND.items()}
     used = dict.fromkeys(_POOL_OF_KIND, 0)
-    size = max(32, int(SPREAD_SIZE * scale))
+    size = max(32, int(full_size * scale))
     tok, ref, src, lab = [], [], [], []
-    for i, mix in enumerate(SPREAD_MIX.values()):
+    for i, mix in enumerate(mixes.values()):
         counts = {k: int(round(share * size)) for k, share in mix.items()}
         for kind, c in counts.items():
             pool = by_name[_POOL_OF_KIND[kind]]
             take = perms[kind][used[kind] : used[kind] + c]
             if len(take) < c:
-                raise ValueError(f"B2's {_POOL_OF_KIND[kind]} pool is too small for B2-spread")
+                raise ValueError(f"B2's {_POOL_OF_KIND[kind]} pool is too small for task {task}")
             used[kind] += c
             tok.append(pool.tokens[take])
             ref.append(pool.ref[take])
@@ -86,7 +99,7 @@ def make_problems(task: str, seed: int, noise: float, scale: float) -> Problems:
             lab.append(np.full(c, LABELS[kind]))
     order = rng.permutation(sum(len(r) for r in ref))
     return Problems(
-        names=list(SPREAD_MIX),
+        names=list(mixes),
         tokens=np.concatenate(tok)[order],
         ref=np.concatenate(ref)[order],
         source=np.concatenate(src)[order],
