@@ -7,12 +7,13 @@ expected reward variance, zero for problems surely solved or surely failed), mix
 share `explore` so that problems believed solved or hopeless are re-probed as the policy changes.
 Draws inside one batch are without replacement while the source has enough problems.
 
-With a `scorer` (`set_scorer`), each draw is two-staged: `candidates` times as many problems as
-the batch needs are drawn as above, the scorer gives each a signal of the policy *now* that costs
-no rollout (e.g. the policy's mean log-likelihood of the problem's reference solution, one forward
-pass), the model calibrates that signal against the rewards it sees (a fitted coefficient, see
-`PassRateModel`), and the batch is drawn from the candidates by their updated score. The ledger
-counts the problems scored (`scored_prompts`) beside the rollouts.
+With a `scorer` (`set_scorer`), each draw is two-staged. A share `explore` of the batch is drawn
+uniformly from the source; for the rest, `candidates` times as many problems are drawn as above,
+the scorer gives each (and the uniform picks) a signal of the policy *now* that costs no rollout
+(e.g. the policy's mean log-likelihood of the problem's reference solution, one forward pass), the
+model calibrates that signal against the rewards it sees (a fitted piecewise-linear curve, see
+`PassRateModel`), and that part of the batch is drawn from the candidates by their updated score.
+The ledger counts the problems scored (`scored_prompts`) beside the rollouts.
 """
 
 from __future__ import annotations
@@ -275,10 +276,19 @@ class FrontierSampler(ProblemSampler):
         slots = self._slots[s]
         if self.scorer is None:
             return self._global[slots[self._draw(self._probs(slots, self.explore), k)]].tolist()
-        m = min(len(slots), max(k, math.ceil(self.candidates * k)))
-        cand = slots[self._draw(self._probs(slots, self.explore), m)]
-        self.model.observe_signal(cand, self._score_now(self._global[cand]))
-        return self._global[cand[self._draw(self._probs(cand, 0.0), k)]].tolist()
+        # the uniform share stays a share of the batch: a signal that says little must not cut
+        # the re-probing of problems believed solved or hopeless
+        n = len(slots)
+        k_uniform = int(self.rng.binomial(k, self.explore)) if k <= n else 0
+        extra = slots[self.rng.permutation(n)[:k_uniform]]
+        rest = np.setdiff1d(slots, extra, assume_unique=True) if k_uniform else slots
+        k_scored = k - k_uniform
+        m = min(len(rest), math.ceil(self.candidates * k_scored))
+        cand = rest[self._draw(self._probs(rest, self.explore), m)] if m else rest[:0]
+        scored = np.concatenate([cand, extra])
+        self.model.observe_signal(scored, self._score_now(self._global[scored]))
+        pick = cand[self._draw(self._probs(cand, 0.0), k_scored)] if k_scored else cand[:0]
+        return self._global[np.concatenate([pick, extra])].tolist()
 
     def _score_now(self, indices: np.ndarray) -> np.ndarray:
         """The scorer's values for `indices`, checked, and counted in the ledger."""
