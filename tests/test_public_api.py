@@ -143,6 +143,10 @@ PUBLIC = {
         'trl_speed_reward',
         'valgrind_works',
     ],
+    'mixer.scorers': [
+        'ReferenceLikelihood',
+        'reference_log_likelihood',
+    ],
     'filters.sandbox': [
         'Limits',
         'Output',
