@@ -1,16 +1,21 @@
 """Frontier sampling in GRPO: rollouts (not steps) to reach uniform's final pass rate, per problem sampler.
 
 B2's policy, warm-up and GRPO step (`mixbench/rl.py`) on B2-spread (`--task spread`: three sources
-that each mix B2's task kinds, from already solved to hopeless) or on B2's own six sources
-(`--task b2`). Arms: uniform over problems; DAPO's dynamic sampling, online difficulty filtering
-(pass-rate band 0.2-0.8) and GRESO, each refilling its batch; `FrontierSampler` without a prior
-and with the curated difficulty of several qualities (labels only, IRT on 1 or 8 attempts of three
-other models per problem, and the policy's own initial pass rate as an oracle upper reference);
-source mixers alone and with the frontier sampler under them. Every generated rollout counts,
-discarded or not. Writes benchmarks/results/frontier_<task>.json.
+that each mix B2's task kinds, from already solved to hopeless), on B2-hardmix (`--task hardmix`:
+the same with mostly hard sources) or on B2's own six sources (`--task b2`). Arms: uniform over
+problems; DAPO's dynamic sampling, online difficulty filtering (pass-rate band 0.2-0.8) and GRESO,
+each refilling its batch; `FrontierSampler` without a prior and with the curated difficulty of
+several qualities (labels only, IRT on 1 or 8 attempts of three other models per problem, and the
+policy's own initial pass rate as an oracle upper reference); `frontier-scored*`, the frontier
+sampler scoring candidates by the policy's log-likelihood of their reference answer with a fixed
+bias per problem (`signal_noise`, nats; `signal_fresh` adds noise per call); source mixers alone
+and with the frontier sampler under them. Every generated rollout counts, discarded or not, and
+scoring passes are counted beside them. Writes benchmarks/results/frontier_<task>.json.
 
     nice .venv/bin/python benchmarks/frontier.py --task spread --seeds 10 --cache /tmp/fr-cache
     nice .venv/bin/python benchmarks/frontier.py --task b2 --seeds 10 --cache /tmp/fr-cache
+    nice .venv/bin/python benchmarks/frontier.py --task hardmix --seeds 10 --cache /tmp/fr-cache \
+        --arms uniform "frontier-scored[score='learnability-low',explore=0.25,signal_noise=1.0]"
     .venv/bin/python benchmarks/frontier.py --quick          # smoke check (under 2 minutes)
 """
 
