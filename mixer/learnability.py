@@ -4,7 +4,7 @@ prior, an online ability per source, and each problem's own attempts as its post
 Model, on the logit scale of the curation's item-response fit (`filters.difficulty.irt`, where a
 model of ability theta passes a problem of logit difficulty b with probability sigmoid(theta - b)):
 
-    logit P(pass problem j of source s) = c_s - a * b_j + r_j
+    logit P(pass problem j of source s) = c_s - a * b_j + r_j  [+ f(z_j)]  [+ u_{s,k}]
 
 - b_j: the curated logit difficulty (`unit_to_logit(difficulty)`); a problem without one takes
   its source's mean, with the source's spread as its uncertainty.
@@ -23,6 +23,11 @@ model of ability theta passes a problem of logit difficulty b with probability s
   and a on the same recency-weighted groups, with a N(0, bin_std^2) prior. A problem not attempted
   recently borrows its neighbours' current rate on the difficulty scale through it, where its own
   r_j only says how it differed from its bin when it was last seen.
+- f(z_j) (only with `signal=True`): a signal of the policy now, given per problem
+  (`observe_signal`; e.g. the policy's log-likelihood of a reference solution), standardised by
+  the first values given, through a piecewise-linear curve g_0 z + sum_i g_i (z - knot_i)+ whose
+  coefficients are fitted with c_s and a on the same groups (priors N(0, 3^2)). Each group keeps
+  the signal its problem had when drawn; a problem never scored takes its source's mean signal.
 """
 
 from __future__ import annotations
@@ -211,7 +216,7 @@ class PassRateModel:
         self._iu = self._ia + 1 + n_g
         self.c = np.full(self.n_sources, self.ability_prior[0])
         self.a = self.slope_prior[0] if self.has_prior else 1.0
-        self.cov = np.diag(self._prior_sd() ** 2)
+        self.cov = np.diag(self._prior()[1] ** 2)
         # recent groups for the ability fit: source, b, offset r_j at the time, successes, attempts,
         # t, then the bin (with bins) and the standardised signal at the time (with a signal)
         self._cb = 6 if self.n_bins else -1
@@ -219,16 +224,29 @@ class PassRateModel:
         self._cols = 6 + int(bool(self.n_bins)) + int(self.has_signal)
         self.buf = np.zeros((0, self._cols))
 
-    def _prior_sd(self) -> np.ndarray:
-        """Prior std of every parameter (0 for the slope when there is no curated difficulty)."""
-        return np.array(
+    def _prior(self) -> tuple[np.ndarray, np.ndarray]:
+        """Prior mean and std of every parameter, in order c, a, g, u (std 0: the slope stays fixed
+        when there is no curated difficulty)."""
+        n_g = len(self.g)
+        mean = np.concatenate(
+            [
+                np.full(self.n_sources, self.ability_prior[0]),
+                [self.slope_prior[0]],
+                [self.signal_prior[0]] * min(n_g, 1) + [0.0] * max(n_g - 1, 0),
+                np.zeros(self.n_bins),
+            ]
+        )
+        sd = np.array(
             [self.ability_prior[1]] * self.n_sources
             + [self.slope_prior[1] if self.has_prior else 0.0]
-            + [self.signal_prior[1]] * len(self.g)
+            + [self.signal_prior[1]] * n_g
             + [self.bin_std] * self.n_bins
         )
+        return mean, sd
 
-    def _design(self, src: np.ndarray, b: np.ndarray, z: np.ndarray | None, kb: np.ndarray | None):
+    def _design(
+        self, src: np.ndarray, b: np.ndarray, z: np.ndarray | None, kb: np.ndarray | None
+    ) -> np.ndarray:
         """Rows of the linear predictor c_s - a b + g z + u_k, one per (source, b, z, bin)."""
         rows = np.arange(len(src))
         X = np.zeros((len(src), self._iu + self.n_bins))
@@ -387,17 +405,8 @@ class PassRateModel:
         )
         off, k, n = buf[:, 2], buf[:, 3], buf[:, 4]
         w = 0.5 ** ((self.t - buf[:, 5]) / self.half_life)
-        sd = self._prior_sd()
+        mu, sd = self._prior()
         free = sd > 0
-        mu = np.concatenate(
-            [
-                np.full(self.n_sources, self.ability_prior[0]),
-                [self.slope_prior[0]],
-                [self.signal_prior[0]] * min(len(self.g), 1)
-                + [0.0] * len(self.knots) * bool(len(self.g)),
-                np.zeros(self.n_bins),
-            ]
-        )
         prec = np.where(free, 1.0 / np.where(free, sd, 1.0) ** 2, 0.0)
         theta = self._theta()
         H = np.eye(len(theta))
