@@ -1,7 +1,10 @@
 """Cost of a problem sampler per training step (draw + update), against `MixedSampler` in the same run.
 
 Simulated rewards (a fixed policy, pass rate sigmoid(-b) on problems of logit difficulty b), so only
-the sampler is timed. Writes benchmarks/results/frontier_overhead.json.
+the sampler is timed. `frontier-scored` has a scorer that looks its signal up in an array, so the
+time is the sampler's own work around scoring (4 candidates per draw); the forward passes a real
+scorer runs are the trainer's cost, counted in `ledger["scored_prompts"]`. Writes
+benchmarks/results/frontier_overhead.json.
 
     nice .venv/bin/python benchmarks/frontier_overhead.py
     .venv/bin/python benchmarks/frontier_overhead.py --quick
@@ -63,6 +66,7 @@ def main(argv: list[str] | None = None) -> dict:
         p = 1 / (1 + np.exp(b))
         groups = {f"s{i}": np.arange(i * n // n_src, (i + 1) * n // n_src) for i in range(n_src)}
         difficulty = 1 / (1 + np.exp(-(b + rng.normal(0, 1, n))))
+        signal = np.log(p) + rng.normal(0, 1, n)  # a reference log-likelihood, biased
         row = {"problems": n, "batch": batch, "group": group, "steps": steps}
         samplers = {
             "mixed": MixedSampler(groups, batch, mixer="advantage-bandit", seed=0),
@@ -70,15 +74,37 @@ def main(argv: list[str] | None = None) -> dict:
             "frontier": FrontierSampler(
                 groups, batch, difficulty=difficulty, mixer="advantage-bandit", seed=0
             ),
+            "frontier_low": FrontierSampler(
+                groups,
+                batch,
+                difficulty=difficulty,
+                mixer="advantage-bandit",
+                seed=0,
+                score="learnability-low",
+                explore=0.25,
+            ),
+            "frontier_scored": FrontierSampler(
+                groups,
+                batch,
+                difficulty=difficulty,
+                mixer="advantage-bandit",
+                seed=0,
+                score="learnability-low",
+                explore=0.25,
+                scorer=lambda idx, s=signal: s[idx],
+            ),
         }
         for name, sampler in samplers.items():
             _time(sampler, p, 2, group, rng)  # warm up
             row[f"{name}_ms"] = 1e3 * _time(sampler, p, steps, group, rng)
         row["frontier_vs_mixed"] = row["frontier_ms"] / row["mixed_ms"]
+        row["scored_vs_low"] = row["frontier_scored_ms"] / row["frontier_low_ms"]
         rows.append(row)
         print(
             f"{n:>9,} problems: MixedSampler {row['mixed_ms']:.2f} ms/step, GRESO {row['greso_ms']:.2f}, "
-            f"FrontierSampler {row['frontier_ms']:.2f} ({row['frontier_vs_mixed']:.1f}x)"
+            f"FrontierSampler {row['frontier_ms']:.2f} ({row['frontier_vs_mixed']:.1f}x); "
+            f"p(1-p)^2 + explore 0.25 {row['frontier_low_ms']:.2f}, the same with a scorer "
+            f"{row['frontier_scored_ms']:.2f} ({row['scored_vs_low']:.2f}x)"
         )
     payload = {
         "benchmark": "frontier_overhead",

@@ -253,11 +253,14 @@ class PassRateModel:
         X[rows, src] = 1.0
         X[:, self._ia] = -b
         if self.has_signal and z is not None:
-            X[:, self._ig] = z
-            X[:, self._ig + 1 : self._iu] = np.maximum(z[:, None] - self.knots[None, :], 0.0)
+            X[:, self._ig : self._iu] = self._signal_features(z)
         if self.n_bins and kb is not None:
             X[rows, self._iu + kb] = 1.0
         return X
+
+    def _signal_features(self, z: np.ndarray) -> np.ndarray:
+        """The signal's columns of the design: z and its hinges (z - knot)+."""
+        return np.column_stack([z, np.maximum(z[:, None] - self.knots[None, :], 0.0)])
 
     def _theta(self) -> np.ndarray:
         return np.concatenate([self.c, [self.a], self.g, self.u]).astype(np.float64)
@@ -310,11 +313,28 @@ class PassRateModel:
         )
 
     def predict(self, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and variance of the pass logit of slots `j` (ability and slope uncertainty included)."""
+        """Mean and variance of the pass logit of slots `j` (ability and slope uncertainty included).
+
+        The design row x_j of `_design` is sparse (its source, -b_j, the signal terms, its bin), so
+        x_j' cov x_j is summed from the few covariance entries it touches: on a pool of a million
+        problems this is several times faster than the dense quadratic form."""
         j = np.asarray(j, dtype=np.int64)
-        X = self._line(j)
-        mean = X @ self._theta() + self.m[j]
-        var = self._var_now(j) + np.einsum("ij,jk,ik->i", X, self.cov, X)
+        s, b, C, ia = self.sources[j], self.b[j], self.cov, self._ia
+        mean = self.c[s] - self.a * b + self.m[j]
+        var = self._var_now(j) + C[s, s] + b * b * C[ia, ia] - 2 * b * C[s, ia]
+        if self.has_signal:
+            F = self._signal_features(self._z(j))
+            g = np.arange(self._ig, self._iu)
+            mean = mean + F @ self.g
+            cross = C[s[:, None], g[None, :]] - b[:, None] * C[ia, g][None, :]
+            var = var + np.einsum("ij,jk,ik->i", F, C[np.ix_(g, g)], F) + 2 * (F * cross).sum(1)
+        if self.n_bins:
+            k = self.bin[j]
+            iu = self._iu + k
+            mean = mean + self.u[k]
+            var = var + C[iu, iu] + 2 * C[s, iu] - 2 * b * C[ia, iu]
+            if self.has_signal:
+                var = var + 2 * (F * C[iu[:, None], g[None, :]]).sum(1)
         return mean, np.maximum(var, 0.0)
 
     # Expectations under logit p ~ N(mean, var), in closed form: E[sigmoid(z)] ~ sigmoid(k mean)
