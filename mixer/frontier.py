@@ -293,8 +293,9 @@ class FrontierSampler(ProblemSampler):
     def _score_now(self, indices: np.ndarray) -> np.ndarray:
         """The scorer's values for `indices`, checked, and counted in the ledger."""
         assert self.scorer is not None
+        raw = self.scorer(indices.copy())
         try:
-            x = np.asarray(self.scorer(indices.copy()), dtype=np.float64).reshape(-1)
+            x = np.asarray(raw, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError) as e:
             raise ValueError(f"the scorer must return one float per problem: {e}") from e
         if x.shape != indices.shape:
