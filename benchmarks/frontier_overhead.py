@@ -68,30 +68,15 @@ def main(argv: list[str] | None = None) -> dict:
         difficulty = 1 / (1 + np.exp(-(b + rng.normal(0, 1, n))))
         signal = np.log(p) + rng.normal(0, 1, n)  # a reference log-likelihood, biased
         row = {"problems": n, "batch": batch, "group": group, "steps": steps}
+        frontier = {"difficulty": difficulty, "mixer": "advantage-bandit", "seed": 0}
+        low = {"score": "learnability-low", "explore": 0.25}
         samplers = {
             "mixed": MixedSampler(groups, batch, mixer="advantage-bandit", seed=0),
             "greso": GRESO(groups, batch, mixer="advantage-bandit", seed=0),
-            "frontier": FrontierSampler(
-                groups, batch, difficulty=difficulty, mixer="advantage-bandit", seed=0
-            ),
-            "frontier_low": FrontierSampler(
-                groups,
-                batch,
-                difficulty=difficulty,
-                mixer="advantage-bandit",
-                seed=0,
-                score="learnability-low",
-                explore=0.25,
-            ),
+            "frontier": FrontierSampler(groups, batch, **frontier),
+            "frontier_low": FrontierSampler(groups, batch, **frontier, **low),
             "frontier_scored": FrontierSampler(
-                groups,
-                batch,
-                difficulty=difficulty,
-                mixer="advantage-bandit",
-                seed=0,
-                score="learnability-low",
-                explore=0.25,
-                scorer=lambda idx, s=signal: s[idx],
+                groups, batch, **frontier, **low, scorer=lambda idx, s=signal: s[idx]
             ),
         }
         for name, sampler in samplers.items():
