@@ -160,11 +160,14 @@ class FrontierSampler(ProblemSampler):
                     raise ValueError("difficulty_std must be >= 0 (NaN when unknown)")
                 b = d
                 s = np.full(len(d), np.nan) if sd is None else sd
-        src = self._source_lookup[self._global]
         self._prior = (b, s)
-        self.model = PassRateModel(
-            src, len(self.names), b, s, signal=self.scorer is not None, **self.model_kwargs
-        )
+        self._new_model(signal=self.scorer is not None)
+
+    def _new_model(self, signal: bool) -> None:
+        """A fresh `PassRateModel` over the prior `set_prior` last read."""
+        b, s = self._prior
+        src = self._source_lookup[self._global]
+        self.model = PassRateModel(src, len(self.names), b, s, signal=signal, **self.model_kwargs)
 
     def set_scorer(
         self, scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None
@@ -186,9 +189,7 @@ class FrontierSampler(ProblemSampler):
                     "set_scorer after rollouts were observed would discard what was learnt; "
                     "set it before the first update"
                 )
-            b, s = self._prior
-            src = self._source_lookup[self._global]
-            self.model = PassRateModel(src, len(self.names), b, s, signal=True, **self.model_kwargs)
+            self._new_model(signal=True)
         self.scorer = scorer  # None: draw without scoring; the model keeps the last signals
 
     @classmethod
