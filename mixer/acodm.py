@@ -17,6 +17,7 @@ from filters.contracts import UserError
 from mixer.base import Mixer
 from mixer.baselines import ODM, softmax
 from mixer.feedback import Feedback
+from mixer.log import logger
 from mixer.nets import Adam, param_views
 from mixer.sketch import alignment_scores, target_scores
 
@@ -34,6 +35,9 @@ _REWARDS = {
     "learnability": ("pass_rate", "adv_abs"),
     "progress": ("loss or reward", "loss"),
 }
+#: The run length (mixer updates) assumed when neither the user nor a trainer adapter gives one.
+DEFAULT_HORIZON = 1000
+
 _STATES = ("ours", "paper")
 _ALLOCATIONS = ("proportional", "softmax", "paper")
 
@@ -99,7 +103,7 @@ class _ActorCritic(Mixer):
         actor_lr: float = 1e-2,
         critic_lr: float = 1e-2,
         ema: float = 0.8,
-        horizon: int = 1000,
+        horizon: int | None = None,
         source_bias: bool = True,
         state: str = "ours",
         n_norms: int = 3,
@@ -109,9 +113,12 @@ class _ActorCritic(Mixer):
         super().__init__(n_sources, **kw)
         if state not in _STATES:
             raise ValueError(f"state must be one of {_STATES}, got {state!r}")
-        if horizon < 1:
+        if horizon is not None and horizon < 1:
             raise ValueError(f"horizon must be >= 1 (the run's length in steps), got {horizon}")
-        self.hidden, self.ema_beta, self.horizon = int(hidden), float(ema), int(horizon)
+        self.hidden, self.ema_beta = int(hidden), float(ema)
+        #: who set the run's length: "user" (the constructor), an adapter's word, or "guess"
+        self.horizon_origin = "user" if horizon is not None else "guess"
+        self.horizon = int(horizon) if horizon is not None else DEFAULT_HORIZON
         self.state_kind, self.n_norms = state, int(n_norms)
         if state == "paper" and self.n_norms < 1:
             raise ValueError(f"state='paper' needs n_norms >= 1, got {n_norms}")
@@ -168,6 +175,39 @@ class _ActorCritic(Mixer):
         """(Re)create the named parameter views into the flat vectors."""
         self.actor = param_views(self.actor_flat, self._actor_shapes)
         self.critic = param_views(self.critic_flat, self._critic_shapes)
+
+    # ---- the run's length -------------------------------------------------------------------
+    def set_horizon(self, steps: int, origin: str = "the trainer") -> bool:
+        """The run will make `steps` updates (see `Mixer.set_horizon`); a horizon given to the
+        constructor wins, and is only compared."""
+        steps = int(steps)
+        if steps < 1:
+            raise ValueError(f"the run's length must be >= 1 update, got {steps}")
+        if self.horizon_origin == "user":
+            if steps != self.horizon:
+                logger.info(
+                    "%s: horizon=%d as given, while %s says the run makes %d updates",
+                    self.name, self.horizon, origin, steps,
+                )
+            return False
+        self.horizon, self.horizon_origin = steps, origin
+        self._horizon_changed()
+        return True
+
+    def _horizon_changed(self) -> None:  # noqa: B027 - optional hook
+        """Recompute what depends on the horizon (subclasses)."""
+
+    def _learn(self, fb: Feedback, used: np.ndarray) -> None:
+        if self.step == 0 and self.horizon_origin == "guess":
+            logger.warning(
+                "%s: the run's length is unknown; assuming horizon=%d updates (%s). Pass "
+                "horizon=<updates in the run>, or let a trainer adapter set it",
+                self.name, self.horizon, self._horizon_effects(),
+            )
+        super()._learn(fb, used)
+
+    def _horizon_effects(self) -> str:
+        return "the progress feature is step / horizon"
 
     # ---- features ---------------------------------------------------------------------------
     def _features(self) -> np.ndarray:
@@ -428,8 +468,10 @@ class ACODM(_ActorCritic):
     `deploy()` freezes the learnt policy for a new run (a proxy's policy driving the target run);
     `policy_file=` loads a saved one and deploys it.
     Other knobs: `hidden` width, `gamma`, `actor_lr`/`critic_lr`, minibatch `batch_size`,
-    `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (the run's length in steps:
-    the progress feature and the warm-up), `odm_signal` (the warm-up ODM's signal).
+    `buffer_size`, `entropy`, `ema` (feature smoothing), `horizon` (the run's length in
+    updates: the progress feature and the warm-up; None: the trainer adapters set it from the
+    run's length with `set_horizon`, and without one the policy assumes `DEFAULT_HORIZON` and
+    says so at its first update), `odm_signal` (the warm-up ODM's signal).
     """
 
     name = "acodm"
@@ -452,7 +494,7 @@ class ACODM(_ActorCritic):
         sigma_decay: float = 0.995,
         entropy: float = 0.1,
         ema: float = 0.8,
-        horizon: int = 1000,
+        horizon: int | None = None,
         train_every: int = 1,
         odm_signal: str | None = None,
         smoothing: float = 0.0,
@@ -491,6 +533,7 @@ class ACODM(_ActorCritic):
         self.batch_size, self.buffer_size = int(batch_size), int(buffer_size)
         if not 0.0 <= warmup_frac <= 1.0:
             raise ValueError(f"warmup_frac must be in [0, 1], got {warmup_frac}")
+        self.warmup_frac, self.warmup_given = float(warmup_frac), warmup is not None
         self.warmup = (
             max(1, int(round(warmup_frac * self.horizon))) if warmup is None else int(warmup)
         )
@@ -750,10 +793,20 @@ class ACODM(_ActorCritic):
             self._policy = (1 - self.smoothing) * new + self.smoothing * self._policy
             self.sigma = max(self.sigma_min, self.sigma * self.sigma_decay)
 
+    def _horizon_changed(self) -> None:
+        if not self.warmup_given:
+            self.warmup = max(1, int(round(self.warmup_frac * self.horizon)))
+
+    def _horizon_effects(self) -> str:
+        return f"ODM warm-up for the first {self.warmup}, progress feature step / horizon"
+
     def _state(self) -> dict:
         L = self.buf_len
         return {
             **super()._state(),
+            "horizon": self.horizon,
+            "horizon_origin": self.horizon_origin,
+            "warmup": self.warmup,
             "actor_t": self.actor_t_flat.copy(),
             "critic_t": self.critic_t_flat.copy(),
             "odm": self.odm.state_dict(),
@@ -788,3 +841,6 @@ class ACODM(_ActorCritic):
         self.sigma = float(st["sigma"])
         self.last_reward = float(st["last_reward"])
         self.frozen = bool(st.get("frozen", False))
+        if "horizon" in st:  # states saved before the run's length was recorded keep the built one
+            self.horizon, self.warmup = int(st["horizon"]), int(st["warmup"])
+            self.horizon_origin = str(st["horizon_origin"])

@@ -163,6 +163,13 @@ class Mixer(ABC):
             rec.update(fb.to_json())
             self.history.append(rec)
 
+    def set_horizon(self, steps: int, origin: str = "the trainer") -> bool:
+        """Tell the policy how many updates the run will make (`origin` says who knows it, for the
+        log). Policies that plan over the run's length (ACODM's warm-up and progress feature,
+        ProxyACODM's segments) use it; a length the user gave the constructor is kept. Returns
+        whether the policy took it."""
+        return False
+
     def set_exhausted(self, source: int, exhausted: bool = True) -> None:
         """Mark a source as run out (weight 0 from now on) or available again."""
         self.active[source] = not exhausted

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -193,41 +192,39 @@ class FrontierSampler(ProblemSampler):
         self.scorer = scorer  # None: draw without scoring; the model keeps the last signals
 
     @classmethod
-    def from_shards(
+    def from_dataset(
         cls,
-        directory: str | Path,
+        dataset: Any,
         batch_size: int,
         group_by: str = "source",
         difficulty_column: str | None = "difficulty",
         std_column: str | None = "difficulty_std",
         **kw: Any,
     ) -> FrontierSampler:
-        """Sources from a curated build's shards, grouped by `group_by`, with the prior read from
-        `difficulty_column` / `std_column` (None: no prior; a named column must exist).
-        `sampler.dataset` is the table; global index = row."""
+        """Sources from a column of the dataset the trainer reads (`MixedSampler.from_dataset`:
+        an export's split, a build's table), with the prior read from `difficulty_column` /
+        `std_column` (None: no prior; a named column must exist). Global index = row."""
         from filters.contracts import UserError
+        from mixer.rows import dataset_column
 
         sampler = cast(
-            "FrontierSampler", super().from_shards(directory, batch_size, group_by=group_by, **kw)
+            "FrontierSampler", super().from_dataset(dataset, batch_size, group_by=group_by, **kw)
         )
-        table = sampler.dataset
-        for col in (difficulty_column, std_column):
-            if col is not None and col not in table.column_names:
+        cols = {c: dataset_column(dataset, c) for c in (difficulty_column, std_column) if c}
+        for col, values in cols.items():
+            if values is None:
                 raise UserError(
-                    f"shards have no column {col!r}; columns: {', '.join(table.column_names)} "
-                    "(pass difficulty_column=None to sample without a prior)"
+                    f"the dataset has no column {col!r} (pass difficulty_column=None to sample "
+                    "without a prior)"
                 )
         if difficulty_column is not None:
-            d = np.asarray(table.column(difficulty_column).to_pylist(), dtype=object)
-            sd = (
-                np.asarray(table.column(std_column).to_pylist(), dtype=object)
-                if std_column is not None
-                else None
-            )
             try:
-                d = np.where(d == None, np.nan, d).astype(np.float64)  # noqa: E711 - elementwise
-                if sd is not None:
-                    sd = np.where(sd == None, np.nan, sd).astype(np.float64)  # noqa: E711
+                d = np.array([np.nan if x is None else float(x) for x in cols[difficulty_column]])
+                sd = (
+                    None
+                    if std_column is None
+                    else np.array([np.nan if x is None else float(x) for x in cols[std_column]])
+                )
             except (TypeError, ValueError):
                 raise UserError(
                     f"columns {difficulty_column!r} / {std_column!r} must hold numbers or nulls"
@@ -235,8 +232,15 @@ class FrontierSampler(ProblemSampler):
             try:
                 sampler.set_prior(d, sd)
             except ValueError as e:
-                raise UserError(f"{directory}: {e}") from None
+                raise UserError(str(e)) from None
         return sampler
+
+    def describe(self) -> str:
+        line = super().describe() + f"; score {self.score}, explore {self.explore:g}"
+        if self.scorer is not None:
+            name = getattr(self.scorer, "__qualname__", type(self.scorer).__name__)
+            line += f", scorer {name} with {self.candidates:g} candidates a draw"
+        return line + (", difficulty prior" if self._prior[0] is not None else ", no prior")
 
     # ---- drawing -----------------------------------------------------------------------------
     def scores(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:

@@ -296,6 +296,16 @@ class ProxyACODM(_ActorCritic):
         self.actor_opt.step(self.actor_flat, ga, ascend=True)
         self.updates += 1
 
+    def _horizon_changed(self) -> None:
+        if self.step:
+            raise RuntimeError("ProxyACODM's horizon cannot change once the run has started")
+        if self.segments > self.horizon:
+            raise ValueError(f"segments={self.segments} exceeds the run's {self.horizon} updates")
+        self.segment_len = -(-self.horizon // self.segments)
+
+    def _horizon_effects(self) -> str:
+        return f"{self.segments} segments of {self.segment_len} updates"
+
     # ---- state --------------------------------------------------------------------------
     def _state(self) -> dict:
         st = super()._state()

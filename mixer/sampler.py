@@ -159,6 +159,12 @@ class MixedSampler:
         self.last_weights_id: int | None = None
         self._perm_cache: dict[int, tuple[int, np.ndarray]] = {}
         self.dataset: Any = None
+        #: the problem id of each global index, and the column the sources came from, where
+        #: known (`from_dataset`, `from_shards`): what `mixer.rows.check_rows` compares
+        self.row_ids: list[str] | None = None
+        self.group_column: str | None = None
+        if num_steps is not None:
+            self.mixer.set_horizon(num_steps, origin=f"{type(self).__name__}(num_steps=...)")
 
     # ---- constructors -----------------------------------------------------------------------
     @classmethod
@@ -179,12 +185,38 @@ class MixedSampler:
         return cls(groups, batch_size, **kw)
 
     @classmethod
+    def from_dataset(
+        cls, dataset: Any, batch_size: int, group_by: str = "source", **kw: Any
+    ) -> MixedSampler:
+        """Sources from a column of the dataset the trainer reads (a `datasets.Dataset`, e.g. a
+        `codemix export --format trl` split, a `pyarrow.Table`, a DataFrame or a dict of lists);
+        global index = row. `sampler.dataset` is that dataset, and its `problem_id` column (where
+        it has one) lets adapters check that the trainer reads the same rows (`check_rows`)."""
+        from filters.contracts import UserError
+        from mixer.rows import ID_COLUMN, dataset_column
+
+        labels = dataset_column(dataset, group_by)
+        if labels is None:
+            cols = getattr(dataset, "column_names", None) or list(getattr(dataset, "columns", []))
+            raise UserError(
+                f"the dataset has no column {group_by!r}; columns: {', '.join(map(str, cols))}"
+            )
+        s = cls.from_labels(labels, batch_size, **kw)
+        s.dataset, s.group_column = dataset, group_by
+        ids = dataset_column(dataset, ID_COLUMN)
+        s.row_ids = None if ids is None else [str(x) for x in ids]
+        return s
+
+    @classmethod
     def from_shards(
         cls, directory: str | Path, batch_size: int, group_by: str = "source", **kw: Any
     ) -> MixedSampler:
         """Sources from curated Parquet shards (`DIR/problems/*.parquet` or `DIR/*.parquet`), grouped by a column.
 
         `sampler.dataset` is the `pyarrow.Table` of all shards in file order; global index = row.
+        A trainer that reads another table (an export, above all one with a held-out split) needs
+        a sampler built `from_dataset` of that table: the adapters refuse a sampler whose rows
+        are not the train set's.
         """
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -202,9 +234,7 @@ class MixedSampler:
             raise UserError(
                 f"shards have no column {group_by!r}; columns: {', '.join(table.column_names)}"
             )
-        s = cls.from_labels(table.column(group_by).to_pylist(), batch_size, **kw)
-        s.dataset = table
-        return s
+        return cls.from_dataset(table, batch_size, group_by=group_by, **kw)
 
     # ---- drawing ----------------------------------------------------------------------------
     def _perm(self, s: int) -> np.ndarray:
@@ -284,6 +314,16 @@ class MixedSampler:
         if self.num_steps is not None:
             return int(self.num_steps)
         return max(1, sum(len(g) for g in self.groups) // self.batch_size)
+
+    def describe(self) -> str:
+        """One line for a run's log: the policy, the sources and their sizes, this sampler."""
+        sizes = ", ".join(f"{k} {len(g)}" for k, g in zip(self.names, self.groups, strict=True))
+        line = f"{self.mixer.name} over {len(self.names)} sources ({sizes}); {type(self).__name__}"
+        line += f", {self.batch_size} rows a draw"
+        horizon = getattr(self.mixer, "horizon", None)
+        if horizon is not None:
+            line += f"; horizon {horizon} updates ({getattr(self.mixer, 'horizon_origin', '?')})"
+        return line
 
     def source_of(self, indices: Sequence[int]) -> np.ndarray:
         """The source id of each global index."""

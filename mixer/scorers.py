@@ -11,30 +11,69 @@ units do not matter; what matters is that it ranks problems as the policy's pass
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
-__all__ = ["ReferenceLikelihood", "reference_log_likelihood"]
+__all__ = [
+    "ReferenceLikelihood",
+    "chat_prompt_ids",
+    "dataset_references",
+    "reference_log_likelihood",
+]
 
 
 def _ids(tokenizer: Any, text: str, special: bool) -> list[int]:
     return list(tokenizer(text, add_special_tokens=special)["input_ids"])
 
 
+Prompt = str | Sequence[int]
+
+
+def _prompt_ids(tokenizer: Any, prompt: Prompt) -> list[int]:
+    """A text prompt tokenized (with the tokenizer's special tokens), or token ids as given."""
+    return _ids(tokenizer, prompt, True) if isinstance(prompt, str) else [int(t) for t in prompt]
+
+
+def chat_prompt_ids(tokenizer: Any, messages: Sequence[Mapping[str, Any]], **kw: Any) -> list[int]:
+    """The token ids a chat trainer generates from: `messages` through the tokenizer's chat
+    template with the generation prompt (TRL's and verl's rendering of a conversational prompt)."""
+    out = tokenizer.apply_chat_template(
+        list(messages), add_generation_prompt=True, tokenize=True, return_dict=True, **kw
+    )
+    ids = out["input_ids"]
+    return [int(t) for t in (ids[0] if ids and isinstance(ids[0], list) else ids)]
+
+
+def _first_solution(value: Any) -> str | None:
+    """The first reference of a `solutions` list, or of a codemix `ground_truth` JSON string."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value or None
+    if isinstance(value, Mapping):
+        value = value.get("solutions")
+    if isinstance(value, list):
+        return str(value[0]) if value and value[0] else None
+    return None if value is None else str(value)
+
+
 @torch.no_grad()
 def reference_log_likelihood(
     model: Any,
     tokenizer: Any,
-    prompts: Sequence[str],
+    prompts: Sequence[Prompt],
     references: Sequence[str | None],
     batch_size: int = 8,
     max_length: int = 4096,
 ) -> np.ndarray:
     """Mean log-probability per token of each reference after its prompt (NaN for a missing or empty
-    reference). Sequences longer than `max_length` tokens keep at least half of it for the reference
+    reference). A prompt is text (tokenized with the tokenizer's special tokens) or the token ids
+    the trainer generates from (`chat_prompt_ids`, `MixerGRPOTrainer.reference_scorer`). Sequences longer than `max_length` tokens keep at least half of it for the reference
     (the prompt loses its start first, then the reference its end). The model is put in eval mode
     for the call and restored after."""
     if len(prompts) != len(references):
@@ -50,7 +89,7 @@ def reference_log_likelihood(
     for i, (prompt, ref) in enumerate(zip(prompts, references)):
         if not ref:
             continue
-        p_ids, r_ids = _ids(tokenizer, prompt, True), _ids(tokenizer, ref, False)
+        p_ids, r_ids = _prompt_ids(tokenizer, prompt), _ids(tokenizer, ref, False)
         if not r_ids or not p_ids:  # the first reference token needs a token before it
             continue
         keep_r = min(len(r_ids), max(max_length - len(p_ids), max_length // 2), max_length - 1)
@@ -85,6 +124,23 @@ def reference_log_likelihood(
     return out
 
 
+def dataset_references(dataset: Any, column: str | None = None) -> list[str | None]:
+    """One reference per row of a trainer's dataset: the first of `column` (default: `solutions`
+    if the dataset has it, else the `solutions` in codemix's `ground_truth` column, which
+    `codemix export --format trl` writes), None where a row has none."""
+    from mixer.rows import dataset_column
+
+    if column is None:
+        column = next(
+            (c for c in ("solutions", "ground_truth") if dataset_column(dataset, c) is not None),
+            "solutions",
+        )
+    values = dataset_column(dataset, column)
+    if values is None:
+        raise ValueError(f"the dataset has no column {column!r} to take references from")
+    return [_first_solution(v) for v in values]
+
+
 class ReferenceLikelihood:
     """A `FrontierSampler` scorer: `scorer(indices)` is `reference_log_likelihood` of the problems at
     those global indices, whose prompts and references are given once, in global-index order.
@@ -97,7 +153,7 @@ class ReferenceLikelihood:
         self,
         model: Any,
         tokenizer: Any,
-        prompts: Sequence[str],
+        prompts: Sequence[Prompt],
         references: Sequence[str | None],
         batch_size: int = 8,
         max_length: int = 4096,
@@ -133,6 +189,45 @@ class ReferenceLikelihood:
             for s in table.column(solutions_column).to_pylist()
         ]
         return cls(model, tokenizer, prompts, refs, **kw)
+
+    @classmethod
+    def from_dataset(
+        cls,
+        model: Any,
+        tokenizer: Any,
+        dataset: Any,
+        prompt_column: str = "prompt",
+        reference_column: str | None = None,
+        render: Callable[[Any], Prompt] | None = None,
+        **kw: Any,
+    ) -> ReferenceLikelihood:
+        """From the dataset the trainer reads, row for row (`FrontierSampler.from_dataset` of the
+        same dataset): the prompt as the trainer feeds it (a conversational prompt, a list of
+        messages, through the tokenizer's chat template with the generation prompt, as TRL does;
+        text as it is; or `render(prompt)` -> text or token ids), the reference the first of
+        `reference_column` (default: `solutions` if the dataset has it, else the `solutions` in a
+        codemix `ground_truth` column, as `codemix export --format trl` writes)."""
+        from mixer.rows import dataset_column
+
+        prompts_raw = dataset_column(dataset, prompt_column)
+        if prompts_raw is None:
+            raise ValueError(f"the dataset has no column {prompt_column!r}")
+        refs = dataset_references(dataset, reference_column)
+
+        def as_prompt(p: Any) -> Prompt:
+            if render is not None:
+                return render(p)
+            if isinstance(p, str):
+                return p
+            return chat_prompt_ids(tokenizer, p)
+
+        return cls(
+            model,
+            tokenizer,
+            [as_prompt(p) for p in prompts_raw],
+            refs,
+            **kw,
+        )
 
     def __call__(self, indices: np.ndarray) -> np.ndarray:
         idx = np.asarray(indices, dtype=np.int64).reshape(-1)

@@ -18,6 +18,7 @@ from torch.utils.data import DataLoader, Sampler
 
 from mixer.base import Mixer
 from mixer.feedback import Feedback, WeightsId, weights_id_of
+from mixer.log import logger
 from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 from mixer.sketch import GradientSketch
 
@@ -32,6 +33,7 @@ __all__ = [
     "per_source_sketches",
     "loss_feedback",
     "FlatIndexSampler",
+    "start_run",
 ]
 
 #: Keys `DrawnRows` adds to a dict example: its row index and the weights id that drew it.
@@ -42,6 +44,16 @@ WEIGHTS_ID_KEY = "mixer_weights_id"
 def drawn_fields(index: Any) -> dict[str, int | None]:
     """{ROW_KEY: row, WEIGHTS_ID_KEY: id or None} for an index from a mixer's sampler."""
     return {ROW_KEY: int(index), WEIGHTS_ID_KEY: getattr(index, "weights_id", None)}
+
+
+def start_run(adapter: str, sampler: BatchSource, updates: int | None, origin: str) -> None:
+    """At a run's start: tell the mixer how many updates the run makes (`Mixer.set_horizon`; None
+    when the trainer cannot know) and log one line saying the mixer is active and how."""
+    if updates is not None and updates > 0:
+        sampler.mixer.set_horizon(int(updates), origin=origin)
+    describe = getattr(sampler, "describe", None)
+    line = describe() if callable(describe) else f"{sampler.mixer.name}, {type(sampler).__name__}"
+    logger.info("%s: mixing with %s", adapter, line)
 
 
 class DrawnRows(torch.utils.data.Dataset):

@@ -14,19 +14,29 @@ and restored on resume.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
 import numpy as np
 import torch
+from transformers import TrainerCallback
 from trl import GRPOTrainer
 
-from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, DrawnRows, MixerRepeatSampler
+from mixer.adapters.torch import (
+    ROW_KEY,
+    WEIGHTS_ID_KEY,
+    DrawnRows,
+    MixerRepeatSampler,
+    start_run,
+)
 from mixer.base import Mixer
 from mixer.factory import make_mixer
 from mixer.feedback import feedback_from_rewards, weights_id_of
 from mixer.problems import ProblemSampler
+from mixer.rows import check_rows
 from mixer.sampler import BatchSource, MixedSampler
+from mixer.scorers import ReferenceLikelihood, dataset_references
 
 __all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE"]
 
@@ -72,7 +82,9 @@ class MixerGRPOTrainer(GRPOTrainer):
                 mixer = make_mixer(
                     mixer, len(names), names=names, seed=self.args.seed, **(mixer_kwargs or {})
                 )
-            sampler = MixedSampler.from_labels(labels, chunk, mixer=mixer, seed=self.args.seed)
+            sampler = MixedSampler.from_dataset(
+                self.train_dataset, chunk, group_by=source_column, mixer=mixer, seed=self.args.seed
+            )
         elif isinstance(sampler, ProblemSampler) and sampler.drops_groups:
             raise ValueError(
                 f"{type(sampler).__name__} drops groups after rollout and needs a trainer that "
@@ -85,13 +97,40 @@ class MixerGRPOTrainer(GRPOTrainer):
                 f"prompts (generation_batch_size {self.args.generation_batch_size} / "
                 f"num_generations {self.num_generations})"
             )
+        if self.train_dataset is not None:
+            check_rows(sampler, self.train_dataset, where="train_dataset")
         self.mixed_sampler = sampler
         self.mixer = sampler.mixer
         self.repeat_sampler: MixerRepeatSampler | None = None
         self._fed = 0
         self.args.ignore_data_skip = True
+        self.add_callback(_RunStart(self))
 
-    def _get_train_sampler(self, dataset: Any = None) -> MixerRepeatSampler:
+    def mixer_updates(self, max_steps: int) -> int:
+        """How many mixer updates a run of `max_steps` optimizer steps makes: one per generation
+        batch, generated every `steps_per_generation * num_iterations` micro-batches."""
+        micro = max_steps * self.args.gradient_accumulation_steps
+        return math.ceil(micro / (self.args.steps_per_generation * self.num_iterations))
+
+    def reference_scorer(self, reference_column: str | None = None, **kw: Any) -> ReferenceLikelihood:
+        """A `ReferenceLikelihood` over the model being trained, row for row of `train_dataset`,
+        whose prompts are the token ids this trainer generates from (its own prompt tokenization:
+        chat template, generation prompt, tools); references as `ReferenceLikelihood.from_dataset`
+        reads them. Set it on the sampler: `trainer.mixed_sampler.set_scorer(trainer.reference_scorer())`."""
+        if not hasattr(self, "_tokenize_prompts"):
+            raise RuntimeError(
+                "this TRL has no GRPOTrainer._tokenize_prompts; build the scorer with "
+                "ReferenceLikelihood.from_dataset(model, tokenizer, train_dataset)"
+            )
+        prompts = list(self.train_dataset["prompt"])
+        ids: list[list[int]] = []
+        for start in range(0, len(prompts), 64):
+            got = self._tokenize_prompts(prompts[start : start + 64])[0]
+            ids.extend([int(t) for t in x] for x in got)
+        refs = dataset_references(self.train_dataset, reference_column)
+        return ReferenceLikelihood(self.model, self.processing_class, ids, refs, **kw)
+
+    def _get_train_sampler(self, dataset: Any = None) -> MixerRepeatSampler:  # noqa: ARG002
         if self.repeat_sampler is None:
             self.repeat_sampler = MixerRepeatSampler(
                 self.mixed_sampler,
@@ -183,3 +222,22 @@ class MixerGRPOTrainer(GRPOTrainer):
                 state = torch.load(path, weights_only=True)
                 self._get_train_sampler().load_state_dict(state)
                 self._fed = int(state["drawn"])
+
+
+class _RunStart(TrainerCallback):
+    """At `on_train_begin`, when TRL knows the run's optimizer steps: the mixer's horizon and the
+    start-up line."""
+
+    def __init__(self, trainer: MixerGRPOTrainer) -> None:
+        self.trainer = trainer
+
+    def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001
+        steps = int(state.max_steps or 0)
+        updates = self.trainer.mixer_updates(steps) if steps > 0 else None
+        start_run(
+            "MixerGRPOTrainer",
+            self.trainer.mixed_sampler,
+            updates,
+            origin=f"TRL: {steps} optimizer steps",
+        )
+        return control
