@@ -187,7 +187,10 @@ class _ActorCritic(Mixer):
             if steps != self.horizon:
                 logger.info(
                     "%s: horizon=%d as given, while %s says the run makes %d updates",
-                    self.name, self.horizon, origin, steps,
+                    self.name,
+                    self.horizon,
+                    origin,
+                    steps,
                 )
             return False
         self.horizon, self.horizon_origin = steps, origin
@@ -202,7 +205,9 @@ class _ActorCritic(Mixer):
             logger.warning(
                 "%s: the run's length is unknown; assuming horizon=%d updates (%s). Pass "
                 "horizon=<updates in the run>, or let a trainer adapter set it",
-                self.name, self.horizon, self._horizon_effects(),
+                self.name,
+                self.horizon,
+                self._horizon_effects(),
             )
         super()._learn(fb, used)
 

@@ -45,13 +45,16 @@ def _rows_of(sampler: Any) -> np.ndarray:
     return np.concatenate([np.asarray(g, dtype=np.int64) for g in sampler.groups])
 
 
-def check_rows(sampler: Any, dataset: Any, where: str = "the train set") -> None:
+def check_rows(
+    sampler: Any, dataset: Any, where: str = "the train set", ids: list | None = None
+) -> None:
     """Raise `RowMismatch` unless every row `sampler` can draw names the same problem in `dataset`.
 
     Checked: the sampler's largest index fits the dataset; where the sampler knows its rows'
     problem ids (`row_ids`, set by `from_shards`/`from_dataset`) and the dataset has a `problem_id`
     column, the ids agree at every drawn index; where the sampler knows the column it grouped by
-    (`group_column`), the dataset's labels agree with the sampler's sources.
+    (`group_column`), the dataset's labels agree with the sampler's sources. `ids` gives the
+    dataset's problem ids where they are not a top-level column (verl's `extra_info`).
     """
     try:
         n = len(dataset)
@@ -63,7 +66,7 @@ def check_rows(sampler: Any, dataset: Any, where: str = "the train set") -> None
         f"{type(sampler).__name__}.from_dataset(train_dataset, batch_size)"
     )
     ids = getattr(sampler, "row_ids", None)
-    theirs = dataset_column(dataset, ID_COLUMN)
+    theirs = ids if ids is not None else dataset_column(dataset, ID_COLUMN)
     past = rows[rows >= n]
     if ids is not None and theirs is not None:
         inside = rows[rows < n]

@@ -145,7 +145,14 @@ PUBLIC = {
     ],
     'mixer.scorers': [
         'ReferenceLikelihood',
+        'chat_prompt_ids',
+        'dataset_references',
         'reference_log_likelihood',
+    ],
+    'mixer.rows': [
+        'RowMismatch',
+        'check_rows',
+        'dataset_column',
     ],
     'filters.sandbox': [
         'Limits',

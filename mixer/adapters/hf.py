@@ -21,9 +21,16 @@ import numpy as np
 import torch
 from transformers import Trainer, TrainerCallback
 
-from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, DrawnRows, MixerRepeatSampler
+from mixer.adapters.torch import (
+    ROW_KEY,
+    WEIGHTS_ID_KEY,
+    DrawnRows,
+    MixerRepeatSampler,
+    start_run,
+)
 from mixer.feedback import Feedback, weights_id_of
 from mixer.problems import ProblemSampler
+from mixer.rows import check_rows
 from mixer.sampler import MixedSampler
 
 __all__ = [
@@ -150,6 +157,17 @@ class MixerCallback(TrainerCallback):
             group_ids=[x for _, _, _, g in items for x in g],
         )
 
+    def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001
+        """The mixer hears the run's length (one update per optimizer step) and the log says so."""
+        steps = int(state.max_steps or 0)
+        start_run(
+            type(self).__name__,
+            self.sampler,
+            steps or None,
+            origin=f"HF Trainer: {steps} optimizer steps",
+        )
+        return control
+
     def on_step_end(self, args, state, control, **kwargs):  # noqa: ANN001
         if self.pending:
             self.sampler.mixer.update(merge_feedback(self.pending))
@@ -185,6 +203,8 @@ class MixerTrainer(Trainer):
         super().__init__(*args, **kwargs)
         if sampler.batch_size != self.args.per_device_train_batch_size:
             raise ValueError("sampler.batch_size must equal per_device_train_batch_size")
+        if self.train_dataset is not None:
+            check_rows(sampler, self.train_dataset, where="train_dataset")
         self.mixed_sampler = sampler
         self.index_sampler = MixerRepeatSampler(sampler, mini_repeat_count=1, repeat_count=1)
         self.mixer_callback = MixerCallback(sampler, self.index_sampler)

@@ -232,6 +232,7 @@ def mixed_dataloader(
         collate_fn=_DrawnCollate(collate_fn, sampler.source_of),
         **loader_kwargs,
     )
+    start_run("mixed_dataloader", sampler, num_steps, origin="num_steps")
     return loader, sampler
 
 

@@ -112,7 +112,9 @@ class MixerGRPOTrainer(GRPOTrainer):
         micro = max_steps * self.args.gradient_accumulation_steps
         return math.ceil(micro / (self.args.steps_per_generation * self.num_iterations))
 
-    def reference_scorer(self, reference_column: str | None = None, **kw: Any) -> ReferenceLikelihood:
+    def reference_scorer(
+        self, reference_column: str | None = None, **kw: Any
+    ) -> ReferenceLikelihood:
         """A `ReferenceLikelihood` over the model being trained, row for row of `train_dataset`,
         whose prompts are the token ids this trainer generates from (its own prompt tokenization:
         chat template, generation prompt, tools); references as `ReferenceLikelihood.from_dataset`

@@ -31,12 +31,14 @@ from typing import Any
 import numpy as np
 from torch.utils.data import Sampler
 
-from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, drawn_fields
+from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, drawn_fields, start_run
 from mixer.base import Mixer
 from mixer.factory import make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
+from mixer.log import logger
 from mixer.problem_factory import make_problem_sampler
 from mixer.problems import ProblemSampler
+from mixer.rows import ID_COLUMN, check_rows
 from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 
 try:  # verl <= 0.7.x
@@ -142,6 +144,22 @@ def dataset_labels(data_source: Any, key: str) -> list[str]:
             )
         labels.append(str(row[key] if key in row else info[key]))
     return labels
+
+
+def _frame_ids(data_source: Any) -> list[str] | None:
+    """The problem id of every row from the dataset's table (top level or `extra_info`, as
+    `codemix export --format verl` writes it), or None; never reads rows one by one."""
+    frame = getattr(data_source, "dataframe", None)
+    if frame is None:
+        return None
+    cols = getattr(frame, "column_names", None) or list(getattr(frame, "columns", []))
+    if ID_COLUMN in cols:
+        return [str(x) for x in frame[ID_COLUMN]]
+    if "extra_info" in cols:
+        infos = list(frame["extra_info"])
+        if infos and all(isinstance(x, Mapping) and ID_COLUMN in x for x in infos):
+            return [str(x[ID_COLUMN]) for x in infos]
+    return None
 
 
 def dataset_numbers(data_source: Any, key: str) -> np.ndarray:
@@ -311,6 +329,10 @@ class MixerCurriculumSampler(_Base):
             raise ValueError(
                 f"sampler.batch_size {sampler.batch_size} differs from verl's batch {batch_size}"
             )
+        else:
+            check_rows(
+                sampler, data_source, where="verl's train dataset", ids=_frame_ids(data_source)
+            )
         if isinstance(sampler, ProblemSampler):
             if sampler.drops_groups:
                 raise ValueError(
@@ -328,6 +350,15 @@ class MixerCurriculumSampler(_Base):
         self.data_source = data_source
         self.num_batches = max(1, len(data_source) // int(batch_size))
         self.epoch_pos = 0
+        # said before verl starts its workers, so a run shows at once that the mixer is active
+        logger.info(
+            "verl: mixing with %s",
+            sampler.describe() if hasattr(sampler, "describe") else type(sampler).__name__,
+        )
+
+    def start(self, total_training_steps: int | None) -> None:
+        """The trainer knows the run's length: one mixer update per training step."""
+        start_run("verl", self.mixed, total_training_steps, origin="verl: total_training_steps")
 
     @staticmethod
     def _problem_sampler(
@@ -464,6 +495,12 @@ def mixer_trainer_class(base: type) -> type:
         def _mixer_sampler(self) -> MixerCurriculumSampler | None:
             sampler = getattr(self.train_dataloader, "sampler", None)
             return sampler if isinstance(sampler, MixerCurriculumSampler) else None
+
+        def _create_dataloader(self, *args: Any, **kwargs: Any) -> None:
+            super()._create_dataloader(*args, **kwargs)
+            sampler = self._mixer_sampler()
+            if sampler is not None:
+                sampler.start(self.total_training_steps)
 
         def _feed_mixer(self, batch: Any) -> None:
             sampler = self._mixer_sampler()

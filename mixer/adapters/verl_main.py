@@ -59,8 +59,21 @@ class ConfigError(ValueError):
     """A verl configuration under which the mixer would not choose the prompts."""
 
 
-def check_config(config: DictConfig) -> None:
-    """Refuse a configuration that would train without mixing, or mix what it cannot credit."""
+def _host_cpus(config: DictConfig) -> int:
+    """The CPUs Ray will schedule on: a running cluster's, `ray_kwargs.ray_init.num_cpus`, or this
+    process's CPU affinity (what Ray detects on a local start)."""
+    if ray.is_initialized():
+        return int(ray.cluster_resources().get("CPU", 0))
+    given = OmegaConf.select(config, "ray_kwargs.ray_init.num_cpus")
+    if given:
+        return int(given)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def check_config(config: DictConfig, cpus: int | None = None) -> None:
+    """Refuse a configuration that would train without mixing, mix what it cannot credit, or hang
+    or crash inside verl before the first step (`cpus`: the CPUs Ray schedules on; default
+    `_host_cpus`)."""
     sampler = OmegaConf.select(config, "data.sampler") or {}
     path, name = sampler.get("class_path"), sampler.get("class_name")
     if path and not (str(path).endswith(_OURS[0]) and name in (None, _OURS[1])):
@@ -75,6 +88,29 @@ def check_config(config: DictConfig) -> None:
                 f"trainer.v1.trainer_mode={mode}: the mixer supports the v1 trainer in 'sync' mode "
                 "only (asynchronous modes generate ahead of the mixer); use sync or "
                 "trainer.use_v1=false"
+            )
+    gpus = OmegaConf.select(config, "trainer.n_gpus_per_node")
+    if gpus is not None and int(gpus) < 1:
+        raise ConfigError(
+            f"trainer.n_gpus_per_node={gpus}: verl divides the batch by the device count (a "
+            "ZeroDivisionError in its validate_config) and starts one worker a device; give at "
+            "least 1 (on a host without GPUs: trainer.n_gpus_per_node=1 trainer.device=cpu)"
+        )
+    if OmegaConf.select(config, "trainer.use_v1") and (
+        OmegaConf.select(config, "transfer_queue.backend.storage_backend") == "SimpleStorage"
+    ):
+        units = int(
+            OmegaConf.select(config, "transfer_queue.backend.SimpleStorage.num_data_storage_units")
+            or 0
+        )
+        cpus = _host_cpus(config) if cpus is None else int(cpus)
+        if units + 1 > cpus:  # TransferQueue's controller and each storage unit hold a Ray CPU
+            raise ConfigError(
+                f"verl's v1 trainer starts TransferQueue with {units} storage units and a "
+                f"controller, each a Ray actor that holds a CPU; Ray has {cpus} CPUs "
+                "here, so it would wait forever without a word. Add "
+                f"transfer_queue.backend.SimpleStorage.num_data_storage_units={max(1, cpus - 1)} "
+                "(or run the legacy trainer: trainer.use_v1=false)"
             )
 
 
@@ -170,6 +206,7 @@ def mixer_v1_trainer_class() -> type:
                 collate_fn=old.collate_fn,
                 sampler=self.mixer_sampler,
             )
+            self.mixer_sampler.start(self.total_training_steps)
 
         def _save_checkpoint(self) -> None:
             super()._save_checkpoint()

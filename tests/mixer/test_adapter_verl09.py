@@ -275,7 +275,7 @@ def test_task_runners_patch_what_verls_run_uses() -> None:
 def test_entry_point_refuses_async_v1_modes(verl_export) -> None:
     from mixer.adapters.verl_main import ConfigError, check_config
 
-    check_config(_config(verl_export))  # the default (v1, sync) is accepted
+    check_config(_config(verl_export), cpus=16)  # the default (v1, sync) is accepted on 16 CPUs
     with pytest.raises(ConfigError, match="sync"):
         check_config(_config(verl_export, "trainer.v1.trainer_mode=colocate_async"))
 
@@ -385,3 +385,81 @@ def test_v1_compute_advantage_feeds_the_mixer_through_the_transfer_queue(verl_ex
     for b, r in zip(tr.mixer_sampler.mixed.names, hist[0]["reward"], strict=True):
         assert (r is None) == (b not in buckets)
         assert r in (None, 0.0 if b == "4" else 0.5)
+
+
+def test_entry_point_refuses_what_would_crash_or_hang_inside_verl(verl_export) -> None:
+    """`trainer.n_gpus_per_node=0` ended in a ZeroDivisionError; the v1 trainer's 8 TransferQueue
+    storage units (a Ray CPU each, beside the controller's) hung on a 2-CPU host without a word.
+    Both are refused with the fix in the message, and the fix is accepted."""
+    from mixer.adapters.verl_main import ConfigError, check_config
+
+    with pytest.raises(ConfigError, match=r"n_gpus_per_node=0.*trainer\.device=cpu"):
+        check_config(_config(verl_export, "trainer.n_gpus_per_node=0"), cpus=16)
+    with pytest.raises(ConfigError, match=r"8 storage units.*num_data_storage_units=1 "):
+        check_config(_config(verl_export), cpus=2)
+    check_config(
+        _config(verl_export, "transfer_queue.backend.SimpleStorage.num_data_storage_units=1"),
+        cpus=2,
+    )
+    check_config(_config(verl_export, "trainer.use_v1=false"), cpus=2)  # no TransferQueue there
+    # the entry point itself: one line on stderr, exit 2, before Ray starts
+    run = subprocess.run(
+        [sys.executable, "-m", "mixer.adapters.verl_main",
+         f"data.train_files={verl_export / 'train.parquet'}",
+         f"data.val_files={verl_export / 'test.parquet'}", "ray_kwargs.ray_init.num_cpus=2"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "num_data_storage_units=1" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_legacy_trainer_tells_the_mixer_the_run_length_and_logs_its_start(
+    verl_export, caplog
+) -> None:
+    """verl's own `_create_dataloader` through our trainer subclass: ACODM hears verl's
+    `total_training_steps`; the sampler says it is active when verl builds it, before any worker."""
+    import logging
+
+    from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+    from verl.trainer.ppo.utils import create_rl_dataset
+    from verl.utils.dataset.rl_dataset import collate_fn
+
+    from mixer.adapters.verl import mixer_trainer_class
+    from mixer.adapters.verl_main import mixer_sampler
+
+    config = _config(verl_export, "data.sampler.mixer=acodm", "trainer.total_training_steps=7")
+    tok = _tokenizer()
+    train = create_rl_dataset(config.data.train_files, config.data, tok, None, is_train=True)
+    val = create_rl_dataset(config.data.val_files, config.data, tok, None, is_train=False)
+    logger = logging.getLogger("codemix.mixer")
+    logger.addHandler(caplog.handler)
+    try:
+        sampler = mixer_sampler(config.data, train)
+        tr = object.__new__(mixer_trainer_class(RayPPOTrainer))
+        tr.config, tr.tokenizer, tr.processor = config, tok, None
+        type(tr)._create_dataloader(tr, train, val, collate_fn, sampler)
+    finally:
+        logger.removeHandler(caplog.handler)
+    assert sampler.mixer.horizon == 7 and sampler.mixer.warmup == 1
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("verl: mixing with acodm over 5 sources (0 ")
+    assert any("horizon 7 updates (verl: total_training_steps)" in x for x in lines)
+
+
+def test_a_frontier_sampler_of_the_build_is_refused_for_the_verl_export(verl_export) -> None:
+    """The build's shards hold 45 rows, the export's train split 36: `sampler=` built from the
+    shards is refused by problem id; one built from verl's own dataset frame is accepted."""
+    from verl.trainer.ppo.utils import create_rl_dataset
+
+    from mixer import FrontierSampler
+    from mixer.adapters.verl import MixerCurriculumSampler
+    from mixer.rows import RowMismatch
+
+    config = _config(verl_export)
+    train = create_rl_dataset(config.data.train_files, config.data, _tokenizer(), None, True)
+    wrong = FrontierSampler.from_shards(verl_export.parent / "demo", batch_size=6)
+    with pytest.raises(RowMismatch, match="verl's train dataset"):
+        MixerCurriculumSampler(train, config.data, sampler=wrong)
+    right = FrontierSampler.from_dataset(train.dataframe, batch_size=6, group_by="data_source",
+                                         difficulty_column=None, std_column=None)  # fmt: skip
+    MixerCurriculumSampler(train, config.data, sampler=right)

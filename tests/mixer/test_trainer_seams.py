@@ -201,7 +201,11 @@ def test_acodm_says_when_it_guesses_the_run_length(caplog):
     finally:
         logger.removeHandler(caplog.handler)
     guessed = [r.getMessage() for r in caplog.records if "unknown" in r.getMessage()]
-    assert len(guessed) == 1 and "horizon=1000" in guessed[0] and "warm-up for the first 50" in guessed[0]
+    assert (
+        len(guessed) == 1
+        and "horizon=1000" in guessed[0]
+        and "warm-up for the first 50" in guessed[0]
+    )
     # a horizon given by the user wins over an adapter's
     given = ACODM(3, horizon=40)
     assert not given.set_horizon(12) and given.horizon == 40 and given.warmup == 2
