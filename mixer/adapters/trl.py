@@ -33,6 +33,7 @@ from mixer.adapters.torch import (
 from mixer.base import Mixer
 from mixer.factory import make_mixer
 from mixer.feedback import feedback_from_rewards, weights_id_of
+from mixer.log import logger
 from mixer.problems import ProblemSampler
 from mixer.rows import check_rows
 from mixer.sampler import BatchSource, MixedSampler
@@ -111,6 +112,12 @@ class MixerGRPOTrainer(GRPOTrainer):
         batch, generated every `steps_per_generation * num_iterations` micro-batches."""
         micro = max_steps * self.args.gradient_accumulation_steps
         return math.ceil(micro / (self.args.steps_per_generation * self.num_iterations))
+
+    def steps_per_generation_batch(self) -> float:
+        """Optimizer steps trained on one generation batch; a checkpoint inside one cannot resume
+        exactly (TRL regenerates that batch on resume and its generation schedule shifts)."""
+        micro = self.args.steps_per_generation * self.num_iterations
+        return micro / self.args.gradient_accumulation_steps
 
     def reference_scorer(
         self, reference_column: str | None = None, **kw: Any
@@ -205,6 +212,15 @@ class MixerGRPOTrainer(GRPOTrainer):
         return rewards_per_func
 
     def _save_checkpoint(self, model, trial) -> None:  # noqa: ANN001
+        per = self.steps_per_generation_batch()
+        if per > 1 and self.state.global_step % per:
+            logger.warning(
+                "MixerGRPOTrainer: checkpoint-%d falls inside a generation batch (%g optimizer "
+                "steps each): a run resumed from it regenerates that batch and does not repeat "
+                "the uninterrupted run's draws",
+                self.state.global_step,
+                per,
+            )
         super()._save_checkpoint(model, trial)
         from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
@@ -236,6 +252,15 @@ class _RunStart(TrainerCallback):
     def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001
         steps = int(state.max_steps or 0)
         updates = self.trainer.mixer_updates(steps) if steps > 0 else None
+        per = self.trainer.steps_per_generation_batch()
+        if per > 1 and args.save_strategy == "steps" and args.save_steps % per:
+            logger.warning(
+                "MixerGRPOTrainer: save_steps=%s is not a multiple of the %g optimizer steps of a "
+                "generation batch (num_iterations x steps_per_generation / gradient accumulation); "
+                "a resume is exact only from checkpoints between generation batches",
+                args.save_steps,
+                per,
+            )
         start_run(
             "MixerGRPOTrainer",
             self.trainer.mixed_sampler,

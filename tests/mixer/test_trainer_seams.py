@@ -65,7 +65,7 @@ def _char_model(vocab_extra: int = 0):
 
 
 def _args(out, max_steps=3, **kw):
-    return trl.GRPOConfig(
+    base = dict(
         output_dir=str(out),
         per_device_train_batch_size=4,
         num_generations=2,
@@ -77,8 +77,8 @@ def _args(out, max_steps=3, **kw):
         seed=0,
         disable_tqdm=True,
         logging_steps=100,
-        **kw,
     )
+    return trl.GRPOConfig(**{**base, **kw})
 
 
 def _reward(completions, **kw):
@@ -218,3 +218,70 @@ def test_acodm_says_when_it_guesses_the_run_length(caplog):
     # MixedSampler(num_steps=...) tells its mixer too
     s = MixedSampler({"a": [0, 1], "b": [2, 3]}, 2, mixer="acodm", num_steps=30)
     assert s.mixer.horizon == 30 and s.mixer.warmup == 2
+
+
+def _drawn_weights(trainer) -> list:
+    """Record the weights of every draw the mixer issues: (weights id, weights, mixer step)."""
+    out: list = []
+    issue, mixer = trainer.mixer.issue, trainer.mixer
+
+    def recorded():
+        wid, w = issue()
+        out.append((wid, w.copy(), mixer.step))
+        return wid, w
+
+    mixer.issue = recorded
+    return out
+
+
+@pytest.mark.parametrize("kw,save", [({}, 3), ({"num_iterations": 2}, 2)])
+def test_trl_resume_between_generation_batches_repeats_the_run(demo, tmp_path, kw, save):
+    """A run resumed from a checkpoint between generation batches (every step with the defaults;
+    every 2 steps with num_iterations=2) draws every later batch with the same weights, at the same
+    mixer step, as the uninterrupted run, and its mixer ends in the same state."""
+    _, train = demo
+
+    def trainer(out):
+        model, tok = _char_model()
+        args = _args(out, max_steps=6, save_strategy="steps", save_steps=save, **kw)
+        return MixerGRPOTrainer(
+            model=model, reward_funcs=_reward, args=args, train_dataset=train,
+            processing_class=tok, mixer="advantage-bandit",
+        )  # fmt: skip
+
+    full = trainer(tmp_path / "full")
+    drawn_full = _drawn_weights(full)
+    full.train()
+    resumed = trainer(tmp_path / "resumed")
+    drawn_resumed = _drawn_weights(resumed)
+    resumed.train(resume_from_checkpoint=str(tmp_path / "full" / f"checkpoint-{save}"))
+    by_id = {wid: (w, step) for wid, w, step in drawn_full}
+    assert drawn_resumed
+    for wid, w, step in drawn_resumed:
+        if wid in by_id:  # a draw past the run's end (the loader's look-ahead) has no twin
+            np.testing.assert_array_equal(w, by_id[wid][0])
+            assert step == by_id[wid][1]
+    h_full = [(r["weights_id"], r["weights"]) for r in full.mixer.history]
+    h_res = [(r["weights_id"], r["weights"]) for r in resumed.mixer.history]
+    assert h_full == h_res and len(h_full) == full.mixer_updates(6)
+    np.testing.assert_array_equal(full.mixer.weights(), resumed.mixer.weights())
+
+
+def test_trl_warns_of_checkpoints_inside_a_generation_batch(demo, tmp_path, caplog):
+    _, train = demo
+    model, tok = _char_model()
+    tr = MixerGRPOTrainer(
+        model=model, reward_funcs=_reward, train_dataset=train, processing_class=tok,
+        args=_args(tmp_path / "run", max_steps=3, save_strategy="steps", save_steps=3,
+                   num_iterations=2),
+        mixer="advantage-bandit",
+    )  # fmt: skip
+    logger = logging.getLogger("codemix.mixer")
+    logger.addHandler(caplog.handler)
+    try:
+        tr.train()
+    finally:
+        logger.removeHandler(caplog.handler)
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("save_steps=3 is not a multiple of the 2 optimizer steps" in x for x in lines)
+    assert any("checkpoint-3 falls inside a generation batch" in x for x in lines)
