@@ -65,12 +65,12 @@ def check_rows(
         f"build the sampler from the dataset the trainer reads, e.g. "
         f"{type(sampler).__name__}.from_dataset(train_dataset, batch_size)"
     )
-    ids = getattr(sampler, "row_ids", None)
+    mine_ids = getattr(sampler, "row_ids", None)
     theirs = ids if ids is not None else dataset_column(dataset, ID_COLUMN)
     past = rows[rows >= n]
-    if ids is not None and theirs is not None:
+    if mine_ids is not None and theirs is not None:
         inside = rows[rows < n]
-        mine = np.asarray([str(ids[i]) for i in inside], dtype=object)
+        mine = np.asarray([str(mine_ids[i]) for i in inside], dtype=object)
         other = np.asarray([str(theirs[i]) for i in inside], dtype=object)
         bad = np.flatnonzero(mine != other)
         if bad.size or past.size:

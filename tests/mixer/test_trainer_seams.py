@@ -6,8 +6,6 @@ a start-up line that says the mixer is active."""
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,27 +13,9 @@ import pytest
 trl = pytest.importorskip("trl")
 pytest.importorskip("transformers")
 
-from datasets import load_from_disk  # noqa: E402
-
 from mixer import ACODM, FrontierSampler, MixedSampler, make_mixer  # noqa: E402
 from mixer.adapters.trl import MixerGRPOTrainer  # noqa: E402
 from mixer.rows import RowMismatch, check_rows  # noqa: E402
-
-CLI = [sys.executable, "-c", "from curation.cli import main; main()"]
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The demo build and its TRL export with 20% held out (36 train rows of 45)."""
-    root = tmp_path_factory.mktemp("seams")
-    subprocess.run([*CLI, "build", "--out", str(root / "demo")], check=True, capture_output=True)
-    subprocess.run(
-        [*CLI, "export", str(root / "demo"), "--format", "trl", "--out", str(root / "trl"),
-         "--split", "test=0.2"],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return root / "demo", load_from_disk(str(root / "trl"))["train"]
 
 
 def _char_model(vocab_extra: int = 0):

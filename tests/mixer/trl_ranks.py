@@ -1,0 +1,101 @@
+"""Run by `tests/mixer/test_trl_ranks.py` under `accelerate launch --num_processes 2 --cpu`: a short
+`MixerGRPOTrainer` run with a `FrontierSampler` scored by the policy, recording on every rank, after
+every generation batch, a digest of the mixer's and the sampler's state and the rows this rank
+received, and on every draw the rows drawn. Writes `OUT/rank<R>.json`.
+
+    accelerate launch --cpu --num_processes 2 tests/mixer/trl_ranks.py TRL_EXPORT OUT [CHECKPOINT]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+def _digest(state) -> str:
+    return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _draw_state(sampler) -> str:
+    """The sampler's state less what it fitted on the scorer's signals (which read the policy)."""
+    st = sampler.state_dict()
+    problems = {k: v for k, v in st["problems"].items() if k != "sampler"}
+    return _digest({**{k: v for k, v in st.items() if k != "problems"}, "problems": problems})
+
+
+def main() -> None:
+    from datasets import load_from_disk
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    import trl
+
+    from mixer import FrontierSampler, make_mixer
+    from mixer.adapters.torch import ROW_KEY
+    from mixer.adapters.trl import MixerGRPOTrainer
+    from tests.mixer.test_trainer_seams import _char_model
+
+    export, out = Path(sys.argv[1]), Path(sys.argv[2])
+    resume = sys.argv[3] if len(sys.argv) > 3 else None
+    train = load_from_disk(str(export))["train"]
+    names = sorted(set(train["source"]))
+    sampler = FrontierSampler.from_dataset(
+        train, batch_size=4, seed=0, score="learnability-low", explore=0.25, candidates=2,
+        mixer=make_mixer("advantage-bandit", len(names), names=names, seed=0),
+    )  # fmt: skip
+    model, tok = _char_model()
+
+    def reward(completions, problem_id, **kw):  # depends on the problem, so groups differ
+        return [float((zlib.crc32(p.encode()) + i) % 3 == 0) for i, p in enumerate(problem_id)]
+
+    args = trl.GRPOConfig(
+        output_dir=str(out / "run"), per_device_train_batch_size=4, num_generations=2,
+        max_completion_length=4, max_steps=4, report_to=[], use_cpu=True, seed=0,
+        disable_tqdm=True, logging_steps=100, save_strategy="steps", save_steps=2,
+    )  # fmt: skip
+    tr = MixerGRPOTrainer(
+        model=model, reward_funcs=reward, args=args, train_dataset=train,
+        processing_class=tok, sampler=sampler,
+    )  # fmt: skip
+    sampler.set_scorer(tr.reference_scorer())
+    rank = tr.accelerator.process_index
+    record: dict = {"rank": rank, "draws": [], "steps": []}
+    next_batch, calc = sampler.next_batch, tr._calculate_rewards
+
+    def drawing():
+        idx = next_batch()
+        record["draws"].append({"weights_id": sampler.last_weights_id, "rows": list(map(int, idx))})
+        return idx
+
+    def calculating(inputs, *a, **k):
+        local = [int(x[ROW_KEY]) for x in inputs]
+        wid = inputs[0].get("mixer_weights_id")
+        got = calc(inputs, *a, **k)
+        record["steps"].append(
+            {
+                "weights_id": wid,
+                "local_rows": local,
+                "mixer": _digest(tr.mixer.state_dict()),
+                "sampler": _digest(sampler.state_dict()),
+                "weights": tr.mixer.weights().tolist(),
+                "scored": sampler.ledger["scored_prompts"],
+                "policy": float(sum(p.double().sum() for p in tr.model.parameters())),
+                "draw_state": _draw_state(sampler),
+            }
+        )
+        return got
+
+    sampler.next_batch, tr._calculate_rewards = drawing, calculating
+    torch.manual_seed(0)
+    np.random.seed(0)
+    tr.train(resume_from_checkpoint=resume)
+    (out / f"rank{rank}.json").write_text(json.dumps(record))
+
+
+if __name__ == "__main__":
+    main()
