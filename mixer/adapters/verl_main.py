@@ -70,6 +70,25 @@ def _host_cpus(config: DictConfig) -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _missing_micro_batches(config: DictConfig) -> list[str]:
+    """The `*_micro_batch_size_per_gpu` settings verl will assert on, none of them given."""
+    if OmegaConf.select(config, "actor_rollout_ref.actor.use_dynamic_bsz"):
+        return []
+    passes = [
+        "actor_rollout_ref.actor.ppo_micro_batch_size",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size",
+    ]
+    if OmegaConf.select(config, "algorithm.use_kl_in_reward") or OmegaConf.select(
+        config, "actor_rollout_ref.actor.use_kl_loss"
+    ):
+        passes.append("actor_rollout_ref.ref.log_prob_micro_batch_size")
+    return [
+        f"{k}_per_gpu"
+        for k in passes
+        if OmegaConf.select(config, k) is None and OmegaConf.select(config, f"{k}_per_gpu") is None
+    ]
+
+
 def check_config(config: DictConfig, cpus: int | None = None) -> None:
     """Refuse a configuration that would train without mixing, mix what it cannot credit, or hang
     or crash inside verl before the first step (`cpus`: the CPUs Ray schedules on; default
@@ -112,6 +131,14 @@ def check_config(config: DictConfig, cpus: int | None = None) -> None:
                 f"transfer_queue.backend.SimpleStorage.num_data_storage_units={max(1, cpus - 1)} "
                 "(or run the legacy trainer: trainer.use_v1=false)"
             )
+
+    missing = _missing_micro_batches(config)
+    if missing:
+        raise ConfigError(
+            "verl needs a micro-batch size for each pass it runs (its validate_config asserts one "
+            "at a time); add " + " ".join(f"{k}=2" for k in missing) + " (any size dividing the "
+            "mini-batch), or actor_rollout_ref.actor.use_dynamic_bsz=true"
+        )
 
 
 def _with_mixer_dataset(config: DictConfig) -> None:

@@ -90,6 +90,8 @@ def _config(verl_export: Path, *overrides: str):
                 "data.custom_cls.name=MixerRLHFDataset",
                 "+data.sampler.mixer=advantage-bandit",
                 "+data.sampler.source_key=difficulty_bucket",
+                "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+                "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
                 f"reward.custom_reward_function.path={ROOT / 'filters/reward/trainer_rewards.py'}",
                 "reward.custom_reward_function.name=compute_score",
                 *overrides,
@@ -463,3 +465,58 @@ def test_a_frontier_sampler_of_the_build_is_refused_for_the_verl_export(verl_exp
     right = FrontierSampler.from_dataset(train.dataframe, batch_size=6, group_by="data_source",
                                          difficulty_column=None, std_column=None)  # fmt: skip
     MixerCurriculumSampler(train, config.data, sampler=right)
+
+
+def _documented_command() -> list[str]:
+    """The overrides of the `python -m mixer.adapters.verl_main` command in docs/mixer.md."""
+    import re
+    import shlex
+
+    text = (ROOT / "docs" / "mixer.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    (block,) = [b for b in blocks if "python -m mixer.adapters.verl_main" in b]
+    command = block[block.index("python -m mixer.adapters.verl_main") :].replace("\\\n", " ")
+    rewards = str(ROOT / "filters" / "reward" / "trainer_rewards.py")
+    command = re.sub(r"\$\(python -c \"[^\"]*\"\)", rewards, command)
+    return shlex.split(command.strip())[3:]
+
+
+def test_the_documented_verl_command_is_accepted_by_us_and_by_verl(verl_export) -> None:
+    """The command in docs/mixer.md, composed with verl's config: our checks and verl's own
+    `validate_config` accept it (verl asserts on each missing micro-batch size, which the command
+    must therefore give, and our check names them all at once)."""
+    from hydra import compose, initialize_config_dir
+    from verl.trainer import main_ppo
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
+
+    from mixer.adapters.verl_main import ConfigError, _with_mixer_dataset, check_config
+
+    overrides = [
+        f"data.train_files={verl_export / 'train.parquet'}" if o.startswith("data.train_files=")
+        else f"data.val_files={verl_export / 'test.parquet'}" if o.startswith("data.val_files=")
+        else o
+        for o in _documented_command()
+    ]  # fmt: skip
+    assert any(o.startswith("actor_rollout_ref.model.path=") for o in overrides)
+    config_dir = os.path.join(os.path.dirname(main_ppo.__file__), "config")
+
+    def composed(*extra: str):
+        with initialize_config_dir(config_dir=config_dir, version_base=None):
+            return compose("ppo_trainer", overrides=[*overrides, *extra])
+
+    check_config(composed(), cpus=16)
+    config = composed()
+    _with_mixer_dataset(config)
+    validate_config(config, need_reference_policy(config), need_critic(config))
+    # one missing micro-batch size: refused with its name, not verl's assertion later
+    with pytest.raises(ConfigError, match=r"ppo_micro_batch_size_per_gpu=2 "):
+        check_config(composed("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=null"), cpus=16)
+    with pytest.raises(ConfigError, match="ref.log_prob_micro_batch_size_per_gpu"):
+        check_config(
+            composed(
+                "actor_rollout_ref.actor.use_kl_loss=true",
+                "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=null",
+            ),
+            cpus=16,
+        )
