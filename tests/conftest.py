@@ -24,3 +24,17 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is absent")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory) -> Path:
+    """`codemix build --out OUT --workers 2` of the embedded demo corpus, made once per session.
+    Read it only: a test that changes a build copies it first (`shutil.copytree`)."""
+    from typer.testing import CliRunner
+
+    from curation.cli import app
+
+    out = tmp_path_factory.mktemp("demo-build") / "demo"
+    r = CliRunner().invoke(app, ["build", "--out", str(out), "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    return out

@@ -175,13 +175,15 @@ def _python_example(section: str) -> str:
     return block[start : block.index("```", start)]
 
 
-def test_the_mixing_example_runs_on_the_demo_build_and_stops(tmp_path, monkeypatch):
+def test_the_mixing_example_runs_on_the_demo_build_and_stops(demo_build, tmp_path, monkeypatch):
     """The README's training loop, with a real (tiny) model: it ends by itself after `num_steps`
     (an example that draws forever is a trap) and the mixer learns from every step."""
+    import shutil
+
     import torch
 
     monkeypatch.chdir(tmp_path)
-    assert runner.invoke(app, ["build", "--out", "out/demo"]).exit_code == 0
+    shutil.copytree(demo_build, tmp_path / "out" / "demo")  # `codemix build --out out/demo`
     code = _python_example("## Mixing sources during training")
     steps = int(re.search(r"num_steps=(\d+)", code).group(1))
     code = code.replace(f"num_steps={steps}", "num_steps=12")  # the same loop, shorter

@@ -22,12 +22,9 @@ SPLITS = {"none": [], "split": ["--split", "test=0.2"], "by-source": ["--split-b
           "by-type": ["--split-by", "test_type"]}  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("demo") / "out"
-    r = runner.invoke(app, ["build", "--out", str(out), "--workers", "2"])
-    assert r.exit_code == 0, r.output
-    return out
+@pytest.fixture
+def demo(demo_build) -> Path:
+    return demo_build
 
 
 def readme_loader(fmt: str) -> str:

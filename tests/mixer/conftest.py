@@ -11,18 +11,17 @@ CLI = [sys.executable, "-c", "from curation.cli import main; main()"]
 
 
 @pytest.fixture(scope="session")
-def demo_trl(tmp_path_factory):
+def demo_trl(demo_build, tmp_path_factory):
     """(build directory, TRL export directory): the demo build and its `codemix export --format trl
     --split test=0.2` (36 train rows of 45), made once per session."""
     root = tmp_path_factory.mktemp("demo-trl")
-    subprocess.run([*CLI, "build", "--out", str(root / "demo")], check=True, capture_output=True)
     subprocess.run(
-        [*CLI, "export", str(root / "demo"), "--format", "trl", "--out", str(root / "trl"),
+        [*CLI, "export", str(demo_build), "--format", "trl", "--out", str(root / "trl"),
          "--split", "test=0.2"],
         check=True,
         capture_output=True,
     )  # fmt: skip
-    return root / "demo", root / "trl"
+    return demo_build, root / "trl"
 
 
 @pytest.fixture

@@ -151,7 +151,7 @@ def test_each_generation_batch_is_credited_to_the_weights_that_drew_it(tmp_path)
     assert mixer.weights()[names.index("mid")] > 0.5
 
 
-def test_codemix_rewards_and_mixer_in_grpo_on_a_trl_export(tmp_path) -> None:
+def test_codemix_rewards_and_mixer_in_grpo_on_a_trl_export(demo_build, tmp_path) -> None:
     """`codemix export --format trl` of the demo build, mixed by `difficulty_bucket`, with our
     `trl_correctness_reward` graded in TRL's loop next to a signal only bucket 0 gets."""
     import subprocess
@@ -165,10 +165,7 @@ def test_codemix_rewards_and_mixer_in_grpo_on_a_trl_export(tmp_path) -> None:
 
     cli = [sys.executable, "-c", "from curation.cli import main; main()"]
     subprocess.run(
-        [*cli, "build", "--out", str(tmp_path / "demo")], check=True, capture_output=True
-    )
-    subprocess.run(
-        [*cli, "export", str(tmp_path / "demo"), "--format", "trl", "--out", str(tmp_path / "trl")],
+        [*cli, "export", str(demo_build), "--format", "trl", "--out", str(tmp_path / "trl")],
         check=True,
         capture_output=True,
     )

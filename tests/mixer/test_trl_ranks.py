@@ -26,19 +26,23 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _launch(export: Path, out: Path, resume: Path | None = None) -> list[dict]:
+def _launch(export: Path, out: Path) -> dict[str, list[dict]]:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "ACCELERATE_USE_CPU": "true"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
            "--master_addr", "127.0.0.1", "--master_port", str(_free_port()),
-           str(SCRIPT), str(export), str(out)] + ([str(resume)] if resume else [])  # fmt: skip
+           str(SCRIPT), str(export), str(out)]  # fmt: skip
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
-    return [json.loads((out / f"rank{r}.json").read_text()) for r in (0, 1)]
+    return {
+        run: [json.loads((out / run / f"rank{r}.json").read_text()) for r in (0, 1)]
+        for run in ("full", "resumed")
+    }
 
 
 def test_two_ranks_hold_one_mixer_and_split_one_drawn_batch_and_resume_exactly(demo_trl, tmp_path):
     _, export = demo_trl
-    ranks = _launch(export, tmp_path / "full")
+    runs = _launch(export, tmp_path)
+    ranks = runs["full"]
     r0, r1 = ranks
     assert r0["draws"] == r1["draws"]  # the same draws on both ranks
     drawn = {d["weights_id"]: d["rows"] for d in r0["draws"]}
@@ -56,7 +60,7 @@ def test_two_ranks_hold_one_mixer_and_split_one_drawn_batch_and_resume_exactly(d
     # What the sampler fitted on the scorer's signals is as exact as the policy it reads, and
     # the trainer's own resume does not restore the policy bit for bit: only where the policy
     # agrees must that part agree too.
-    resumed = _launch(export, tmp_path / "resumed", tmp_path / "full" / "run" / "checkpoint-2")
+    resumed = runs["resumed"]
     for full, again in zip(ranks, resumed, strict=True):
         assert again["draws"] == full["draws"][len(full["draws"]) - len(again["draws"]) :]
         for a, b in zip(full["steps"][2:], again["steps"], strict=True):

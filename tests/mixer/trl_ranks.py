@@ -1,9 +1,11 @@
-"""Run by `tests/mixer/test_trl_ranks.py` under `accelerate launch --num_processes 2 --cpu`: a short
+"""Run by `tests/mixer/test_trl_ranks.py` on two processes (torch.distributed, gloo, CPU): a short
 `MixerGRPOTrainer` run with a `FrontierSampler` scored by the policy, recording on every rank, after
 every generation batch, a digest of the mixer's and the sampler's state and the rows this rank
-received, and on every draw the rows drawn. Writes `OUT/rank<R>.json`.
+received, and on every draw the rows drawn; then the same run resumed from its checkpoint after
+step 2. Writes `OUT/full/rank<R>.json` and `OUT/resumed/rank<R>.json`.
 
-    accelerate launch --cpu --num_processes 2 tests/mixer/trl_ranks.py TRL_EXPORT OUT [CHECKPOINT]
+    ACCELERATE_USE_CPU=true python -m torch.distributed.run --nproc_per_node 2 \
+        tests/mixer/trl_ranks.py TRL_EXPORT OUT
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ def _draw_state(sampler) -> str:
     return _digest({**{k: v for k, v in st.items() if k != "problems"}, "problems": problems})
 
 
-def main() -> None:
+def run(export: Path, out: Path, resume: str | None) -> None:
+    """One run of 4 steps on this rank, recorded to `out/rank{r}.json`."""
     from datasets import load_from_disk
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -40,8 +43,6 @@ def main() -> None:
     from mixer.adapters.trl import MixerGRPOTrainer
     from tests.mixer.test_trainer_seams import _char_model
 
-    export, out = Path(sys.argv[1]), Path(sys.argv[2])
-    resume = sys.argv[3] if len(sys.argv) > 3 else None
     train = load_from_disk(str(export))["train"]
     names = sorted(set(train["source"]))
     sampler = FrontierSampler.from_dataset(
@@ -95,6 +96,14 @@ def main() -> None:
     np.random.seed(0)
     tr.train(resume_from_checkpoint=resume)
     (out / f"rank{rank}.json").write_text(json.dumps(record))
+
+
+def main() -> None:
+    """The uninterrupted run, then (in the same processes, to pay for one start) the run resumed
+    from its checkpoint after step 2."""
+    export, out = Path(sys.argv[1]), Path(sys.argv[2])
+    run(export, out / "full", None)
+    run(export, out / "resumed", str(out / "full" / "run" / "checkpoint-2"))
 
 
 if __name__ == "__main__":
