@@ -210,13 +210,16 @@ class FrontierSampler(ProblemSampler):
         sampler = cast(
             "FrontierSampler", super().from_dataset(dataset, batch_size, group_by=group_by, **kw)
         )
-        cols = {c: dataset_column(dataset, c) for c in (difficulty_column, std_column) if c}
-        for col, values in cols.items():
-            if values is None:
-                raise UserError(
-                    f"the dataset has no column {col!r} (pass difficulty_column=None to sample "
-                    "without a prior)"
-                )
+        cols: dict[str, list] = {}
+        for col in (difficulty_column, std_column):
+            if col:
+                values = dataset_column(dataset, col)
+                if values is None:
+                    raise UserError(
+                        f"the dataset has no column {col!r} (pass difficulty_column=None to "
+                        "sample without a prior)"
+                    )
+                cols[col] = values
         if difficulty_column is not None:
             try:
                 d = np.array([np.nan if x is None else float(x) for x in cols[difficulty_column]])
