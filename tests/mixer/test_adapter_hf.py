@@ -119,3 +119,42 @@ def test_trainer_mixes_by_loss_and_resumes_exactly(tmp_path) -> None:
         h["counts"] for h in mixer.history
     ]
     assert tr2.mixed_sampler.state_dict()["rng"] == tr.mixed_sampler.state_dict()["rng"]
+
+
+def test_a_sampler_of_other_rows_is_refused_and_acodm_hears_max_steps(tmp_path, caplog) -> None:
+    """The HF seams: a sampler grouped by another labelling of the rows is refused by its grouping
+    column before training; a matching one tells ACODM the run's `max_steps` at the first step
+    and logs the start-up line."""
+    import logging
+
+    from datasets import Dataset
+
+    from mixer.rows import RowMismatch
+
+    tr = _trainer(tmp_path / "ok", max_steps=6)
+    ds, labels = _data()
+    with_labels = ds.add_column("source", labels)
+    flipped = with_labels.map(lambda r: {"source": "noisy" if r["source"] == "easy" else "easy"})
+    sampler = MixedSampler.from_dataset(with_labels, 4, mixer=make_mixer("acodm", 2), seed=0)
+    with pytest.raises(RowMismatch, match="another 'source'"):
+        MixerTrainer(model=tr.model, args=tr.args, train_dataset=flipped, sampler=sampler)
+    with pytest.raises(RowMismatch, match="up to 39 but train_dataset has 20 rows"):
+        MixerTrainer(
+            model=tr.model, args=tr.args, train_dataset=Dataset.from_dict(ds[:20]), sampler=sampler
+        )
+    from transformers import default_data_collator
+
+    trainer = MixerTrainer(
+        model=tr.model, args=tr.args, train_dataset=with_labels.remove_columns("source"),
+        data_collator=default_data_collator, sampler=sampler,
+    )  # fmt: skip
+    logger = logging.getLogger("codemix.mixer")
+    logger.addHandler(caplog.handler)
+    try:
+        trainer.train()
+    finally:
+        logger.removeHandler(caplog.handler)
+    assert sampler.mixer.horizon == 6 and sampler.mixer.horizon_origin.startswith("HF Trainer")
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("mixing with acodm over 2 sources (easy 20, noisy 20)" in x for x in lines), lines
+    assert not any("assuming horizon" in x for x in lines)  # no guess: the length was told

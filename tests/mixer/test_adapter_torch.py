@@ -89,3 +89,22 @@ def test_per_source_sketches_match_per_source_gradients() -> None:
         [per[src == 0].mean().item(), per[src == 1].mean().item()],
         atol=1e-6,
     )
+
+
+def test_mixed_dataloader_tells_acodm_num_steps_and_logs_its_start(caplog) -> None:
+    """A plain loop's run length reaches ACODM (its warm-up is 5% of it, not of 1000)."""
+    import logging
+
+    from mixer import make_mixer
+    from mixer.adapters.torch import mixed_dataloader
+
+    data = {"a": list(range(30)), "b": list(range(30, 60))}
+    logger = logging.getLogger("codemix.mixer")
+    logger.addHandler(caplog.handler)
+    try:
+        mixer = make_mixer("acodm", 2, names=list(data))
+        _, sampler = mixed_dataloader(data, batch_size=4, mixer=mixer, num_steps=40)
+    finally:
+        logger.removeHandler(caplog.handler)
+    assert (mixer.horizon, mixer.warmup, mixer.horizon_origin) == (40, 2, "num_steps")
+    assert "mixed_dataloader: mixing with acodm over 2 sources (a 30, b 30)" in caplog.text
