@@ -41,7 +41,7 @@ def _time(sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generat
         r = (rng.random(rep.size) < p[rep]).astype(float)
         t2 = time.perf_counter()
         if isinstance(sampler, ProblemSampler):
-            sampler.update(rep, r, weights_id=sampler.last_weights_id, group_size=group)
+            sampler.learn(rep, r, weights_id=sampler.last_weights_id, group_size=group)
         else:
             fb = feedback_from_rewards(
                 r, np.repeat(sampler.last_sources, group), len(sampler.names)

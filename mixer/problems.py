@@ -240,22 +240,28 @@ class ProblemSampler(MixedSampler):
         self.ledger["discarded_rollouts"] += int((~out.keep).sum())
         return out
 
-    def update(
+    def learn(  # type: ignore[override]  # returns what it kept; the mixer-only source returns None
         self,
-        problems: Sequence[int] | np.ndarray,
+        rows: Sequence[int] | np.ndarray,
         rewards: Sequence[float] | np.ndarray,
+        *,
         weights_id: WeightsId | None = None,
         group_ids: Sequence[object] | np.ndarray | None = None,
         group_size: int | None = None,
+        advantages: Sequence[float] | np.ndarray | None = None,  # noqa: ARG002
+        pass_threshold: float | None = None,  # noqa: ARG002
         **feedback: Any,
     ) -> GroupOutcome:
         """`observe`, then feed the source mixer the batch's per-source reward, pass rate and
-        |advantage| (`feedback_from_rewards`), credited to `weights_id`. Extra keywords (e.g.
-        `loss`, `grad_sketch`, `dev_loss`) go into that `Feedback`."""
+        |advantage| (`feedback_from_rewards`), credited to `weights_id`; returns which groups to
+        train on. Advantages are the groups' own (GRPO-style) and a pass is the top of
+        `reward_range`, whatever a trainer passes as `advantages` / `pass_threshold` (the
+        arguments of `BatchSource.learn`). Extra keywords (e.g. `loss`, `grad_sketch`, `dev_loss`)
+        go into that `Feedback`."""
         out = self.observe(
-            problems, rewards, weights_id=weights_id, group_ids=group_ids, group_size=group_size
+            rows, rewards, weights_id=weights_id, group_ids=group_ids, group_size=group_size
         )
-        p = np.asarray(problems, dtype=np.int64).reshape(-1)
+        p = np.asarray(rows, dtype=np.int64).reshape(-1)
         raw = np.asarray(rewards, dtype=np.float64).reshape(-1)
         n = len(self.names)
         fb = feedback_from_rewards(
@@ -271,6 +277,34 @@ class ProblemSampler(MixedSampler):
         self.mixer.update(dataclasses.replace(fb, **feedback) if feedback else fb)
         return out
 
+    def update(
+        self,
+        problems: Sequence[int] | np.ndarray,
+        rewards: Sequence[float] | np.ndarray,
+        weights_id: WeightsId | None = None,
+        group_ids: Sequence[object] | np.ndarray | None = None,
+        group_size: int | None = None,
+        **feedback: Any,
+    ) -> GroupOutcome:
+        """The former name of `learn` (`update` now means a mixer's `update(feedback)` only);
+        deprecated, removed in 0.3."""
+        import warnings
+
+        warnings.warn(
+            f"{type(self).__name__}.update(problems, rewards, ...) is deprecated (removed in 0.3): "
+            "call learn(problems, rewards, weights_id=..., group_size=...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.learn(
+            problems,
+            rewards,
+            weights_id=weights_id,
+            group_ids=group_ids,
+            group_size=group_size,
+            **feedback,
+        )
+
     @property
     def drops_groups(self) -> bool:
         """Whether this sampler tells the trainer to drop some groups after rollout (DAPO, the
@@ -281,11 +315,15 @@ class ProblemSampler(MixedSampler):
         """What the sampler learnt from rewards (the ledger and the subclass state), without the draw
         position: for trainers whose loader snapshots the sampler when it draws, before the rewards
         of that batch arrive (verl), to be saved at checkpoint time and restored after the loader."""
-        return to_state({"ledger": dict(self.ledger), "sampler": self._state()})
+        own = to_state({"ledger": dict(self.ledger), "sampler": self._state()})
+        return {**super().learnt_state(), **own}
 
     def load_learnt_state(self, state: Mapping[str, Any]) -> None:
-        """Restore `learnt_state()` (after the loader restored the draw position)."""
-        st = from_state(dict(state))
+        """Restore `learnt_state()` (after the loader restored the draw position); a state saved
+        without the mixer's (before 0.2) restores the problems' part only."""
+        if "mixer" in state:
+            super().load_learnt_state(state)
+        st = from_state({k: v for k, v in state.items() if k in ("ledger", "sampler")})
         self.ledger = {k: int(st["ledger"].get(k, 0)) for k in LEDGER_KEYS}
         self._load_state(st["sampler"])
 

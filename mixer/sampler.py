@@ -22,7 +22,14 @@ __all__ = ["BatchSource", "DrawnIndex", "MixedSampler", "stochastic_round", "Mix
 class BatchSource(Protocol):
     """A batch sampler the trainer adapters can drive: `next_batch()` draws one batch of row
     indices and sets `last_weights_id` to the id (from `mixer.issue()`) of the weights that drew it;
-    `source_of` maps rows to source ids in `range(len(names))`; `mixer` receives the feedback."""
+    `source_of` maps rows to source ids in `range(len(names))`; `learn` takes what a trainer has
+    after a step (each completion's row and reward, its group, the weights id that drew the batch)
+    and is the one call the adapters make; `drops_groups` says whether the source asks the trainer
+    to drop groups after rollout; `learnt_state` is what it learnt from rewards, without the draw
+    position (for loaders that snapshot the sampler when they draw)."""
+
+    @property
+    def drops_groups(self) -> bool: ...
 
     batch_size: int
     names: list[str]
@@ -31,11 +38,47 @@ class BatchSource(Protocol):
 
     def next_batch(self) -> list[int]: ...
 
-    def source_of(self, indices: Sequence[int]) -> np.ndarray: ...
+    def source_of(self, indices: Sequence[int] | np.ndarray) -> np.ndarray: ...
+
+    def learn(
+        self,
+        rows: Sequence[int] | np.ndarray,
+        rewards: Sequence[float] | np.ndarray,
+        *,
+        weights_id: Any = None,
+        group_ids: Sequence[object] | np.ndarray | None = None,
+        group_size: int | None = None,
+        advantages: Sequence[float] | np.ndarray | None = None,
+        pass_threshold: float = 1.0,
+    ) -> Any: ...
 
     def state_dict(self) -> dict: ...
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None: ...
+
+    def learnt_state(self) -> dict: ...
+
+    def load_learnt_state(self, state: Mapping[str, Any]) -> None: ...
+
+
+#: Marks a `learnt_state()` (a checkpoint file may hold one, or, written before it, a mixer state).
+LEARNT_FORMAT_KEY, LEARNT_FORMAT = "format", "codemix.learnt/1"
+
+
+def _group_ids(
+    rows: np.ndarray, group_ids: Sequence[object] | np.ndarray | None, group_size: int | None
+) -> np.ndarray:
+    """One group id per completion: given, `group_size` consecutive completions each, else its row."""
+    if group_ids is not None:
+        g = np.asarray(group_ids, dtype=object).reshape(-1)
+        if g.size != rows.size:
+            raise ValueError(f"{g.size} group ids for {rows.size} completions")
+        return g
+    if group_size is not None:
+        if group_size < 1 or rows.size % group_size:
+            raise ValueError(f"{rows.size} completions are not groups of {group_size}")
+        return np.arange(rows.size) // group_size
+    return rows
 
 
 class DrawnIndex(int):
@@ -325,7 +368,7 @@ class MixedSampler:
             line += f"; horizon {horizon} updates ({getattr(self.mixer, 'horizon_origin', '?')})"
         return line
 
-    def source_of(self, indices: Sequence[int]) -> np.ndarray:
+    def source_of(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:
         """The source id of each global index."""
         lookup = getattr(self, "_lookup", None)
         if lookup is None:
@@ -335,6 +378,55 @@ class MixedSampler:
                 lookup[g] = s
             self._lookup = lookup
         return lookup[np.asarray(indices, dtype=np.int64)]
+
+    # ---- learning --------------------------------------------------------------------------
+    @property
+    def drops_groups(self) -> bool:
+        """Whether the trainer must drop some groups after rollout (only problem filters do)."""
+        return False
+
+    def learn(
+        self,
+        rows: Sequence[int] | np.ndarray,
+        rewards: Sequence[float] | np.ndarray,
+        *,
+        weights_id: Any = None,
+        group_ids: Sequence[object] | np.ndarray | None = None,
+        group_size: int | None = None,
+        advantages: Sequence[float] | np.ndarray | None = None,
+        pass_threshold: float = 1.0,
+        **feedback: Any,
+    ) -> None:
+        """One step's outcome, as a trainer has it: each completion's row (the index this sampler
+        drew), its reward, its group (`group_ids`, or `group_size` consecutive completions per
+        prompt; default one group per row), optionally its advantage (default GRPO-style from the
+        groups), and the id of the weights that drew the batch. Feeds the mixer the per-source
+        reward, pass rate (reward >= `pass_threshold`) and |advantage|, counted in groups. Extra
+        keywords (`loss`, `dev_loss`, `grad_sketch`, ...) go into that `Feedback`."""
+        import dataclasses
+
+        from mixer.feedback import feedback_from_rewards
+
+        r = np.asarray(rows, dtype=np.int64).reshape(-1)
+        groups = _group_ids(r, group_ids, group_size)
+        fb = feedback_from_rewards(
+            np.asarray(rewards, dtype=np.float64).reshape(-1),
+            self.source_of(r),
+            len(self.names),
+            group_ids=groups,
+            advantages=advantages,
+            pass_threshold=pass_threshold,
+            weights_id=weights_id,
+        )
+        self.mixer.update(dataclasses.replace(fb, **feedback) if feedback else fb)
+
+    def learnt_state(self) -> dict:
+        """What the sampler learnt from rewards, without its draw position: the mixer's state."""
+        return {LEARNT_FORMAT_KEY: LEARNT_FORMAT, "mixer": self.mixer.state_dict()}
+
+    def load_learnt_state(self, state: Mapping[str, Any]) -> None:
+        """Restore `learnt_state()` (after a loader restored its own snapshot of the draw position)."""
+        self.mixer.load_state_dict(state["mixer"])
 
     # ---- checkpointing ----------------------------------------------------------------------
     def state_dict(self) -> dict:

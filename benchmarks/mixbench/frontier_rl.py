@@ -244,7 +244,7 @@ def grpo_train(
                 ans = torch.multinomial(probs, 1, generator=gen).squeeze(1).numpy()
                 r = (ans == ref[rep]).astype(np.float64)
                 with t_sampler:
-                    out = sampler.update(rep, r, weights_id=wid, group_size=G)
+                    out = sampler.learn(rep, r, weights_id=wid, group_size=G)
                 rollouts += len(r)
                 groups += out.n_groups
                 zero += int(out.zero_advantage.sum())

@@ -3,8 +3,8 @@ subclass that draws batches with a mixer and measures per-source language-model 
 
 `MixerCallback(sampler)` works with any Trainer: call `callback.push(feedback)` from your own
 `compute_loss` (once per micro-batch, with `weights_id` from the rows' `mixer_weights_id`, see
-`DrawnRows`), or for a `ProblemSampler` `callback.push_rewards(rows, rewards, weights_id)`; at
-`on_step_end` the pushed feedback is merged and given to the mixer (or to `sampler.update`), and `on_save`
+`DrawnRows`), or for rewards `callback.push_rewards(rows, rewards, weights_id)`; at `on_step_end`
+the pushed feedback is merged and given to the mixer (rewards: to `sampler.learn`), and `on_save`
 writes the sampler state into the checkpoint. `MixerTrainer` does all of this for causal language
 models: batches come from the sampler, each row carries its row index and the weights id that drew
 it (so workers and look-ahead do not shift the credit), per-sample losses are averaged per source
@@ -15,13 +15,14 @@ Tested single-process only.
 from __future__ import annotations
 
 import os
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import torch
 from transformers import Trainer, TrainerCallback
 
 from mixer.adapters.torch import (
+    MIXER_STATE_FILE,
     ROW_KEY,
     WEIGHTS_ID_KEY,
     DrawnRows,
@@ -29,7 +30,6 @@ from mixer.adapters.torch import (
     start_run,
 )
 from mixer.feedback import Feedback, weights_id_of
-from mixer.problems import ProblemSampler
 from mixer.rows import check_rows
 from mixer.sampler import MixedSampler
 
@@ -40,8 +40,6 @@ __all__ = [
     "causal_lm_sample_loss",
     "MIXER_STATE_FILE",
 ]
-
-MIXER_STATE_FILE = "mixer_state.pt"
 
 
 def _id_shares(fb: Feedback) -> dict[int, float]:
@@ -119,12 +117,10 @@ class MixerCallback(TrainerCallback):
         weights_id: int | None = None,
         group_ids: Any = None,
     ) -> None:
-        """For a `ProblemSampler`, instead of `push`: one micro-batch's row (`mixer_row`) and reward
+        """Instead of `push` (rewards, not losses): one micro-batch's row (`mixer_row`) and reward
         per completion, the weights id that drew it and, optionally, a group id per completion
         (default: one group per row). At `on_step_end` the step's micro-batches go to
-        `sampler.update` together: one update of the problems and of the mixer per optimizer step."""
-        if not isinstance(self.sampler, ProblemSampler):
-            raise TypeError("push_rewards needs a ProblemSampler; use push(feedback)")
+        `sampler.learn` together: one update of the problems and of the mixer per optimizer step."""
         p = np.asarray(problems, dtype=np.int64).reshape(-1)
         g = p if group_ids is None else np.asarray(group_ids, dtype=object).reshape(-1)
         k = len(self.pending_rewards)
@@ -150,7 +146,7 @@ class MixerCallback(TrainerCallback):
         wid: int | dict[int, float] | None = (
             None if not shares else next(iter(shares)) if len(shares) == 1 else shares
         )
-        cast(ProblemSampler, self.sampler).update(  # push_rewards checked the kind
+        self.sampler.learn(
             np.concatenate([p for p, _, _, _ in items]),
             np.concatenate([r for _, r, _, _ in items]),
             weights_id=wid,

@@ -23,6 +23,7 @@ from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 from mixer.sketch import GradientSketch
 
 __all__ = [
+    "MIXER_STATE_FILE",
     "ROW_KEY",
     "WEIGHTS_ID_KEY",
     "DrawnBatch",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 #: Keys `DrawnRows` adds to a dict example: its row index and the weights id that drew it.
+#: The file a trainer adapter writes into each checkpoint folder with the sampler's state.
+MIXER_STATE_FILE = "mixer_state.pt"
 ROW_KEY = "mixer_row"
 WEIGHTS_ID_KEY = "mixer_weights_id"
 

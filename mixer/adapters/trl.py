@@ -24,6 +24,7 @@ from transformers import TrainerCallback
 from trl import GRPOTrainer
 
 from mixer.adapters.torch import (
+    MIXER_STATE_FILE,
     ROW_KEY,
     WEIGHTS_ID_KEY,
     DrawnRows,
@@ -32,16 +33,13 @@ from mixer.adapters.torch import (
 )
 from mixer.base import Mixer
 from mixer.factory import make_mixer
-from mixer.feedback import feedback_from_rewards, weights_id_of
+from mixer.feedback import weights_id_of
 from mixer.log import logger
-from mixer.problems import ProblemSampler
 from mixer.rows import check_rows
 from mixer.sampler import BatchSource, MixedSampler
 from mixer.scorers import ReferenceLikelihood, dataset_references
 
 __all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE"]
-
-MIXER_STATE_FILE = "mixer_state.pt"
 
 
 class MixerGRPOTrainer(GRPOTrainer):
@@ -86,7 +84,7 @@ class MixerGRPOTrainer(GRPOTrainer):
             sampler = MixedSampler.from_dataset(
                 self.train_dataset, chunk, group_by=source_column, mixer=mixer, seed=self.args.seed
             )
-        elif isinstance(sampler, ProblemSampler) and sampler.drops_groups:
+        elif sampler.drops_groups:
             raise ValueError(
                 f"{type(sampler).__name__} drops groups after rollout and needs a trainer that "
                 "regenerates to refill the batch; TRL's GRPOTrainer trains on every group it "
@@ -183,27 +181,19 @@ class MixerGRPOTrainer(GRPOTrainer):
                     "a training row arrived without its mixer row index: the train loader must "
                     "read rows through DrawnRows (MixerGRPOTrainer.get_train_dataloader)"
                 )
-            sources = self.mixed_sampler.source_of([row for row, _ in drawn])
             rpf = rewards_per_func.detach().float().cpu()
             w = self.reward_weights.detach().float().cpu()
             unscorable = torch.isnan(rpf).all(dim=1)
             rewards = (rpf * w.unsqueeze(0)).nansum(dim=1)
             rewards[unscorable] = float("nan")
-            groups = np.arange(len(sources)) // self.num_generations
             wid = weights_id_of(wid for _, wid in drawn[:: self.num_generations])
-            if isinstance(self.mixed_sampler, ProblemSampler):  # per problem, then the mixer
-                rows = np.array([row for row, _ in drawn], dtype=np.int64)
-                self.mixed_sampler.update(rows, rewards.numpy(), weights_id=wid, group_ids=groups)
-            else:
-                fb = feedback_from_rewards(
-                    rewards.numpy(),
-                    sources,
-                    self.mixer.n_sources,
-                    group_ids=groups,
-                    pass_threshold=self.pass_threshold,
-                    weights_id=wid,
-                )
-                self.mixer.update(fb)
+            self.mixed_sampler.learn(
+                np.array([row for row, _ in drawn], dtype=np.int64),
+                rewards.numpy(),
+                weights_id=wid,
+                group_size=self.num_generations,
+                pass_threshold=self.pass_threshold,
+            )
             self._fed += 1
             for i, name in enumerate(self.mixed_sampler.names):
                 self._metrics["train"][f"mixer/weight/{name}"].append(

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from torch.utils.data import Sampler
 
-from mixer.adapters.torch import ROW_KEY, WEIGHTS_ID_KEY, drawn_fields, start_run
+from mixer.adapters.torch import MIXER_STATE_FILE, ROW_KEY, WEIGHTS_ID_KEY, drawn_fields, start_run
 from mixer.base import Mixer
 from mixer.factory import make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
@@ -39,7 +39,7 @@ from mixer.log import logger
 from mixer.problem_factory import make_problem_sampler
 from mixer.problems import ProblemSampler
 from mixer.rows import ID_COLUMN, check_rows
-from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
+from mixer.sampler import LEARNT_FORMAT, LEARNT_FORMAT_KEY, BatchSource, DrawnIndex, MixedSampler
 
 try:  # verl <= 0.7.x
     from verl.experimental.dataset.sampler import AbstractCurriculumSampler as _Base
@@ -71,8 +71,8 @@ __all__ = [
 ]
 
 #: File the trainer subclasses write next to verl's own checkpoint (`global_step_N/`).
-MIXER_STATE_FILE = "mixer_state.pt"
-#: Same place: what a problem sampler learnt from rewards (`ProblemSampler.learnt_state`).
+#: Where checkpoints written before 0.2 kept a problem sampler's learnt state (read on resume;
+#: now `MIXER_STATE_FILE` holds the sampler's whole `learnt_state()`).
 PROBLEM_STATE_FILE = "problem_sampler_state.pt"
 
 
@@ -251,16 +251,10 @@ def feedback_from_rows(
     )
 
 
-def feedback_from_batch(
-    batch: Any,
-    names: list[str],
-    source_key: str = "data_source",
-    pass_threshold: float = 1.0,
-    source_of: Any = None,
-) -> Feedback:
-    """`feedback_from_rows` for a verl `DataProto` after the advantage step: scores are
-    `batch["token_level_scores"]` summed over tokens, advantages `batch["advantages"]` averaged
-    over `batch["response_mask"]` when present."""
+def _scores_and_advantages(batch: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """A verl `DataProto` after the advantage step: each response's score
+    (`token_level_scores` summed over tokens) and advantage (`advantages` averaged over
+    `response_mask` when present; None before the advantage step)."""
     tb = batch.batch
     scores = tb["token_level_scores"].detach().float().sum(-1).cpu().numpy()
     adv = None
@@ -272,6 +266,19 @@ def feedback_from_batch(
             adv = ((a * m).sum(-1) / m.sum(-1).clamp(min=1.0)).cpu().numpy()
         else:
             adv = a.mean(-1).cpu().numpy()
+    return scores, adv
+
+
+def feedback_from_batch(
+    batch: Any,
+    names: list[str],
+    source_key: str = "data_source",
+    pass_threshold: float = 1.0,
+    source_of: Any = None,
+) -> Feedback:
+    """`feedback_from_rows` for a verl `DataProto` after the advantage step (scores and
+    advantages as `_scores_and_advantages` reads them)."""
+    scores, adv = _scores_and_advantages(batch)
     return feedback_from_rows(
         scores, batch.non_tensor_batch, names, source_key, pass_threshold, adv, source_of
     )
@@ -308,6 +315,9 @@ class MixerCurriculumSampler(_Base):
                 "data.custom_cls.name=MixerRLHFDataset (rows carry the weights id), or "
                 "data.dataloader_num_workers=0"
             )
+        # a sampler given, or a problem-level one configured, learns from each row's score and
+        # needs the rows to carry their index; the default one can also read their source label
+        self.learns_rows = sampler is not None or bool(_get(scfg, "problems", None))
         if sampler is None:
             seed = _get(data_config, "seed")
             seed = 0 if seed is None else int(seed)
@@ -333,18 +343,17 @@ class MixerCurriculumSampler(_Base):
             check_rows(
                 sampler, data_source, where="verl's train dataset", ids=_frame_ids(data_source)
             )
-        if isinstance(sampler, ProblemSampler):
-            if sampler.drops_groups:
-                raise ValueError(
-                    f"{type(sampler).__name__} drops groups after rollout; verl's PPO trainer "
-                    "trains on every group (its DAPO recipe regenerates; not wired here)"
-                )
-            if not self.carries_ids:
-                raise ValueError(
-                    "a problem sampler learns each row's scores and needs the rows to carry their "
-                    "index: set data.custom_cls.path=pkg://mixer.adapters.verl "
-                    "data.custom_cls.name=MixerRLHFDataset"
-                )
+        if sampler.drops_groups:
+            raise ValueError(
+                f"{type(sampler).__name__} drops groups after rollout; verl's PPO trainer "
+                "trains on every group (its DAPO recipe regenerates; not wired here)"
+            )
+        if self.learns_rows and not self.carries_ids:
+            raise ValueError(
+                f"{type(sampler).__name__} learns each row's scores and needs the rows to carry "
+                "their index: set data.custom_cls.path=pkg://mixer.adapters.verl "
+                "data.custom_cls.name=MixerRLHFDataset"
+            )
         self.mixed = sampler
         self.mixer = sampler.mixer
         self.data_source = data_source
@@ -412,32 +421,46 @@ class MixerCurriculumSampler(_Base):
         return fb
 
     def update(self, batch: Any) -> None:
-        """Feed the mixer one step's batch (verl 0.7's trainer calls it after every step); a problem
-        sampler learns each row's score first (`learn_rows`)."""
-        if isinstance(self.mixed, ProblemSampler):
-            scores = batch.batch["token_level_scores"].detach().float().sum(-1).cpu().numpy()
-            self.learn_rows(scores, batch.non_tensor_batch)
-        else:
-            self.mixer.update(self.feedback(batch))
+        """Learn from one step's `DataProto` after the advantage step (verl 0.7's trainer calls it
+        after every step): scores and advantages per response (`learn_rows`)."""
+        scores, advantages = _scores_and_advantages(batch)
+        self.learn_rows(scores, batch.non_tensor_batch, advantages)
 
-    def learn_rows(self, scores: np.ndarray, non_tensor: Mapping[str, Any]) -> None:
-        """A problem sampler's update from one step's responses: the problem of each is its row
-        (`extra_info["mixer_row"]`), its group its `uid`, the weights id the rows'."""
-        if not isinstance(self.mixed, ProblemSampler):
-            raise TypeError("learn_rows needs a ProblemSampler; use update(batch)")
+    def learn_rows(
+        self,
+        scores: np.ndarray,
+        non_tensor: Mapping[str, Any],
+        advantages: np.ndarray | None = None,
+    ) -> None:
+        """One step's responses, one call: `sampler.learn` with each response's row
+        (`extra_info["mixer_row"]`), its group (`uid`), the weights id the rows carry; rows that do
+        not carry their index (verl's own dataset class) give the mixer their source's feedback by
+        their `source_key` label instead."""
         infos = _infos(non_tensor)
-        if len(infos) != len(scores) or not all(ROW_KEY in x for x in infos):
-            raise ValueError(
-                "the batch's extra_info lacks mixer_row: the rows must come from MixerRLHFDataset"
-            )
-        rows = np.array([int(x[ROW_KEY]) for x in infos], dtype=np.int64)
+        carried = len(infos) == len(scores) and bool(infos) and all(ROW_KEY in x for x in infos)
+        if not carried:
+            if self.learns_rows:
+                raise ValueError(
+                    "the batch's extra_info lacks mixer_row: the rows must come from "
+                    "MixerRLHFDataset"
+                )
+            fb = feedback_from_rows(
+                scores, non_tensor, self.mixed.names, self.source_key, self.pass_threshold,
+                advantages,
+            )  # fmt: skip
+            if fb.weights_id is None:
+                fb.weights_id = self.mixed.last_weights_id
+            self.mixer.update(fb)
+            return
         wid = weights_id_of(x.get(WEIGHTS_ID_KEY) for x in infos)
         uid = non_tensor.get("uid")
-        self.mixed.update(
-            rows,
+        self.mixed.learn(
+            np.array([int(x[ROW_KEY]) for x in infos], dtype=np.int64),
             np.asarray(scores, dtype=np.float64),
             weights_id=self.mixed.last_weights_id if wid is None else wid,
             group_ids=None if uid is None else np.asarray(_as_list(uid), dtype=object),
+            advantages=advantages,
+            pass_threshold=self.pass_threshold,
         )
 
     def state_dict(self) -> dict:
@@ -464,9 +487,7 @@ def save_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
     import torch
 
     os.makedirs(path, exist_ok=True)
-    torch.save(sampler.mixer.state_dict(), os.path.join(path, MIXER_STATE_FILE))
-    if isinstance(sampler.mixed, ProblemSampler):
-        torch.save(sampler.mixed.learnt_state(), os.path.join(path, PROBLEM_STATE_FILE))
+    torch.save(sampler.mixed.learnt_state(), os.path.join(path, MIXER_STATE_FILE))
 
 
 def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
@@ -476,9 +497,13 @@ def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
 
     mixer_file = os.path.join(path, MIXER_STATE_FILE)
     if os.path.isfile(mixer_file):
-        sampler.mixer.load_state_dict(torch.load(mixer_file, weights_only=True))
+        state = torch.load(mixer_file, weights_only=True)
+        if state.get(LEARNT_FORMAT_KEY) == LEARNT_FORMAT:
+            sampler.mixed.load_learnt_state(state)
+        else:  # written before 0.2: the mixer's state here, a problem sampler's in its own file
+            sampler.mixer.load_state_dict(state)
     learnt = os.path.join(path, PROBLEM_STATE_FILE)
-    if isinstance(sampler.mixed, ProblemSampler) and os.path.isfile(learnt):
+    if os.path.isfile(learnt):
         sampler.mixed.load_learnt_state(torch.load(learnt, weights_only=True))
 
 
@@ -569,16 +594,13 @@ def feedback_from_tensordict(
 
 
 def feed_tensordict(td: Any, sampler: MixerCurriculumSampler, fields: Iterable[str] = ()) -> None:
-    """The v1 trainer's step feedback: a problem sampler learns each row's score (`learn_rows`),
-    a plain one feeds its mixer `feedback_from_tensordict`."""
-    if not isinstance(sampler.mixed, ProblemSampler):
-        sampler.mixer.update(feedback_from_tensordict(td, sampler, fields))
-        return
+    """The v1 trainer's step: each response's summed `rm_scores` (possibly jagged), `uid` and
+    `extra_info` (and `fields`, source columns kept top-level) to `sampler.learn_rows`."""
     import torch
 
     scores = td["rm_scores"]
     if getattr(scores, "is_nested", False):
         scores = torch.nested.to_padded_tensor(scores, 0.0)
     scores = scores.detach().float().reshape(len(td), -1).sum(-1).cpu().numpy()
-    non_tensor = {k: _as_list(td[k]) for k in ("uid", "extra_info") if k in td.keys()}
+    non_tensor = {k: _as_list(td[k]) for k in ("uid", "extra_info", *fields) if k in td.keys()}
     sampler.learn_rows(scores, non_tensor)

@@ -159,7 +159,7 @@ def test_nan_difficulties_no_prior_one_problem_group_one_and_partial_credit():
         for _ in range(15):  # group size 1, rewards on [-1, 1] with partial credit
             idx = np.asarray(sampler.next_batch())
             r = np.where(idx < 3, 1.0, np.where(idx == 6, 0.5, -1.0))
-            sampler.update(idx, r, weights_id=sampler.last_weights_id)
+            sampler.learn(idx, r, weights_id=sampler.last_weights_id)
         pr = sampler.predicted_pass_rate(range(7))
         assert np.isfinite(pr).all() and np.isfinite(sampler.scores(range(7))).all()
         assert pr[:3].mean() > pr[3:6].mean()

@@ -107,13 +107,21 @@ def test_hf_resume_continues_the_problem_sampler_exactly(tmp_path) -> None:
     )
 
 
-def test_push_rewards_needs_a_problem_sampler(tmp_path) -> None:
+def test_push_rewards_feeds_a_plain_sampler_through_the_same_learning_call(tmp_path) -> None:
+    """Rewards pushed for a plain `MixedSampler` reach its mixer as per-source feedback at the
+    step's end (one learning call for every sampler; it needed a ProblemSampler before)."""
+    from types import SimpleNamespace
+
     from mixer import MixedSampler
     from mixer.adapters.hf import MixerCallback
 
     _, labels = _data()
-    cb = MixerCallback(
-        MixedSampler.from_labels(labels, batch_size=4, mixer=make_mixer("uniform", 2))
-    )
-    with pytest.raises(TypeError, match="ProblemSampler"):
-        cb.push_rewards([0], [1.0], 1)
+    sampler = MixedSampler.from_labels(labels, batch_size=4, mixer=make_mixer("uniform", 2))
+    sampler.next_batch()
+    cb = MixerCallback(sampler)
+    rows = np.array([0, 0, 1, 1])  # two completions each of rows 0 ("easy") and 1 ("noisy")
+    cb.push_rewards(rows, [1.0, 0.0, 1.0, 1.0], sampler.last_weights_id, group_ids=rows)
+    cb.on_step_end(None, SimpleNamespace(), None)
+    (h,) = sampler.mixer.history
+    assert h["counts"] == [1.0, 1.0] and h["reward"] == [0.5, 1.0]
+    assert h["pass_rate"] == [0.5, 1.0] and h["weights_id"] == sampler.last_weights_id

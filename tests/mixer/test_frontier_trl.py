@@ -70,7 +70,7 @@ def _recorded(sampler: FrontierSampler) -> tuple[dict, list, list]:
     drawn: dict[int, list[int]] = {}
     fed: list = []
     events: list[tuple[str, int]] = []
-    next_batch, update = sampler.next_batch, sampler.update
+    next_batch, learn = sampler.next_batch, sampler.learn
 
     def rec_next():
         idx = next_batch()
@@ -78,12 +78,12 @@ def _recorded(sampler: FrontierSampler) -> tuple[dict, list, list]:
         events.append(("draw", sampler.last_weights_id))
         return idx
 
-    def rec_update(problems, rewards, weights_id=None, **kw):
+    def rec_learn(problems, rewards, weights_id=None, **kw):
         fed.append((sorted({int(p) for p in problems}), weights_id, np.asarray(rewards)))
         events.append(("feed", weights_id))
-        return update(problems, rewards, weights_id=weights_id, **kw)
+        return learn(problems, rewards, weights_id=weights_id, **kw)
 
-    sampler.next_batch, sampler.update = rec_next, rec_update
+    sampler.next_batch, sampler.learn = rec_next, rec_learn
     return drawn, fed, events
 
 

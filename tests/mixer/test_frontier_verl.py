@@ -14,9 +14,11 @@ import torch
 
 from mixer import FrontierSampler
 from mixer.adapters.verl import (
+    MIXER_STATE_FILE,
     PROBLEM_STATE_FILE,
     MixerCurriculumSampler,
     feed_tensordict,
+    load_sampler_learning,
     mixer_trainer_class,
     tag_row,
 )
@@ -227,7 +229,10 @@ def test_verl_trainer_subclass_saves_and_restores_what_the_sampler_learnt(tmp_pa
         tr.global_steps = step
         tr._update_actor(_rollout(_collate([ds[i] for i in idx]), shuffle=step))
     tr._save_checkpoint()
-    assert os.path.isfile(tmp_path / "global_step_4" / PROBLEM_STATE_FILE)
+    # one file, the sampler's whole learnt state (mixer included)
+    saved = torch.load(tmp_path / "global_step_4" / MIXER_STATE_FILE, weights_only=True)
+    assert saved["format"] == "codemix.learnt/1" and {"mixer", "ledger", "sampler"} <= set(saved)
+    assert not os.path.exists(tmp_path / "global_step_4" / PROBLEM_STATE_FILE)
     s2 = MixerCurriculumSampler(ds, cfg)
     tr2 = Trainer(s2)
     tr2.snapshot, tr2.global_steps = snapshot, 4
@@ -237,3 +242,15 @@ def test_verl_trainer_subclass_saves_and_restores_what_the_sampler_learnt(tmp_pa
         s2.mixed.predicted_pass_rate(np.arange(N)), s.mixed.predicted_pass_rate(np.arange(N))
     )
     assert s2.mixer.history == s.mixer.history
+    # a checkpoint written before 0.2 (the mixer's state, the problems' in a second file) resumes
+    old = tmp_path / "old"
+    old.mkdir()
+    torch.save(s.mixer.state_dict(), old / MIXER_STATE_FILE)
+    torch.save({k: saved[k] for k in ("ledger", "sampler")}, old / PROBLEM_STATE_FILE)
+    s3 = MixerCurriculumSampler(ds, cfg)
+    s3.load_state_dict(snapshot)
+    load_sampler_learning(s3, str(old))
+    assert s3.mixed.ledger == s.mixed.ledger and s3.mixer.history == s.mixer.history
+    np.testing.assert_array_equal(
+        s3.mixed.predicted_pass_rate(np.arange(N)), s.mixed.predicted_pass_rate(np.arange(N))
+    )
