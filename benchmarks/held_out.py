@@ -3,8 +3,9 @@
 LeetCodeDataset has two solutions per problem: `completion` (A) and the code of `response` (B).
 Since B is a reference during amplification, B passing the amplified suite shows nothing. This
 benchmark uses a third solution (C) per problem, written for this project without reading A or
-B, in `benchmarks/data/leetcode_third/<task_id>.py`, for a sample of the problems. C runs after
-the task's `prompt` (its imports and helpers), as the loader puts A and B after it.
+B, for a sample of the problems: `benchmarks/data/leetcode_third.jsonl`, one JSON object a line,
+`{"task_id", "code"}`, sorted by task id (data, not the project's code; `third_solutions()` reads
+it). C runs after the task's `prompt` (its imports and helpers), as the loader puts A and B after it.
 
 - `sample [--sample 2]`: the sample's task ids. Sample 1: 160 drawn at random with seed 0, plus
   the 40 problems whose B failed an A-only amplified suite in
@@ -41,7 +42,7 @@ from filters.judge_style import comparison_of  # noqa: E402
 from filters.judged import judged_problem  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402
 
-THIRD = REPO / "benchmarks" / "data" / "leetcode_third"
+THIRD = REPO / "benchmarks" / "data" / "leetcode_third.jsonl"
 EARLIER = REPO / "benchmarks" / "results" / "amplify_leetcodedataset_full.json"
 RESULTS = REPO / "benchmarks" / "results" / "amplify_held_out.json"
 RANDOM_N, SEED = 160, 0
@@ -80,16 +81,31 @@ def prompts() -> dict[str, str]:
 
 
 PROMPTS: dict[str, str] = {}
+THIRD_SOLUTIONS: dict[str, str] = {}
+
+
+def third_solutions(path: Path = THIRD) -> dict[str, str]:
+    """task id -> its third solution C (without the prompt), from the JSONL file."""
+    out: dict[str, str] = {}
+    with path.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            d = json.loads(line)
+            if d["task_id"] in out:
+                raise ValueError(f"{path}:{n}: task {d['task_id']!r} appears twice")
+            out[d["task_id"]] = d["code"]
+    return out
 
 
 def third(task_id: str) -> str | None:
     """C after the task's prompt, as the loader puts each reference after it."""
-    p = THIRD / f"{task_id}.py"
-    if not p.exists():
+    if not THIRD_SOLUTIONS:
+        THIRD_SOLUTIONS.update(third_solutions())
+    code = THIRD_SOLUTIONS.get(task_id)
+    if code is None:
         return None
     if not PROMPTS:
         PROMPTS.update(prompts())
-    return PROMPTS.get(task_id, "") + "\n\n" + p.read_text()
+    return PROMPTS.get(task_id, "") + "\n\n" + code
 
 
 def limit_of(r: dict[str, Any]) -> float:
@@ -101,7 +117,7 @@ def cmd_check(rows: dict[str, dict[str, Any]], ids: list[str], sb: Sandbox) -> N
     for i in ids:
         code = third(i)
         if code is None:
-            print(f"{i}: no file {THIRD / (i + '.py')}")
+            print(f"{i}: no third solution in {THIRD}")
             bad += 1
             continue
         r = dict(rows[i], comparison=comparison_of(rows[i]))
@@ -138,7 +154,11 @@ def cmd_measure(rows: dict[str, dict[str, Any]], out: Path, workers: int, which:
                 r = dict(rows[i], comparison=comparison_of(rows[i]))
                 sols = r["solutions"]
                 code_c = third(i)
-                row_out: dict[str, Any] = {"id": i, "has_b": len(sols) > 1, "has_c": code_c is not None}
+                row_out: dict[str, Any] = {
+                    "id": i,
+                    "has_b": len(sols) > 1,
+                    "has_c": code_c is not None,
+                }
                 lim = limit_of(r)
                 ok = {k: c is not None and sb.run(r, c, time_limit_s=lim).verdict == "AC"
                       for k, c in (("B", sols[1] if len(sols) > 1 else None), ("C", code_c))}  # fmt: skip
@@ -188,7 +208,9 @@ def main() -> None:
     ap.add_argument("command", choices=["sample", "check", "measure"])
     ap.add_argument("ids", nargs="*")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--sample", type=int, choices=[1, 2], default=1, help="which sample (see above)")
+    ap.add_argument(
+        "--sample", type=int, choices=[1, 2], default=1, help="which sample (see above)"
+    )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     if not (SHARED / FILES["leetcodedataset"]).exists():

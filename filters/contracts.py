@@ -3,7 +3,8 @@
 `curation` writes these, `filters` judges them and `mixer` reads them, so they live here, at the
 bottom, in a module that imports nothing: importing it loads no sandbox, verify, dedup or
 difficulty, and not even pyarrow until an Arrow schema is first used. The record's field names are
-the canonical JSONL format (DESIGN.md, "The problem record").
+the canonical JSONL format; docs/record.md describes every field, the columns the stages add
+and the rejected row (tests/test_record_doc.py checks it against this module).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RowMismatch", "check_rows", "dataset_column"]
+__all__ = ["ID_COLUMN", "RowMismatch", "check_rows", "dataset_column"]
 
 #: The column that names a problem in codemix's shards and in every export.
 ID_COLUMN = "problem_id"

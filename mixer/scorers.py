@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 __all__ = [
+    "Prompt",
     "ReferenceLikelihood",
     "chat_prompt_ids",
     "dataset_references",
@@ -30,6 +31,7 @@ def _ids(tokenizer: Any, text: str, special: bool) -> list[int]:
     return list(tokenizer(text, add_special_tokens=special)["input_ids"])
 
 
+#: A prompt as the scorers take it: its text (tokenized here), or its token ids.
 Prompt = str | Sequence[int]
 
 

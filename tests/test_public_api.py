@@ -144,12 +144,14 @@ PUBLIC = {
         'valgrind_works',
     ],
     'mixer.scorers': [
+        'Prompt',
         'ReferenceLikelihood',
         'chat_prompt_ids',
         'dataset_references',
         'reference_log_likelihood',
     ],
     'mixer.rows': [
+        'ID_COLUMN',
         'RowMismatch',
         'check_rows',
         'dataset_column',
@@ -172,6 +174,51 @@ def test_public_names_are_pinned_and_importable(module):
     assert sorted(mod.__all__) == PUBLIC[module]
     for name in mod.__all__:
         assert getattr(mod, name) is not None, name
+
+
+def defined_names(source: str) -> set[str]:
+    """Names a module defines itself at top level (functions, classes, assignments, also under
+    `if`/`try`, as `if TYPE_CHECKING:`), not those it imports."""
+    import ast
+
+    names: set[str] = set()
+
+    def walk(body: list) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.If, ast.Try)):
+                walk(node.body)
+                walk(node.orelse)
+                for handler in getattr(node, "handlers", []):
+                    walk(handler.body)
+                walk(getattr(node, "finalbody", []))
+
+    walk(ast.parse(source).body)
+    return names
+
+
+def test_defined_names_sees_what_a_module_defines():
+    source = (
+        "import os\nfrom typing import Any\nif True:\n    LIMIT: int = 3\n"
+        "class Public: pass\ndef helper(): pass\n_private = 1\nA, (B, C) = 1, (2, 3)\n"
+    )
+    assert defined_names(source) == {"LIMIT", "Public", "helper", "_private", "A", "B", "C"}
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC))
+def test_nothing_public_is_left_out_of_all(module):
+    """A name a pinned module defines without a leading underscore is in its `__all__` (the other
+    way of httpx's exported-members test): a helper is `_named`, a public name is pinned."""
+    from pathlib import Path
+
+    mod = importlib.import_module(module)
+    source = Path(mod.__file__).read_text()
+    public = {n for n in defined_names(source) if not n.startswith("_")}
+    assert sorted(public - set(mod.__all__)) == []
 
 
 def test_filters_never_imports_curation_or_mixer():

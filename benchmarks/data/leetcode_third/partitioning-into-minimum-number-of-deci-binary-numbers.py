@@ -1,6 +1,0 @@
-from typing import *
-
-
-class Solution:
-    def minPartitions(self, n: str) -> int:
-        return int(max(n))
