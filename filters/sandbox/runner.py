@@ -52,9 +52,9 @@ def _io_mb(output_bytes: int, program_bytes: int, input_bytes: int) -> int:
     return (2 * output_bytes + 4 * program_bytes + 4 * input_bytes) // (1 << 20) + 2
 
 
-def _native_io_mb(io_mb: int) -> int:
+def _native_io_mb(io_mb: int, compile_output_bytes: int) -> int:
     """A C++ program's runs need room for its compile too: its executable and its messages."""
-    return io_mb + 2 * (cpp.COMPILE_LIMITS.output_bytes >> 20) + 1
+    return io_mb + 2 * (compile_output_bytes >> 20) + 1
 
 
 def default_workers() -> int:
@@ -107,8 +107,11 @@ class Sandbox:
         tolerance: float = DEFAULT_TOLERANCE,
         retries: int = 2,
         hash_seed: int = 0,
+        compile_limits: Limits = cpp.COMPILE_LIMITS,
     ) -> None:
         self.n_workers = workers or default_workers()
+        #: a C++ program's compile: CPU time, memory, output (its executable, its messages)
+        self.compile_limits = compile_limits
         self.time_limit_s = time_limit_s
         self.memory_limit_mb = memory_limit_mb
         self.output_limit_bytes = output_limit_bytes
@@ -143,6 +146,7 @@ class Sandbox:
             tolerance=self.tolerance,
             retries=self.retries,
             hash_seed=hash_seed,
+            compile_limits=self.compile_limits,
         )
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -359,7 +363,7 @@ class Sandbox:
         io_mb = _io_mb(limits.output_bytes, len(code_bytes), max(map(len, inputs)))
         native = lang != "python"
         if native:
-            io_mb = _native_io_mb(io_mb)
+            io_mb = _native_io_mb(io_mb, self.compile_limits.output_bytes)
             failed, _, static = self._compile(w, code_bytes, io_mb)
             if failed is not None:
                 return [Output(failed.status)] * len(inputs)
@@ -520,7 +524,9 @@ class Sandbox:
         longest = max(
             (len(t["input"]) + (len(t["output"]) if checker else 0) for t in test_list), default=0
         )
-        io_mb = _native_io_mb(_io_mb(limits.output_bytes, len(code_bytes), longest))
+        io_mb = _native_io_mb(
+            _io_mb(limits.output_bytes, len(code_bytes), longest), self.compile_limits.output_bytes
+        )
         failed, compile_ms, static = self._compile(w, code_bytes, io_mb)
         if failed is None and static > limits.memory_mb * (1 << 20):
             failed = Outcome(
@@ -561,7 +567,7 @@ class Sandbox:
             io.write(Files.CODE, code)
         except OSError as e:
             raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
-        lim = RunLimits.of(cpp.COMPILE_LIMITS)
+        lim = RunLimits.of(self.compile_limits)
         run = Run(limits=lim, io_mb=io_mb, language="cpp", compiler=command, first=True)
         end = w.call(Op.RUN, run, lim.wall_s + 30.0)
         try:

@@ -32,6 +32,18 @@ OUTPUT = "prog"
 ENV_KEYS = ("PATH", "LANG", "LC_ALL", "HOME", "TMPDIR")
 
 
+#: signals the interpreter ignores (CPython: SIGPIPE and SIGXFSZ), which an executed program would
+#: go on ignoring: a program past its output limit must die of SIGXFSZ, not loop on failed writes
+_IGNORED_BY_PYTHON = (signal.SIGPIPE, signal.SIGXFSZ)
+
+
+def _exec(target: int | str, argv: list[str]) -> None:
+    """Execute with the signals a fresh process has, and an environment of our own."""
+    for sig in _IGNORED_BY_PYTHON:
+        signal.signal(sig, signal.SIG_DFL)
+    os.execve(target, argv, _env())
+
+
 def _env() -> dict[str, str]:
     return {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
 
@@ -102,7 +114,7 @@ def compile_program(iso: isolation.Isolation, req: wire.Run) -> int:
                 os.dup2(fd, i)
             os.closerange(3, 1 << 20)
             drop_privileges(iso, req.limits)
-            os.execve(argv[0], argv, _env())
+            _exec(argv[0], argv)
         finally:
             os._exit(127)
     for fd in (src, out, err):
@@ -166,7 +178,7 @@ def execute(fd: int) -> int:
     """Replace this (confined, unprivileged) child with the program; returns only when the
     kernel refuses it, with the status of a program that could not start."""
     try:
-        os.execve(fd, ["solution"], _env())
+        _exec(fd, ["solution"])
     except OSError as e:
         try:
             os.write(2, f"cannot execute the program: {e}\n".encode())
