@@ -72,10 +72,14 @@ def language_of(name: str | None) -> str:
 
 
 def pch_root() -> Path:
-    """Where precompiled headers are cached: `$CODEMIX_CACHE/gxx-pch`, else the user's cache
-    directory's `codemix/gxx-pch`; made here, since every worker binds it at its start."""
+    """Where precompiled headers are cached: `$CODEMIX_CACHE/gxx-pch`; else, under root (where
+    programs see only the system's directories), `/var/cache/codemix/gxx-pch`, which they see
+    anyway (read-only: root's); else the user's cache directory. Made here, since every worker
+    binds it at its start."""
     if os.environ.get("CODEMIX_CACHE"):
         path = Path(os.environ["CODEMIX_CACHE"]) / "gxx-pch"
+    elif os.geteuid() == 0:
+        path = Path("/var/cache/codemix/gxx-pch")
     else:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         path = Path(base) / "codemix" / "gxx-pch"
