@@ -10,8 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LANGUAGE_FIELDS", "languages_of", "programs_in", "language_counts"]
+__all__ = [
+    "LANGUAGE_FIELDS",
+    "JUDGED_LANGUAGES",
+    "languages_of",
+    "programs_in",
+    "judged_programs",
+    "language_counts",
+]
 
+#: the languages the sandbox runs (`filters.sandbox.cpp.LANGUAGES`); a record's programs in others
+#: (Python 2, Java) are kept in it but not judged
+JUDGED_LANGUAGES = ("python", "cpp")
 #: each program list, and the field naming its programs' languages
 LANGUAGE_FIELDS = {
     "solutions": "solution_languages",
@@ -32,6 +42,29 @@ def programs_in(
     """(source, language) of each program in `record[field]`; only those in `language` if given."""
     pairs = zip(record.get(field) or [], languages_of(record, field))
     return [(code, lang) for code, lang in pairs if language is None or lang == language]
+
+
+def judged_programs(
+    record: dict[str, Any], limit: int | None = None, field: str = "solutions"
+) -> list[tuple[str, str]]:
+    """(source, language) of the programs in `record[field]` the sandbox can judge, at most
+    `limit`, taken in turn from each language (so that a few Python references are judged beside
+    hundreds of C++ ones), each language's in the record's order."""
+    by_language: dict[str, list[tuple[str, str]]] = {}
+    for code, lang in programs_in(record, field=field):
+        if lang in JUDGED_LANGUAGES and isinstance(code, str) and code.strip():
+            by_language.setdefault(lang, []).append((code, lang))
+    out: list[tuple[str, str]] = []
+    queues = list(by_language.values())
+    depth = 0
+    while queues and (limit is None or len(out) < limit):
+        queues = [q for q in queues if depth < len(q)]
+        for q in queues:
+            if limit is not None and len(out) >= limit:
+                break
+            out.append(q[depth])
+        depth += 1
+    return out
 
 
 def language_counts(record: dict[str, Any], field: str = "solutions") -> dict[str, int]:
