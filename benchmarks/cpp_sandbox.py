@@ -46,13 +46,15 @@ sys.path.insert(0, str(REPO))
 
 from filters.compare import explain_stdio  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402
-from filters.sandbox.cpp import CXX_FLAGS, toolchain  # noqa: E402
+from filters.sandbox.cpp import CXX_FLAGS, LINK_FLAGS, Toolchain, toolchain  # noqa: E402
 
+NO_STATIC = Toolchain("g++", None, False)
 RESULTS = Path(__file__).with_name("results") / "cpp_sandbox.json"
 REFS = Path(__file__).with_name("data") / "codecontests_cpp_refs.json"
 DATA = REPO.parent / "shared" / "data" / "codecontests-subset300.jsonl.gz"
 SECTIONS = ("cost", "throughput", "agree")
-TIME_LIMIT_S = 10.0
+#: CPU per test (CodeContests' own limits for these problems are 1 to 2 s)
+TIME_LIMIT_S = 3.0
 MEMORY_MB = 1024
 ADD_CPP = (
     "#include <bits/stdc++.h>\n// variant {i}\n"
@@ -90,6 +92,10 @@ def ms(values: list[float]) -> dict[str, float]:
     return {"median": round(statistics.median(values), 2), "min": round(min(values), 2)}
 
 
+def link(tc: Toolchain) -> tuple[str, ...]:
+    return LINK_FLAGS if tc.static else ()
+
+
 # ---- cost ----------------------------------------------------------------------------------------
 def gxx_wall_ms(source: str, pch: bool, tmp: Path) -> float:
     tc = toolchain()
@@ -97,7 +103,7 @@ def gxx_wall_ms(source: str, pch: bool, tmp: Path) -> float:
     include = ["-I", tc.pch_dir] if pch and tc.pch_dir else []
     t = time.perf_counter()
     subprocess.run(
-        [tc.compiler, *CXX_FLAGS, *include, "-x", "c++", "-", "-o", str(tmp / "a.out")],
+        [tc.compiler, *CXX_FLAGS, *link(tc), *include, "-x", "c++", "-", "-o", str(tmp / "a.out")],
         input=source.encode(),
         check=True,
     )
@@ -160,7 +166,7 @@ def baseline_one(problem: dict[str, Any], source: str) -> list[str]:
     with tempfile.TemporaryDirectory() as d:
         exe = Path(d) / "a.out"
         done = subprocess.run(
-            [tc.compiler, *CXX_FLAGS, "-x", "c++", "-", "-o", str(exe)],
+            [tc.compiler, *CXX_FLAGS, *link(tc), "-x", "c++", "-", "-o", str(exe)],
             input=source.encode(),
             capture_output=True,
         )
@@ -250,23 +256,26 @@ def section_agree(workers: int, probs: list[dict[str, Any]]) -> dict[str, Any]:
         jobs += [(p, p["cpp"], {"time_limit_s": TIME_LIMIT_S, "language": "cpp"}) for p in probs]
         res = sb.run_many(jobs)
         py, cc = res[: len(probs)], res[len(probs) :]
-        shared = agree = 0
+        shared = agree = limited = 0
         per_problem = {}
         for p, a, b in zip(probs, py, cc):
             va, vb = [t.verdict for t in a.tests], [t.verdict for t in b.tests]
-            same = sum(x == y for x, y in zip(va, vb))
-            shared += len(va)
+            # a test both ran to the end: neither stopped at a limit (a slow Python reference)
+            both = [(x, y) for x, y in zip(va, vb) if not {x, y} & {"TLE", "MLE"}]
+            same = sum(x == y for x, y in both)
+            shared += len(both)
             agree += same
+            limited += len(va) - len(both)
             per_problem[p["id"]] = {
                 "python": a.verdict,
                 "cpp": b.verdict,
-                "agree": f"{same}/{len(va)}",
+                "agree": f"{same}/{len(both)}",
                 "python_cpu_ms": round(a.cpu_ms, 1),
                 "cpp_cpu_ms": round(b.cpu_ms, 1),
             }
         for p in probs:
             base = {"id": p["id"], "source": "cc", "statement": p["id"], "test_type": "stdio",
-                    "tests": p["tests"]}  # fmt: skip
+                    "tests": p["tests"], "time_limit_s": TIME_LIMIT_S}  # fmt: skip
             rows.append((base, p))
         stage = VerifyStage(sandbox=sb, min_tests=5, repeats=2, mutants=4)
         kept = {}
@@ -295,6 +304,7 @@ def section_agree(workers: int, probs: list[dict[str, Any]]) -> dict[str, Any]:
         "problems": len(probs),
         "shared_tests": shared,
         "verdicts_agree": f"{agree}/{shared}",
+        "tests_stopped_at_a_limit": limited,
         "per_problem": per_problem,
         "verify": kept,
         "load": load_avg(),
@@ -324,7 +334,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "gxx": subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.split(
             "\n"
         )[0],
-        "flags": list(CXX_FLAGS),
+        "flags": list(CXX_FLAGS) + list(link(toolchain() or NO_STATIC)),
     }
     if "cost" in sections:
         out["cost"] = section_cost(args.programs)
