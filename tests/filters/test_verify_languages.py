@@ -78,3 +78,20 @@ def test_a_problem_is_kept_when_references_in_any_language_pass():
     assert json.loads(dropped["java_only"]["reject_detail"])["note"] == "no reference solutions"
     # a known-wrong C++ program that passes the tests (none has a = 5) makes them weak
     assert dropped["weak_by_cpp"]["reject_reason"] == "weak_tests"
+
+
+def test_the_verify_command_judges_each_program_in_its_language(tmp_path):
+    from typer.testing import CliRunner
+
+    from curation.cli import app
+
+    src, out = tmp_path / "p.jsonl", tmp_path / "out.jsonl"
+    row = rec("add", [("class Main {}", "java"), (CPP, "cpp"), ("print(3)", "python")])
+    src.write_text(json.dumps(row) + "\n")
+    res = CliRunner().invoke(app, ["verify", str(src), "--out", str(out), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(x["index"], x["language"], x["verdict"]) for x in lines] == [
+        (1, "cpp", "AC"),
+        (2, "python", "WA"),
+    ]  # the Java program is not judged
