@@ -579,18 +579,18 @@ class Sandbox:
             record = r.record or {}
             static = record.get("static_bytes")
             if not binary or not isinstance(static, int):
-                return Outcome(Status.SE, error="the compile left no executable"), r.cpu_ms, 0
+                return Outcome(Status.SE, error="the compile left no executable"), end.cpu_ms, 0
             self._binaries.put(key, binary, static)
-            return None, r.cpu_ms, static
+            return None, end.cpu_ms, static
         if r.status in (Status.CE, Status.SE):
-            return r, r.cpu_ms, 0
+            return r, end.cpu_ms, 0
         why = {
             Status.TLE: f"its time limit ({lim.time_s:g} s of CPU)",
             Status.MLE: f"its memory limit ({lim.memory_mb:g} MB)",
             Status.OLE: f"its output limit ({lim.output_bytes >> 20} MB)",
         }.get(r.status, f"a failure ({r.exit})")
         text = f"{r.stderr[-1500:]}\nthe compiler exceeded {why}".strip()
-        return Outcome(Status.CE, error=text), r.cpu_ms, 0
+        return Outcome(Status.CE, error=text), end.cpu_ms, 0
 
     @staticmethod
     def _not_run(r: Outcome, total: int, limits: Limits) -> RunResult:

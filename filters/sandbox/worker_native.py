@@ -87,7 +87,11 @@ def static_bytes(fd: int) -> int:
         struct.unpack_from(end + "Q", head, 32)[0],
         *struct.unpack_from(end + "HH", head, 54),
     )
+    if phentsize < 48 or phnum > 4096:  # not what a linker writes: no table to trust
+        return 0
     table = os.pread(fd, phentsize * phnum, phoff)
+    if len(table) < phentsize * phnum:
+        return 0
     total = 0
     for i in range(phnum):
         p_type = struct.unpack_from(end + "I", table, i * phentsize)[0]
@@ -106,20 +110,31 @@ def compile_program(iso: isolation.Isolation, req: wire.Run) -> int:
     out = os.open(_path(iso, files.STDOUT), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     err = os.open(_path(iso, files.STDERR), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.chdir(iso.rundir)
+    # held from before the compiler runs: whatever its uid later does to the directory's name,
+    # the executable is taken from this directory, never through a link
+    rundir = os.open(iso.rundir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     argv = [*req.compiler, "-o", OUTPUT]
     pid = os.fork()
     if pid == 0:
         try:
             for i, fd in enumerate((src, out, err)):
                 os.dup2(fd, i)
-            os.closerange(3, 1 << 20)
+            os.closerange(3, 1 << 20)  # (the run directory's descriptor too)
             drop_privileges(iso, req.limits)
             _exec(argv[0], argv)
         finally:
             os._exit(127)
     for fd in (src, out, err):
         os.close(fd)
-    status = os.waitpid(pid, 0)[1]
+    try:
+        return _collect(iso, req, rundir, os.waitpid(pid, 0)[1])
+    finally:
+        os.close(rundir)
+
+
+def _collect(iso: isolation.Isolation, req: wire.Run, rundir: int, status: int) -> int:
+    """After the compiler: its executable into the I/O directory, or the compile error noted."""
+    files = wire.Files
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         why = "its output limit" if sig == signal.SIGXFSZ else f"signal {signal.Signals(sig).name}"
@@ -127,7 +142,10 @@ def compile_program(iso: isolation.Isolation, req: wire.Run) -> int:
     if os.WEXITSTATUS(status) != 0:
         return _compile_error(iso, None)
     # the compiler's uid wrote it: never follow a link it may have left instead
-    fd = os.open(os.path.join(iso.rundir, OUTPUT), os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        fd = os.open(OUTPUT, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=rundir)
+    except OSError:
+        return _compile_error(iso, "the compiler wrote no executable")
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > req.limits.output_bytes:

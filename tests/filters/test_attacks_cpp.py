@@ -55,9 +55,9 @@ def attack(sb: Sandbox, name: str, *args: str, **kw):
 
 @pytest.fixture(scope="module")
 def tight():
-    """A sandbox whose compiles get 1 s of CPU and 256 MB: compile-time bombs end sooner."""
+    """A sandbox whose compiles get 0.6 s of CPU and 256 MB: compile-time bombs end sooner."""
     with Sandbox(
-        workers=1, compile_limits=Limits(time_s=1.0, memory_mb=256, output_bytes=16 << 20)
+        workers=1, compile_limits=Limits(time_s=0.6, memory_mb=256, output_bytes=16 << 20)
     ) as box:
         yield box
 
@@ -81,7 +81,7 @@ def test_the_attacks_compile_once(sb):
 
 @needs_root
 def test_fork_bomb(sb):
-    assert attack(sb, "fork_bomb").verdict in ("TLE", "RE")
+    assert attack(sb, "fork_bomb", time_limit_s=0.2).verdict in ("TLE", "RE")
 
 
 def test_memory_bombs(sb):
@@ -261,7 +261,7 @@ def test_a_constexpr_bomb_is_stopped_at_the_compile_time_limit(tight):
         "  return s; }\nconstexpr long x = f();\nint main() { return x; }\n",
     )
     assert r.verdict == "CE" and "time limit" in r.first_failure["stderr"]
-    assert r.compile_ms < 3000
+    assert r.compile_ms < 2000
 
 
 def test_endless_and_recursive_includes_do_not_compile(tight):
