@@ -96,9 +96,7 @@ class Stage(ABC):
         """Judge a batch; the base class builds the kept and dropped tables."""
         decisions = self.judge_rows(batch.to_pylist()) if batch.num_rows else []
         if len(decisions) != batch.num_rows:
-            raise RuntimeError(
-                f"stage {self.name} returned {len(decisions)} decisions for {batch.num_rows} rows"
-            )
+            raise RuntimeError(f"stage {self.name} returned {len(decisions)} decisions for {batch.num_rows} rows")
         return apply_decisions(batch, decisions, self.output_schema)
 
 
@@ -128,9 +126,7 @@ def _column(values: list[Any], typ: pa.DataType) -> pa.Array:
     return pa.array(values, type=typ)
 
 
-def apply_decisions(
-    batch: pa.Table, decisions: list[Decision], output_schema: pa.Schema
-) -> StageResult:
+def apply_decisions(batch: pa.Table, decisions: list[Decision], output_schema: pa.Schema) -> StageResult:
     """Split `batch` by `decisions`, add the stage's columns to kept rows and reasons to dropped ones."""
     keep_idx = [i for i, d in enumerate(decisions) if d.keep]
     drop_idx = [i for i, d in enumerate(decisions) if not d.keep]

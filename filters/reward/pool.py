@@ -28,9 +28,7 @@ def reward_workers() -> int:
         try:
             return max(1, int(raw))
         except ValueError:
-            raise ValueError(
-                f"CODEMIX_REWARD_WORKERS must be a whole number, got {raw!r}"
-            ) from None
+            raise ValueError(f"CODEMIX_REWARD_WORKERS must be a whole number, got {raw!r}") from None
     return default_workers()
 
 

@@ -74,7 +74,6 @@ _SAFE_IMPORTS = {"math", "typing", "cmath", "string"}
 _MAX_SEQ = 1_000_000
 _MAX_POW_BITS = 100_000
 
-
 def _hashed(kind: type) -> Any:
     """set/frozenset/dict that refuse a mass of equal hashes (quadratic to build) from the result."""
 
@@ -289,9 +288,7 @@ def evaluate(node: ast.expr, env: dict[str, Any]) -> Any:
         if any(k.arg is None or k.arg not in allowed for k in node.keywords):
             raise NotConvertible(f"keyword argument of {name}")
         args = [evaluate(a, env) for a in node.args]
-        return fn(
-            *args, **{k.arg: evaluate(k.value, env) for k in node.keywords if k.arg is not None}
-        )
+        return fn(*args, **{k.arg: evaluate(k.value, env) for k in node.keywords if k.arg is not None})
     raise NotConvertible(f"{type(node).__name__} expression")
 
 

@@ -137,8 +137,9 @@ class Sandbox:
 
     def with_hash_seed(self, hash_seed: int) -> Sandbox:
         """A new sandbox with the same workers and limits whose programs hash str with another
-        seed (close it yourself); a rerun there shows output that follows set iteration order."""
-        return Sandbox(
+        seed (close it yourself); a rerun there shows output that follows set iteration order.
+        It shares this sandbox's compiled C++ binaries (a hash seed changes nothing of them)."""
+        sibling = Sandbox(
             self.n_workers,
             time_limit_s=self.time_limit_s,
             memory_limit_mb=self.memory_limit_mb,
@@ -148,6 +149,8 @@ class Sandbox:
             hash_seed=hash_seed,
             compile_limits=self.compile_limits,
         )
+        sibling._binaries = self._binaries
+        return sibling
 
     # ---- lifecycle -------------------------------------------------------------------------
     def __enter__(self) -> Sandbox:
