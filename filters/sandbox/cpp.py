@@ -187,10 +187,14 @@ def _links_statically(compiler: str) -> bool:
 
 
 @functools.cache
-def _toolchain(compiler: str | None, root: str) -> Toolchain | None:
+def _toolchain(compiler: str | None, root: str | None) -> Toolchain | None:
     if compiler is None:
         return None
-    return Toolchain(compiler, _build_pch(compiler, Path(root)), _links_statically(compiler))
+    try:
+        pch = _build_pch(compiler, Path(root)) if root else None
+    except OSError:  # a cache directory we may not write: compile without the header
+        pch = None
+    return Toolchain(compiler, pch, _links_statically(compiler))
 
 
 def toolchain() -> Toolchain | None:
@@ -198,8 +202,12 @@ def toolchain() -> Toolchain | None:
     the first time; None without a compiler."""
     found = shutil.which(os.environ.get("CXX") or "g++")
     compiler = os.path.realpath(found) if found else None
+    try:
+        root: str | None = str(pch_root())
+    except OSError:  # no cache directory can be made: compile without the header
+        root = None
     with _lock:
-        return _toolchain(compiler, str(pch_root()))
+        return _toolchain(compiler, root)
 
 
 class BinaryCache:
