@@ -68,23 +68,33 @@ def _tests(group: Any) -> list[dict[str, str]]:
     return [{"input": stdio_text(i), "output": stdio_text(o)} for i, o in zip(ins, outs)]
 
 
-def _programs(group: Any) -> tuple[list[str], list[str]]:
-    """(solutions, their languages) of a solutions group, in every known language."""
+def _programs(group: Any, keep: set[str]) -> tuple[list[str], list[str]]:
+    """(solutions, their languages) of a solutions group, in the languages kept."""
     if not group:
         return [], []
     langs, sols = group.get("language") or [], group.get("solution") or []
     pairs = [
         (s, LANGUAGES[lang])
         for lang, s in zip(langs, sols)
-        if lang in LANGUAGES and isinstance(s, str) and s.strip()
+        if lang in LANGUAGES and LANGUAGES[lang] in keep and isinstance(s, str) and s.strip()
     ]
     return [s for s, _ in pairs], [lang for _, lang in pairs]
 
 
 def convert_code_contests(
-    row: dict[str, Any], index: int = 0, include_generated: bool = True
+    row: dict[str, Any],
+    index: int = 0,
+    include_generated: bool = True,
+    languages: str = "python,cpp,python2,java",
 ) -> dict[str, Any]:
-    """A CodeContests row to a canonical record (pure)."""
+    """A CodeContests row to a canonical record (pure). `languages`: the solutions' languages
+    kept, comma-separated (`python` is Python 3; e.g. "python,cpp" for those verify judges)."""
+    keep = {lang.strip() for lang in languages.split(",") if lang.strip()}
+    unknown = keep - set(LANGUAGES.values())
+    if unknown:
+        raise ValueError(
+            f"unknown languages {sorted(unknown)}; known: {', '.join(LANGUAGES.values())}"
+        )
     rid = text_or_none(row.get("name")) or str(index)
     partial = {"id": rid}
     statement = text_or_none(row.get("description"))
@@ -106,8 +116,8 @@ def convert_code_contests(
     tl = row.get("time_limit") or {}
     seconds = (tl.get("seconds") or 0) + (tl.get("nanos") or 0) / 1e9 if isinstance(tl, dict) else 0
     mem = row.get("memory_limit_bytes") or 0
-    solutions, solution_languages = _programs(row.get("solutions"))
-    incorrect, incorrect_languages = _programs(row.get("incorrect_solutions"))
+    solutions, solution_languages = _programs(row.get("solutions"), keep)
+    incorrect, incorrect_languages = _programs(row.get("incorrect_solutions"), keep)
     return blank_record(
         {
             "id": rid,

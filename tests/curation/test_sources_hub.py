@@ -104,6 +104,9 @@ def test_code_contests_every_language_limits_and_file_io_rejected():
     assert r["solution_languages"] == ["cpp", "python", "python2"]
     assert r["incorrect_solutions"] == ["print(0)\n", "class Main {}"]
     assert r["incorrect_solution_languages"] == ["python", "java"]
+    judged, _ = _load("code-contests", "code_contests", languages="python,cpp")
+    assert judged["9001_A. Toy Sum"]["solution_languages"] == ["cpp", "python"]
+    assert judged["9001_A. Toy Sum"]["incorrect_solutions"] == ["print(0)\n"]
     assert r["time_limit_s"] == 2.5 and r["difficulty_label"] == "A"
     assert r["tags"] == ["math", "implementation"]
     assert errs["9001_B. File Toy"].field == "input_file"
