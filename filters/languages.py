@@ -8,6 +8,7 @@ them (an older build, a source that ships Python only) is all Python.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -29,7 +30,7 @@ LANGUAGE_FIELDS = {
 }
 
 
-def languages_of(record: dict[str, Any], field: str = "solutions") -> list[str]:
+def languages_of(record: Mapping[str, Any], field: str = "solutions") -> list[str]:
     """The language of each program in `record[field]`, in order (Python where none is given)."""
     programs = record.get(field) or []
     given = record.get(LANGUAGE_FIELDS[field]) or []
@@ -37,7 +38,7 @@ def languages_of(record: dict[str, Any], field: str = "solutions") -> list[str]:
 
 
 def programs_in(
-    record: dict[str, Any], language: str | None = None, field: str = "solutions"
+    record: Mapping[str, Any], language: str | None = None, field: str = "solutions"
 ) -> list[tuple[str, str]]:
     """(source, language) of each program in `record[field]`; only those in `language` if given."""
     pairs = zip(record.get(field) or [], languages_of(record, field))
@@ -45,7 +46,7 @@ def programs_in(
 
 
 def judged_programs(
-    record: dict[str, Any], limit: int | None = None, field: str = "solutions"
+    record: Mapping[str, Any], limit: int | None = None, field: str = "solutions"
 ) -> list[tuple[str, str]]:
     """(source, language) of the programs in `record[field]` the sandbox can judge, at most
     `limit`, taken in turn from each language (so that a few Python references are judged beside
@@ -67,7 +68,7 @@ def judged_programs(
     return out
 
 
-def language_counts(record: dict[str, Any], field: str = "solutions") -> dict[str, int]:
+def language_counts(record: Mapping[str, Any], field: str = "solutions") -> dict[str, int]:
     """How many programs of `record[field]` are in each language."""
     counts: dict[str, int] = {}
     for lang in languages_of(record, field):
