@@ -71,17 +71,25 @@ def split_of(problem_id: str, split: tuple[str, float] | None) -> str:
     return split[0] if h < split[1] else "train"
 
 
-def prompt_text(row: dict[str, Any]) -> str:
-    """The user prompt for a problem: statement, starter code and how to answer."""
+#: the languages an export can ask completions in: (name in prompts, fence tag)
+LANGUAGES = {"python": ("Python", "python"), "cpp": ("C++", "cpp")}
+
+
+def prompt_text(row: dict[str, Any], language: str = "python") -> str:
+    """The user prompt for a problem: statement, starter code and how to answer, in `language`
+    (C++ only for stdio problems: its starter code, Python's, is left out)."""
+    name, tag = LANGUAGES[language]
     parts = [row["statement"].strip()]
     starter = (row.get("starter_code") or "").strip()
     if row["test_type"] == "stdio":
         how = "Read the input from standard input and write the answer to standard output."
+        if language != "python":
+            how = f"Write a complete {name} program. " + how
     else:
-        how = f"Implement `{row.get('entry_point')}` in Python."
-    if starter and starter not in parts[0]:
+        how = f"Implement `{row.get('entry_point')}` in {name}."
+    if starter and starter not in parts[0] and language == "python":
         parts.append(f"Start from this code:\n```python\n{starter}\n```")
-    parts.append(how + " Put your complete solution in one ```python code block.")
+    parts.append(how + f" Put your complete solution in one ```{tag} code block.")
     return "\n\n".join(parts)
 
 
@@ -97,14 +105,17 @@ def _meta(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
     }
 
 
-def verl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
+def verl_row(
+    row: dict[str, Any], split: str, index: int, language: str | None = None
+) -> dict[str, Any]:
     """One row of the parquet verl's RL trainer reads; `source`, `difficulty`, `difficulty_std`
-    and `difficulty_bucket` are also top-level columns, which verl passes through to a sampler."""
+    and `difficulty_bucket` are also top-level columns, which verl passes through to a sampler.
+    `language`: the language the prompt asks for (None: Python, the record's own)."""
     return {
         "data_source": row["source"],
-        "prompt": [{"role": "user", "content": prompt_text(row)}],
+        "prompt": [{"role": "user", "content": prompt_text(row, language or "python")}],
         "ability": "code",
-        "reward_model": {"style": "rule", "ground_truth": to_ground_truth(row)},
+        "reward_model": {"style": "rule", "ground_truth": to_ground_truth(row, language)},
         "extra_info": _meta(row, split, index),
         "source": row["source"],
         "difficulty": row.get("difficulty"),
@@ -113,13 +124,15 @@ def verl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
     }
 
 
-def trl_row(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
+def trl_row(
+    row: dict[str, Any], split: str, index: int, language: str | None = None
+) -> dict[str, Any]:
     """One row for TRL: a conversational `prompt` plus the columns its reward functions receive."""
     return {
-        "prompt": [{"role": "user", "content": prompt_text(row)}],
+        "prompt": [{"role": "user", "content": prompt_text(row, language or "python")}],
         "problem_id": row["problem_id"],
         "source": row["source"],
-        "ground_truth": to_ground_truth(row),
+        "ground_truth": to_ground_truth(row, language),
         "difficulty": row.get("difficulty"),
         "difficulty_std": row.get("difficulty_std"),
         "difficulty_bucket": row.get("difficulty_bucket"),
@@ -229,8 +242,8 @@ def _write_card(
 class _SplitFiles:
     """One output file per split, written chunk by chunk (memory: one shard batch at a time)."""
 
-    def __init__(self, directory: Path, fmt: str) -> None:
-        self.dir, self.fmt = directory, fmt
+    def __init__(self, directory: Path, fmt: str, language: str | None = None) -> None:
+        self.dir, self.fmt, self.language = directory, fmt, language
         self.count: dict[str, int] = {}
         self.paths: dict[str, Path] = {}
         self.schema: pa.Schema | None = None
@@ -259,7 +272,7 @@ class _SplitFiles:
             return
         make, schema = (verl_row, VERL_SCHEMA) if self.fmt == "verl" else (trl_row, TRL_SCHEMA)
         table = pa.Table.from_pylist(
-            [make(r, name, start + i) for i, r in enumerate(rows)], schema=schema
+            [make(r, name, start + i, self.language) for i, r in enumerate(rows)], schema=schema
         )
         self._writer(name, schema).write_table(table)
 
@@ -292,8 +305,13 @@ def export(
     out: str | Path,
     split: str | None = None,
     split_by: str | None = None,
+    language: str | None = None,
 ) -> dict[str, int]:
     """Write the build's problems in `fmt` under `out`; returns rows per split.
+
+    `language` ("python", "cpp"; verl and trl formats): the language the prompts ask completions
+    in, which the ground truth records for the rewards. A C++ export keeps stdio problems only
+    (the others are graded by calling a Python function).
 
     Streams: one shard batch is in memory at a time. Everything is written under a temporary
     directory beside `out`, which replaces `out` only once complete, so a failed export leaves a
@@ -305,6 +323,10 @@ def export(
         raise UserError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
     if split and split_by:
         raise UserError("pass either --split or --split-by, not both")
+    if language is not None and language not in LANGUAGES:
+        raise UserError(f"unknown language {language!r}; languages: {', '.join(LANGUAGES)}")
+    if language not in (None, "python") and fmt not in ("verl", "trl"):
+        raise UserError("--language is for prompts: use it with --format verl or trl")
     sp = parse_split(split)
     tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
     if tmp.exists():
@@ -314,10 +336,12 @@ def export(
         datasets_formats = fmt in ("hf", "trl")
         parts = tmp / "_parts" if datasets_formats else tmp
         parts.mkdir(exist_ok=True)
-        files = _SplitFiles(parts, fmt)
+        files = _SplitFiles(parts, fmt, language)
         seen: dict[str, str] = {}
         try:
             for batch in iter_shard_batches(build_dir):
+                if language not in (None, "python"):
+                    batch = batch.filter(pc.equal(batch.column("test_type"), "stdio"))
                 if split_by and split_by in batch.column_names:
                     _check_split_values(batch, split_by, seen)
                 names = pa.array(_split_names(batch, sp, split_by))

@@ -57,7 +57,19 @@ __all__ = [
 
 _REQUIRED = ("id", "source", "statement", "language", "test_type")
 
-_LIST_FIELDS = ("tests", "solutions", "incorrect_solutions", "tags")
+_LIST_FIELDS = (
+    "tests",
+    "solutions",
+    "incorrect_solutions",
+    "tags",
+    "solution_languages",
+    "incorrect_solution_languages",
+)
+#: each program list and the list naming its programs' languages (empty: all Python)
+_LANGUAGE_LISTS = {
+    "solutions": "solution_languages",
+    "incorrect_solutions": "incorrect_solution_languages",
+}
 _OPTIONAL_STR = (
     "starter_code",
     "entry_point",
@@ -142,6 +154,14 @@ def validate_record(rec: dict[str, Any]) -> None:
         v = rec.get(name)
         if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
             raise RecordError(name, "must be a list of strings")
+    for programs, name in _LANGUAGE_LISTS.items():
+        v = rec.get(name)
+        if v is None:
+            continue
+        if not isinstance(v, list) or not all(isinstance(s, str) and s for s in v):
+            raise RecordError(name, "must be a list of language names")
+        if v and len(v) != len(rec[programs]):
+            raise RecordError(name, f"names {len(v)} languages for {len(rec[programs])} {programs}")
     tests = rec.get("tests")
     if not isinstance(tests, list):
         raise RecordError("tests", "must be a list of {input, output}")

@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from filters.inputgen import input_generator, is_search_tree, traversals
 from filters.judge_style import allows_several_answers, comparison_of, several_valid_answers
+from filters.languages import programs_in
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
@@ -429,7 +430,10 @@ class AmplifyStage(Stage):
         base, why = self._judged_originals(row)
         if base is None:
             return _Outcome("skipped", why or "")
-        refs = [c for c in (row.get("solutions") or []) if isinstance(c, str)][: self.max_solutions]
+        # Python references label the new inputs (C++ ones are verified, not yet used here)
+        refs = [c for c, _ in programs_in(row, "python") if isinstance(c, str)][
+            : self.max_solutions
+        ]
         if not refs:
             return _Outcome("skipped", "no reference solution")
         src_limit = row.get("time_limit_s")

@@ -74,6 +74,9 @@ def _arrow_contracts() -> dict[str, Any]:
         "test_code": pa.string(),
         "solutions": pa.list_(pa.string()),
         "incorrect_solutions": pa.list_(pa.string()),
+        # each solution's language, in order ("python", "cpp", "java", "python2"); empty: Python
+        "solution_languages": pa.list_(pa.string()),
+        "incorrect_solution_languages": pa.list_(pa.string()),
         "checker": pa.string(),
         "time_limit_s": pa.float64(),
         "memory_limit_mb": pa.float64(),

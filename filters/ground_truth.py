@@ -27,14 +27,19 @@ GROUND_TRUTH_FIELDS = (
     "solutions",
     "generated_tests",
     "comparison",
+    "solution_languages",
+    "language",
 )
 
 
-def to_ground_truth(record: dict[str, Any]) -> str:
-    """A JSON string with the judging fields of a problem record (solutions serve the speed reward)."""
-    return json.dumps(
-        {k: record.get(k) for k in GROUND_TRUTH_FIELDS}, ensure_ascii=False, sort_keys=True
-    )
+def to_ground_truth(record: dict[str, Any], language: str | None = None) -> str:
+    """A JSON string with the judging fields of a problem record (solutions serve the speed reward,
+    `solution_languages` says each one's language). `language`: the language the prompt asks
+    completions in (`codemix export --language`); without it, the record's own."""
+    gt = {k: record.get(k) for k in GROUND_TRUTH_FIELDS}
+    if language is not None:
+        gt["language"] = language
+    return json.dumps(gt, ensure_ascii=False, sort_keys=True)
 
 
 def from_ground_truth(ground_truth: str | dict[str, Any]) -> dict[str, Any]:

@@ -14,13 +14,14 @@ is dropped as `weak_tests`. Time limits come from the source, else are calibrate
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 from filters.judge_style import allows_several_answers, comparison_of
 from filters.judged import count_tests, judged_problem
+from filters.languages import judged_programs
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
@@ -65,6 +66,14 @@ class _Row:
     limit: float | None = None
     limit_source: str | None = None
     decision: Decision | None = None
+    #: the language of each of `solutions` ("python", "cpp")
+    languages: list[str] = field(default_factory=list)
+    #: the fastest passing Python reference, whose mutants measure the tests
+    python_ref: str | None = None
+
+    def opts(self, k: int, **more: Any) -> dict[str, Any]:
+        """`run` options of solution k: its language, and `more`."""
+        return {"language": self.languages[k] if k < len(self.languages) else "python", **more}
 
 
 def reward_isolation(problem: dict[str, Any]) -> str:
@@ -110,6 +119,10 @@ class VerifyStage(Stage):
             pa.field("solution_verdicts", pa.list_(pa.string())),
             pa.field("reward_isolation", pa.string()),
             pa.field("comparison", pa.string()),
+            # the language of each judged reference (as `solution_verdicts`), and the languages
+            # with a reference that passed
+            pa.field("verdict_languages", pa.list_(pa.string())),
+            pa.field("passing_languages", pa.list_(pa.string())),
         ]
     )
 
@@ -213,7 +226,8 @@ class VerifyStage(Stage):
                 bad: str | None = str(e)
             else:
                 bad = None
-            r = _Row(i, problem, list(row.get("solutions") or [])[: self.max_solutions], row)
+            refs = judged_programs(row, self.max_solutions)
+            r = _Row(i, problem, [c for c, _ in refs], row, languages=[lang for _, lang in refs])
             every.append(r)
             n = count_tests(row)
             if bad is not None:
@@ -245,8 +259,11 @@ class VerifyStage(Stage):
         jobs: list[tuple[dict[str, Any], str, dict[str, Any]]] = []
         for r in todo:
             src = r.problem.get("time_limit_s")
-            opts = {"time_limit_s": src or CALIBRATION_LIMIT_S}
-            jobs.extend((r.problem, code, opts) for code in r.solutions)
+            limit = src or CALIBRATION_LIMIT_S
+            jobs.extend(
+                (r.problem, code, r.opts(k, time_limit_s=limit))
+                for k, code in enumerate(r.solutions)
+            )
         results = iter(self.sandbox.run_many(jobs))
         for r in todo:
             r.first = [next(results) for _ in r.solutions]
@@ -272,7 +289,11 @@ class VerifyStage(Stage):
             if src:
                 r.limit, r.limit_source = float(src), "source"
             else:
-                best = min(passing, key=lambda x: x.cpu_ms)
+                # from a Python reference when one passes: a limit made from a C++ one would
+                # time out the Python completions the rewards grade against it
+                python = [x for k, x in enumerate(r.first) if x.verdict == "AC"
+                          and r.opts(k)["language"] == "python"]  # fmt: skip
+                best = min(python or passing, key=lambda x: x.cpu_ms)
                 r.limit = calibrated_time_limit(
                     best,
                     self.time_floor_s,
@@ -322,9 +343,8 @@ class VerifyStage(Stage):
             for k, res in enumerate(r.first or []):
                 if res.verdict == "WA":
                     src = r.problem.get("time_limit_s")
-                    jobs.append(
-                        (r.problem, r.solutions[k], {"time_limit_s": src or CALIBRATION_LIMIT_S})
-                    )
+                    limit = src or CALIBRATION_LIMIT_S
+                    jobs.append((r.problem, r.solutions[k], r.opts(k, time_limit_s=limit)))
                     owners.append((r, k))
         for (r, k), res in zip(owners, self.rerun_sandbox.run_many(jobs) if jobs else []):
             if res.verdict == "AC" and r.decision is not None and r.decision.reason != "flaky":
@@ -356,7 +376,7 @@ class VerifyStage(Stage):
                 if res.verdict == "AC":
                     runs.setdefault(r.index, []).append([res])
                     for _ in range(self.repeats - 1):
-                        jobs.append((r.problem, r.solutions[k], {"time_limit_s": r.limit}))
+                        jobs.append((r.problem, r.solutions[k], r.opts(k, time_limit_s=r.limit)))
                         owners.append((r.index, len(runs[r.index]) - 1, k))
         rerun = self.rerun_sandbox if jobs else self.sandbox
         results = rerun.run_many(jobs)
@@ -365,6 +385,7 @@ class VerifyStage(Stage):
         for r in todo:
             flaky = []
             fastest: tuple[str, float] | None = None
+            python_cpu = math.inf
             ac_codes = [k for k, res in enumerate(r.first or []) if res.verdict == "AC"]
             for slot, series in enumerate(runs.get(r.index, [])):
                 k = ac_codes[slot]
@@ -383,6 +404,8 @@ class VerifyStage(Stage):
                 cpu = min(x.cpu_ms for x in series if x.verdict == "AC")
                 if fastest is None or cpu < fastest[1]:
                     fastest = (r.solutions[k], cpu)
+                if r.opts(k)["language"] == "python" and cpu < python_cpu:
+                    r.python_ref, python_cpu = r.solutions[k], cpu
             if flaky:
                 r.decision = Decision.drop(
                     "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
@@ -395,19 +418,18 @@ class VerifyStage(Stage):
         jobs = []
         owners = []
         for r in todo:
-            code = ref[r.index][0]
-            wrong = [
-                ("incorrect", c)
-                for c in (r.problem.get("incorrect_solutions") or [])[: self.max_solutions]
-            ]
+            # mutants are made of Python: from the fastest passing Python reference, if any
+            code = r.python_ref
+            wrong = judged_programs(r.row, self.max_solutions, "incorrect_solutions")
             muts = (
                 generate_mutants(code, self.mutants, self.seed, r.problem.get("entry_point"))
-                if self.mutants > 0
+                if self.mutants > 0 and code is not None
                 else []
             )
-            for k, (kind, c) in enumerate(wrong):
-                jobs.append((r.problem, c, {"time_limit_s": r.limit, "stop_on_failure": True}))
-                owners.append((r.index, kind, k))
+            for k, (c, lang) in enumerate(wrong):
+                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
+                jobs.append((r.problem, c, opts))
+                owners.append((r.index, "incorrect", k))
             for k, m in enumerate(muts):
                 jobs.append((r.problem, m, {"time_limit_s": r.limit, "stop_on_failure": True}))
                 owners.append((r.index, "mutant", k))
@@ -470,5 +492,9 @@ class VerifyStage(Stage):
                     "solution_verdicts": verdicts,
                     "reward_isolation": reward_isolation(r.row),
                     "comparison": r.problem.get("comparison"),
+                    "verdict_languages": [r.opts(k)["language"] for k in range(len(verdicts))],
+                    "passing_languages": sorted(
+                        {r.opts(k)["language"] for k, v in enumerate(verdicts) if v == "AC"}
+                    ),
                 },
             )

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from filters.languages import programs_in
+
 __all__ = [
     "Prompt",
     "ReferenceLikelihood",
@@ -51,14 +53,15 @@ def chat_prompt_ids(tokenizer: Any, messages: Sequence[Mapping[str, Any]], **kw:
 
 
 def _first_solution(value: Any) -> str | None:
-    """The first reference of a `solutions` list, or of a codemix `ground_truth` JSON string."""
+    """The first reference of a `solutions` list, or of a codemix `ground_truth` JSON string (its
+    first in the language the prompt asks for: a CodeContests record's first may be C++)."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
             return value or None
     if isinstance(value, Mapping):
-        value = value.get("solutions")
+        value = [code for code, _ in programs_in(value, value.get("language") or "python")]
     if isinstance(value, list):
         return str(value[0]) if value and value[0] else None
     return None if value is None else str(value)

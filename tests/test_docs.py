@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -35,13 +36,18 @@ def _run(block: str, name: str, namespace: dict) -> str:
 
 
 def test_sandbox_page_example_runs():
-    (block,) = python_blocks(DOCS / "sandbox.md")
+    block, cpp = python_blocks(DOCS / "sandbox.md")
     assert _run(block, "docs/sandbox.md", {}).splitlines()[0] == "AC None"
+    if shutil.which("g++"):
+        assert _run(cpp, "docs/sandbox.md", {}).splitlines() == ["AC 2 0.0", "CE"]
 
 
 def test_verify_page_example_runs():
-    (block,) = python_blocks(DOCS / "verify.md")
+    block, languages = python_blocks(DOCS / "verify.md")
     assert _run(block, "docs/verify.md", {}).splitlines() == ["amplified True strict"]
+    if shutil.which("g++"):
+        out = _run(languages, "docs/verify.md", {}).splitlines()
+        assert out == ["['WA', 'AC'] ['python', 'cpp'] ['cpp']"]
 
 
 def _yours(tmp_path: Path) -> dict:

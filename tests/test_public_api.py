@@ -126,6 +126,7 @@ PUBLIC = {
         'count_instructions',
         'decide',
         'extract_code',
+        'extract_program',
         'grade',
         'grade_many',
         'looks_like_code',

@@ -20,8 +20,9 @@ def export_command(
     out: Path = typer.Option(..., "--out", "-o", help="Output directory (replaced if it exists)."),
     split: str | None = typer.Option(None, "--split", help="Hold out a deterministic share, e.g. test=0.05."),
     split_by: str | None = typer.Option(None, "--split-by", help="One split per value of a column, e.g. source."),
+    language: str | None = typer.Option(None, "--language", help="verl/trl: the language prompts ask for (python, cpp; cpp keeps stdio problems)."),
 ) -> None:
     """Export kept problems as jsonl, parquet, a Hugging Face dataset (hf), verl parquet or a TRL dataset."""
-    counts = export(build_dir, fmt, out, split=split, split_by=split_by)
+    counts = export(build_dir, fmt, out, split=split, split_by=split_by, language=language)
     parts = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
     Console(stderr=True).print(f"[bold green]exported[/] {sum(counts.values())} problems as {fmt} to {out} ({parts})")

@@ -64,17 +64,21 @@ def _problems(file: str, limit: int | None, console: Console) -> Iterator[dict[s
 
 
 def _jobs(problems: Iterator[dict[str, Any]], candidates: dict[str, list[str]] | None,
-          incorrect: bool) -> Iterator[tuple[dict[str, Any], str, int, str]]:
+          incorrect: bool) -> Iterator[tuple[dict[str, Any], str, int, str, str]]:
+    """(problem, kind, index, code, language) of each run; programs in languages the sandbox does
+    not judge (Python 2, Java) are left out."""
+    from filters.languages import JUDGED_LANGUAGES, languages_of
+
     for p in problems:
         if candidates is not None:
             for i, code in enumerate(candidates.get(p["id"], [])):
-                yield p, "candidate", i, code
+                yield p, "candidate", i, code, "python"
             continue
-        for i, code in enumerate(p["solutions"]):
-            yield p, "solution", i, code
-        if incorrect:
-            for i, code in enumerate(p["incorrect_solutions"]):
-                yield p, "incorrect", i, code
+        kinds = [("solution", "solutions")] + ([("incorrect", "incorrect_solutions")] if incorrect else [])
+        for kind, field in kinds:
+            for i, (code, lang) in enumerate(zip(p[field], languages_of(p, field))):
+                if lang in JUDGED_LANGUAGES:
+                    yield p, kind, i, code, lang
 
 
 @app.command("verify")
@@ -106,14 +110,17 @@ def verify_command(
             chunk = [j for _, j in zip(range(_CHUNK), jobs)]
             if not chunk:
                 break
-            results = sb.run_many([(p, code) for p, _, _, code in chunk], time_limit_s=time_limit)
-            for (p, kind, idx, _), r in zip(chunk, results):
+            results = sb.run_many(
+                [(p, code, {"language": lang}) for p, _, _, code, lang in chunk], time_limit_s=time_limit
+            )
+            for (p, kind, idx, _, lang), r in zip(chunk, results):
                 seen_ids.add(p["id"])
                 if kind != "incorrect" and r.verdict == "AC":
                     solved.add(p["id"])
                 counts[(kind, r.verdict)] += 1
                 f.write(json.dumps({
-                    "id": p["id"], "source": p["source"], "kind": kind, "index": idx, "verdict": r.verdict,
+                    "id": p["id"], "source": p["source"], "kind": kind, "index": idx, "language": lang,
+                    "verdict": r.verdict,
                     "tests_passed": r.tests_passed, "tests_total": r.tests_total, "cpu_ms": round(r.cpu_ms, 3),
                     "wall_ms": round(r.wall_ms, 3), "peak_mem_kb": r.peak_mem_kb,
                     "first_failure": r.first_failure, "error": r.error,

@@ -1,7 +1,9 @@
-"""DeepMind CodeContests: public + private + generated stdio tests, Python 3 solutions.
+"""DeepMind CodeContests: public + private + generated stdio tests, solutions in every language.
 
-Language codes: 1 = Python 2, 2 = C++, 3 = Python 3, 4 = Java; only Python 3 is kept, for both
-`solutions` and `incorrect_solutions`. `time_limit` {seconds, nanos} becomes seconds,
+Language codes: 1 = Python 2, 2 = C++, 3 = Python 3, 4 = Java; all four are kept, for both
+`solutions` and `incorrect_solutions`, each named in `solution_languages` /
+`incorrect_solution_languages` ("python2", "cpp", "python", "java"; verify judges Python 3 and
+C++). `time_limit` {seconds, nanos} becomes seconds,
 `memory_limit_bytes` (decimal: 256000000 is 256 MB) megabytes, and the `difficulty` enum its
 name from google-deepmind/code_contests `contest_problem.proto` (7 = "A" ... 17 = "K", then
 19 = "L" ... 29 = "V": 18 is not used). Problems that read from a named file (`input_file`) are
@@ -22,10 +24,13 @@ __all__ = [
     "cc_difficulty_label",
     "DIFFICULTY",
     "PYTHON3",
+    "LANGUAGES",
     "CODE_CONTESTS_COLUMNS",
 ]
 
 PYTHON3 = 3
+#: CodeContests' language codes, by the names records use
+LANGUAGES: dict[int, str] = {1: "python2", 2: "cpp", 3: "python", 4: "java"}
 #: `ContestProblem.Difficulty` of contest_problem.proto, value -> name (0, UNKNOWN, is no label).
 DIFFICULTY: dict[int, str] = {
     1: "EASY", 2: "MEDIUM", 3: "HARD", 4: "HARDER", 5: "HARDEST", 6: "EXTERNAL",
@@ -63,17 +68,33 @@ def _tests(group: Any) -> list[dict[str, str]]:
     return [{"input": stdio_text(i), "output": stdio_text(o)} for i, o in zip(ins, outs)]
 
 
-def _python3(group: Any) -> list[str]:
+def _programs(group: Any, keep: set[str]) -> tuple[list[str], list[str]]:
+    """(solutions, their languages) of a solutions group, in the languages kept."""
     if not group:
-        return []
+        return [], []
     langs, sols = group.get("language") or [], group.get("solution") or []
-    return [s for lang, s in zip(langs, sols) if lang == PYTHON3 and s and s.strip()]
+    pairs = [
+        (s, LANGUAGES[lang])
+        for lang, s in zip(langs, sols)
+        if lang in LANGUAGES and LANGUAGES[lang] in keep and isinstance(s, str) and s.strip()
+    ]
+    return [s for s, _ in pairs], [lang for _, lang in pairs]
 
 
 def convert_code_contests(
-    row: dict[str, Any], index: int = 0, include_generated: bool = True
+    row: dict[str, Any],
+    index: int = 0,
+    include_generated: bool = True,
+    languages: str = "python,cpp,python2,java",
 ) -> dict[str, Any]:
-    """A CodeContests row to a canonical record (pure)."""
+    """A CodeContests row to a canonical record (pure). `languages`: the solutions' languages
+    kept, comma-separated (`python` is Python 3; e.g. "python,cpp" for those verify judges)."""
+    keep = {lang.strip() for lang in languages.split(",") if lang.strip()}
+    unknown = keep - set(LANGUAGES.values())
+    if unknown:
+        raise ValueError(
+            f"unknown languages {sorted(unknown)}; known: {', '.join(LANGUAGES.values())}"
+        )
     rid = text_or_none(row.get("name")) or str(index)
     partial = {"id": rid}
     statement = text_or_none(row.get("description"))
@@ -95,14 +116,18 @@ def convert_code_contests(
     tl = row.get("time_limit") or {}
     seconds = (tl.get("seconds") or 0) + (tl.get("nanos") or 0) / 1e9 if isinstance(tl, dict) else 0
     mem = row.get("memory_limit_bytes") or 0
+    solutions, solution_languages = _programs(row.get("solutions"), keep)
+    incorrect, incorrect_languages = _programs(row.get("incorrect_solutions"), keep)
     return blank_record(
         {
             "id": rid,
             "statement": statement,
             "test_type": "stdio",
             "tests": tests,
-            "solutions": _python3(row.get("solutions")),
-            "incorrect_solutions": _python3(row.get("incorrect_solutions")),
+            "solutions": solutions,
+            "solution_languages": solution_languages,
+            "incorrect_solutions": incorrect,
+            "incorrect_solution_languages": incorrect_languages,
             "time_limit_s": seconds or None,
             "memory_limit_mb": mem / 1e6 if mem else None,
             "difficulty_label": cc_difficulty_label(row.get("difficulty")),

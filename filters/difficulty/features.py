@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from filters.difficulty.stats import spearman
+from filters.languages import programs_in
 
 __all__ = [
     "BASE_FEATURES",
@@ -215,7 +216,7 @@ def problem_features(row: dict[str, Any]) -> dict[str, float]:
     if not isinstance(n_tests, int) or isinstance(n_tests, bool):
         n_tests = len(row.get("tests") or [])
     f["log_tests"] = math.log1p(max(0, n_tests))
-    f.update(code_features(_shortest(row.get("solutions"))))
+    f.update(code_features(_shortest([c for c, _ in programs_in(row, "python")])))
     f["n_tags"] = float(len(row.get("tags") or []))
     low = statement.lower()
     for k in KEYWORDS:

@@ -19,7 +19,7 @@ from filters.reward.correctness import (
     select_tests,
 )
 from filters.reward.counters import count_instructions, perf_works, pick_tool, valgrind_works
-from filters.reward.extract import completion_text, extract_code, looks_like_code
+from filters.reward.extract import completion_text, extract_code, extract_program, looks_like_code
 from filters.reward.pool import close_shared_sandbox, reward_workers, shared_sandbox
 from filters.reward.speed import (
     Decision,
@@ -57,6 +57,7 @@ __all__ = [
     "count_instructions",
     "decide",
     "extract_code",
+    "extract_program",
     "grade",
     "grade_many",
     "looks_like_code",

@@ -22,7 +22,7 @@ from typing import Any
 
 from filters.ground_truth import from_ground_truth
 from filters.judged import judged_problem
-from filters.reward.extract import extract_code
+from filters.reward.extract import extract_program
 from filters.reward.pool import shared_sandbox
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
@@ -33,6 +33,7 @@ __all__ = [
     "Grade",
     "RewardSystemError",
     "as_problem",
+    "expected_language",
     "select_tests",
     "grade",
     "grade_many",
@@ -100,6 +101,8 @@ class Grade:
     attempts: int = 0
     code: str | None = field(default=None, repr=False)
     result: RunResult | None = field(default=None, repr=False)
+    #: the program's language ("python", "cpp"): its fence's, else the one the prompt asked for
+    language: str | None = None
     #: "separate" (stdio/call tests: expected values never enter the program's process),
     #: "converted" (an assert suite run as call tests), "in-process" (an assert suite run in the
     #: program's process: a hostile program can fake a pass) or "refused" (not run, score 0.0).
@@ -175,7 +178,18 @@ def _prepare(
     return problem, "in-process", why
 
 
-def _judge(sb: Sandbox, problem: dict[str, Any], code: str, cfg: CorrectnessConfig) -> Grade:
+def expected_language(problem: dict[str, Any]) -> str:
+    """The language completions to `problem` are asked in: its ground truth's `language` (what
+    `codemix export --language` wrote), Python when it says none."""
+    return str(problem.get("language") or "python")
+
+
+def _judge(
+    sb: Sandbox, problem: dict[str, Any], code: str, cfg: CorrectnessConfig, lang: str = "python"
+) -> Grade:
+    if lang != "python" and (problem.get("test_type") or "stdio") != "stdio":
+        why = f"{lang} programs are judged on stdio problems only"
+        return Grade(0.0, True, None, error=why, code=code, language=lang)
     # A converted suite keeps every assertion, as the in-process run did (max_tests ignored).
     tests = None if problem.get("typed_calls") else select_tests(problem, cfg.max_tests)
     r = RunResult("SE")
@@ -190,13 +204,24 @@ def _judge(sb: Sandbox, problem: dict[str, Any], code: str, cfg: CorrectnessConf
             memory_limit_mb=cfg.memory_limit_mb,
             tests=tests,
             stop_on_failure=not cfg.partial,
+            language=lang,
         )
         attempts += r.attempts
         if r.verdict != "SE":
             break
     if r.verdict == "SE":
         return Grade(
-            None, True, "SE", 0, r.tests_total, 0.0, r.error or "sandbox error", attempts, code, r
+            None,
+            True,
+            "SE",
+            0,
+            r.tests_total,
+            0.0,
+            r.error or "sandbox error",
+            attempts,
+            code,
+            r,
+            language=lang,
         )
     return Grade(
         _score(r, cfg),
@@ -209,6 +234,7 @@ def _judge(sb: Sandbox, problem: dict[str, Any], code: str, cfg: CorrectnessConf
         attempts,
         code,
         r,
+        language=lang,
     )
 
 
@@ -234,27 +260,29 @@ def grade_many(
             problems.append(parsed[p])
         else:
             problems.append(as_problem(p))
-    codes = [extract_code(c) for _, c in items]
+    programs = [extract_program(c, expected_language(p)) for p, (_, c) in zip(problems, items)]
+    codes = [pr[0] if pr else None for pr in programs]
+    langs = [pr[1] if pr else None for pr in programs]
     prepared: dict[int, tuple[dict[str, Any] | None, str, str | None]] = {}
     for prob in problems:
         if id(prob) not in prepared:
             prepared[id(prob)] = _prepare(prob, cfg)
-    jobs: dict[tuple[int, str], tuple[dict[str, Any], str]] = {}
-    for prob, code in zip(problems, codes):
+    jobs: dict[tuple[int, str, str], tuple[dict[str, Any], str, CorrectnessConfig, str]] = {}
+    for prob, code, lang in zip(problems, codes, langs):
         run_as = prepared[id(prob)][0]
-        if code is not None and run_as is not None:
-            jobs.setdefault((id(prob), code), (run_as, code))
-    done: dict[tuple[int, str], Grade] = {}
+        if code is not None and lang is not None and run_as is not None:
+            jobs.setdefault((id(prob), code, lang), (run_as, code, cfg, lang))
+    done: dict[tuple[int, str, str], Grade] = {}
     if jobs:
         sb = sandbox or shared_sandbox()
         keys = list(jobs)
         with ThreadPoolExecutor(max(1, min(sb.n_workers, len(keys)))) as ex:
-            for key, g in zip(keys, ex.map(lambda k: _judge(sb, *jobs[k], cfg), keys)):
+            for key, g in zip(keys, ex.map(lambda k: _judge(sb, *jobs[k]), keys)):
                 done[key] = g
     grades: list[Grade] = []
-    for prob, code in zip(problems, codes):
+    for prob, code, lang in zip(problems, codes, langs):
         run_as, isolation, why = prepared[id(prob)]
-        if code is None:
+        if code is None or lang is None:
             g = Grade(-cfg.format_penalty if cfg.format_penalty else 0.0, False)
         elif run_as is None:
             g = Grade(
@@ -265,7 +293,7 @@ def grade_many(
                 code=code,
             )
         else:
-            g = replace(done[(id(prob), code)])
+            g = replace(done[(id(prob), code, lang)])
         g.isolation, g.isolation_reason = isolation, why
         grades.append(g)
     if cfg.on_system_error == "raise":

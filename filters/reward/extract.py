@@ -11,10 +11,20 @@ import ast
 import re
 from typing import Any
 
-__all__ = ["extract_code", "completion_text", "looks_like_code"]
+__all__ = [
+    "extract_code",
+    "extract_program",
+    "completion_text",
+    "looks_like_code",
+    "looks_like_cpp",
+]
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n`]*$")
 _PYTHON_TAGS = {"python", "py", "python3", "py3", "pycon", "python2", "sage", "pypy", "pypy3"}
+_CPP_TAGS = {"cpp", "c++", "cc", "cxx", "cpp17", "c++17", "gnu++17", "cpp20", "c++20", "cplusplus"}
+#: a fence's tag -> the language the sandbox judges it in
+_LANGUAGE_OF_TAG = {**{t: "python" for t in _PYTHON_TAGS}, **{t: "cpp" for t in _CPP_TAGS}}
+_CPP_MAIN = re.compile(r"\bint\s+main\s*\(")
 _TRIVIAL = (
     ast.Name,
     ast.Constant,
@@ -111,3 +121,40 @@ def extract_code(completion: Any) -> str | None:
             return untagged[-1].strip("\n") + "\n"
         return None
     return text.strip("\n") + "\n" if looks_like_code(text) else None
+
+
+def looks_like_cpp(text: str) -> bool:
+    """True when `text` reads as a whole C++ program: it defines `int main(`."""
+    return bool(_CPP_MAIN.search(text))
+
+
+def _looks_like(text: str, language: str) -> bool:
+    return looks_like_cpp(text) if language == "cpp" else looks_like_code(text)
+
+
+def extract_program(completion: Any, language: str | None = None) -> tuple[str, str] | None:
+    """(the program to judge, its language: "python" or "cpp"), or None without code.
+
+    The fence says the language: the last block tagged in `language` (the one the prompt asked
+    for; None: Python) wins, else the last block tagged in any judged language; without one, the
+    last untagged block that reads as a program in `language`; without fences, the whole text
+    when it is one. Blocks in other languages (```java, ```text) are never taken.
+    """
+    want = language or "python"
+    text = completion_text(completion)
+    if not text.strip():
+        return None
+    blocks = _blocks(text)
+    if not blocks:
+        return (text.strip("\n") + "\n", want) if _looks_like(text, want) else None
+    tagged = [(_LANGUAGE_OF_TAG[t], b) for t, b in blocks if t in _LANGUAGE_OF_TAG and b.strip()]
+    for lang, body in reversed(tagged):
+        if lang == want:
+            return body.strip("\n") + "\n", lang
+    if tagged:
+        lang, body = tagged[-1]
+        return body.strip("\n") + "\n", lang
+    untagged = [b for t, b in blocks if not t and _looks_like(b, want)]
+    if untagged:
+        return untagged[-1].strip("\n") + "\n", want
+    return None

@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from filters.languages import programs_in
 from filters.reward.correctness import CorrectnessConfig, RewardSystemError, as_problem, grade_many
 from filters.reward.counters import baseline_code, count_instructions, pick_tool
 from filters.reward.pool import shared_sandbox
@@ -51,6 +52,8 @@ _BASE_COUNTS: dict[
 ] = {}  # the empty program's counts are deterministic: count once
 _FLOOR_MS = 0.2  # below this, a program's own CPU time is lost in the run's overhead
 MEASURES = ("cpu", "instructions", "auto", "perf", "valgrind")
+#: the empty C++ program: its CPU time is a native run's overhead
+_EMPTY_CPP = "int main() {}\n"
 
 
 @dataclass(frozen=True)
@@ -178,10 +181,11 @@ def _time_once(
     tests: list[dict[str, Any]] | None,
     unknown_outputs: bool,
     time_limit_s: float | None,
+    language: str = "python",
 ) -> float | None:
     """CPU ms of one run over the timing tests; None when it did not finish cleanly."""
     for _ in range(3):
-        r = sb.run(problem, code, tests=tests, time_limit_s=time_limit_s)
+        r = sb.run(problem, code, tests=tests, time_limit_s=time_limit_s, language=language)
         if r.verdict != "SE":
             break
     else:
@@ -267,12 +271,14 @@ def _judge_cpu(
     unknown: bool,
     cfg: SpeedConfig,
     time_limit_s: float | None,
+    language: str = "python",
 ) -> SpeedResult:
     cand: list[float] = []
     base: list[float] = []
     ref_ms: list[list[float]] = [[] for _ in refs]
     alive = list(range(len(refs)))
-    empty = baseline_code(problem)
+    empty = _EMPTY_CPP if language == "cpp" else baseline_code(problem)
+    lang = language
     first = True
     while True:
         target = cfg.repeats if first else min(max(cfg.repeats, cfg.max_repeats), len(cand) + 2)
@@ -284,10 +290,10 @@ def _judge_cpu(
             for who in order:
                 if who == -2:
                     if cfg.subtract_overhead:
-                        row[who] = _time_once(sb, problem, empty, tests, True, time_limit_s)
+                        row[who] = _time_once(sb, problem, empty, tests, True, time_limit_s, lang)
                     continue
                 prog = code if who == -1 else refs[who]
-                row[who] = _time_once(sb, problem, prog, tests, unknown, time_limit_s)
+                row[who] = _time_once(sb, problem, prog, tests, unknown, time_limit_s, lang)
             cand_ms = row[-1]
             if cand_ms is None:
                 return SpeedResult(
@@ -338,19 +344,30 @@ def _decide_pair(
 
 
 def _speed_of(
-    sb: Sandbox, prob: dict[str, Any], code: str, cfg: SpeedConfig, ccfg: CorrectnessConfig
+    sb: Sandbox,
+    prob: dict[str, Any],
+    code: str,
+    cfg: SpeedConfig,
+    ccfg: CorrectnessConfig,
+    language: str = "python",
 ) -> SpeedResult:
-    """Time a program already judged correct against the problem's references."""
-    refs = [s for s in (prob.get("solutions") or []) if s and s.strip()][: cfg.max_refs]
+    """Time a program already judged correct against the problem's references in its language
+    (a C++ program against C++ references: against Python ones it would always look fast)."""
+    refs = [s for s, _ in programs_in(prob, language) if s and s.strip()][: cfg.max_refs]
     if not refs:
-        return SpeedResult(0.0, True, note="the problem has no reference solution to compare with")
+        return SpeedResult(
+            0.0, True, note=f"the problem has no {language} reference solution to compare with"
+        )
     hook = cfg.inputs
     heavy = list(hook(prob) or []) if callable(hook) else hook  # the generator runs once
     tests = timing_tests(prob, replace(cfg, inputs=heavy or None))
     unknown = bool(heavy)
     measure = cfg.measure
-    if measure == "cpu":
-        return _judge_cpu(sb, prob, code, refs, tests, unknown, cfg, ccfg.time_limit_s)
+    if measure == "cpu" or language != "python":  # (instruction counters run Python programs)
+        out = _judge_cpu(sb, prob, code, refs, tests, unknown, cfg, ccfg.time_limit_s, language)
+        if measure != "cpu":
+            out.note = f"instructions are counted for Python programs only; timed {language} by CPU"
+        return out
     prefer = {"instructions": "auto", "auto": "perf"}.get(measure, measure)
     tool = pick_tool(prefer)
     if tool is not None:
@@ -367,10 +384,15 @@ def _speed_of(
 
 
 def _timed(
-    sb: Sandbox, prob: dict[str, Any], code: str, cfg: SpeedConfig, ccfg: CorrectnessConfig
+    sb: Sandbox,
+    prob: dict[str, Any],
+    code: str,
+    cfg: SpeedConfig,
+    ccfg: CorrectnessConfig,
+    language: str = "python",
 ) -> SpeedResult:
     try:
-        return _speed_of(sb, prob, code, cfg, ccfg)
+        return _speed_of(sb, prob, code, cfg, ccfg, language)
     except RewardSystemError as e:
         if ccfg.on_system_error == "raise":
             raise
@@ -392,7 +414,7 @@ def speed_many(
     sb = sandbox or shared_sandbox()
     grades = grade_many(items, sandbox=sb, config=ccfg)
     out: list[SpeedResult | None] = [None] * len(items)
-    todo: dict[tuple[Any, str], list[int]] = {}
+    todo: dict[tuple[Any, str, str], list[int]] = {}
     probs: dict[Any, dict[str, Any]] = {}
     for i, ((p, _), g) in enumerate(zip(items, grades)):
         if g.system_error:  # only reaches here with on_system_error="none"
@@ -404,12 +426,12 @@ def speed_many(
         pk: Any = p if isinstance(p, str) else id(p)
         if pk not in probs:
             probs[pk] = as_problem(p)
-        todo.setdefault((pk, g.code), []).append(i)
+        todo.setdefault((pk, g.code, g.language or "python"), []).append(i)
     keys = list(todo)
     if keys:
         # Timing runs of different programs would share the cores: keep at most half of the workers busy.
         with ThreadPoolExecutor(max(1, min(len(keys), sb.n_workers // 2 or 1))) as ex:
-            results = list(ex.map(lambda k: _timed(sb, probs[k[0]], k[1], cfg, ccfg), keys))
+            results = list(ex.map(lambda k: _timed(sb, probs[k[0]], k[1], cfg, ccfg, k[2]), keys))
         for k, res in zip(keys, results):
             for i in todo[k]:
                 out[i] = replace(res)

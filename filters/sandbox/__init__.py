@@ -1,4 +1,4 @@
-"""A secure, fast sandbox for untrusted Python: fork-server workers, confined children, strict verdicts.
+"""A secure, fast sandbox for untrusted Python and C++: fork-server workers, confined children, strict verdicts.
 
 with Sandbox(workers=2) as sb:
     result = sb.run(problem, code)          # RunResult(verdict="AC", tests_passed=..., ...)

@@ -54,9 +54,10 @@ class IoDir:
     def __init__(self, path: str) -> None:
         self.fd = os.open(path, os.O_PATH | os.O_DIRECTORY)
 
-    def write(self, name: str, data: bytes) -> None:
-        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600, dir_fd=self.fd)
+    def write(self, name: str, data: bytes, mode: int = 0o600) -> None:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode, dir_fd=self.fd)
         try:
+            os.fchmod(fd, mode)  # (the mode of a file that was there stays otherwise)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -93,6 +94,11 @@ class IoDir:
         os.close(self.fd)
 
 
+#: what libstdc++ prints when an uncaught allocation failure ends a program (a program could print
+#: it itself: it only turns its own runtime error into another failure)
+_BAD_ALLOC = "std::bad_alloc"
+
+
 def _json(data: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(data.decode("utf-8", "replace"))
@@ -108,8 +114,12 @@ def _signal_name(sig: int) -> str:
         return str(sig)
 
 
-def outcome(end: RunEnd, io: IoDir, limits: RunLimits, want_stdout: bool) -> Outcome:
-    """The run's status, from how it ended and what it left (stdout only when `want_stdout`)."""
+def outcome(
+    end: RunEnd, io: IoDir, limits: RunLimits, want_stdout: bool, native: bool = False
+) -> Outcome:
+    """The run's status, from how it ended and what it left (stdout only when `want_stdout`). A
+    `native` program (C++) that an allocation failure aborted ran out of memory (MLE): its
+    address space is capped a little above the limit, so a large `new` fails there."""
     if end.error is not None:
         return Outcome(Status.SE, error=end.error)
     if end.exit_code == ExitCode.NOTED:  # the harness's note, if it wrote one (a program cannot)
@@ -132,7 +142,7 @@ def outcome(end: RunEnd, io: IoDir, limits: RunLimits, want_stdout: bool) -> Out
         st = Status.TLE
     elif max(end.out_bytes, end.err_bytes, end.record_bytes) >= cap or sig == signal.SIGXFSZ:
         st = Status.OLE
-    elif exc == "MemoryError":
+    elif exc == "MemoryError" or (native and sig == signal.SIGABRT and _BAD_ALLOC in stderr):
         st = Status.MLE
     elif sig == signal.SIGXCPU:
         st = Status.TLE

@@ -53,12 +53,14 @@ def _preexec() -> None:
 class WorkerProcess:
     """One running worker; not thread-safe (the sandbox hands each to one thread at a time)."""
 
-    def __init__(self, uid: int | None = None, hash_seed: int = 0) -> None:
+    def __init__(
+        self, uid: int | None = None, hash_seed: int = 0, visible: tuple[str, ...] = ()
+    ) -> None:
         self.uid = uid if uid is not None else random.randrange(200_000, 2_000_000_000)
         self.io: IoDir | None = None
         self.isolation: dict[str, Any] = {}
         self.proc = subprocess.Popen(
-            [sys.executable, "-s", "-B", _WORKER, str(self.uid)],
+            [sys.executable, "-s", "-B", _WORKER, str(self.uid), *visible],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -48,6 +48,10 @@ class RunResult:
     #: Harness detail for SE (what failed in the sandbox), else None.
     error: str | None = None
     attempts: int = 1
+    #: the program's language ("python", "cpp") and, for a compiled one, the compile's CPU time
+    #: (0 when its binary came from the sandbox's cache); not part of `cpu_ms`
+    language: str = "python"
+    compile_ms: float = 0.0
 
     @property
     def accepted(self) -> bool:

@@ -1,4 +1,4 @@
-"""`Sandbox`: run untrusted Python against a problem's tests on a pool of fork-server workers."""
+"""`Sandbox`: run untrusted Python or C++ against a problem's tests on a pool of fork-server workers."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from filters.compare import DEFAULT_TOLERANCE, Comparison, compare_call, explain_stdio
+from filters.sandbox import cpp
 from filters.sandbox.any_order import holds_in_any_order
 from filters.sandbox.assert_calls import judge_call
 from filters.sandbox.asserts import instrument_asserts
@@ -51,6 +52,11 @@ def _io_mb(output_bytes: int, program_bytes: int, input_bytes: int) -> int:
     return (2 * output_bytes + 4 * program_bytes + 4 * input_bytes) // (1 << 20) + 2
 
 
+def _native_io_mb(io_mb: int, compile_output_bytes: int) -> int:
+    """A C++ program's runs need room for its compile too: its executable and its messages."""
+    return io_mb + 2 * (compile_output_bytes >> 20) + 1
+
+
 def default_workers() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -86,7 +92,9 @@ class Sandbox:
 
     `run(problem, code)` judges one program against a canonical problem record; `run_many` judges
     many in parallel. The time limit is CPU time; limits come from the arguments, then the
-    problem's `time_limit_s` / `memory_limit_mb`, then the defaults given here.
+    problem's `time_limit_s` / `memory_limit_mb`, then the defaults given here. A program is
+    Python unless `language="cpp"` says otherwise (C++: stdio problems; compiled once per
+    program, confined like any run, under limits of its own: `cpp.COMPILE_LIMITS`).
     """
 
     def __init__(
@@ -99,8 +107,11 @@ class Sandbox:
         tolerance: float = DEFAULT_TOLERANCE,
         retries: int = 2,
         hash_seed: int = 0,
+        compile_limits: Limits = cpp.COMPILE_LIMITS,
     ) -> None:
         self.n_workers = workers or default_workers()
+        #: a C++ program's compile: CPU time, memory, output (its executable, its messages)
+        self.compile_limits = compile_limits
         self.time_limit_s = time_limit_s
         self.memory_limit_mb = memory_limit_mb
         self.output_limit_bytes = output_limit_bytes
@@ -111,10 +122,13 @@ class Sandbox:
         self._idle: queue.Queue[WorkerProcess] = queue.Queue()
         self._lock = threading.Lock()
         self._closed = False
+        self._binaries = cpp.BinaryCache()
+        try:  # every worker sees the precompiled headers, built when a C++ program first comes
+            self._visible: tuple[str, ...] = (str(cpp.pch_root()),)
+        except OSError:
+            self._visible = ()
         with ThreadPoolExecutor(self.n_workers) as ex:
-            started = list(
-                ex.map(lambda _: WorkerProcess(hash_seed=hash_seed), range(self.n_workers))
-            )
+            started = list(ex.map(lambda _: self._start_worker(), range(self.n_workers)))
         for w in started:
             self._all.append(w)
             self._idle.put(w)
@@ -123,8 +137,9 @@ class Sandbox:
 
     def with_hash_seed(self, hash_seed: int) -> Sandbox:
         """A new sandbox with the same workers and limits whose programs hash str with another
-        seed (close it yourself); a rerun there shows output that follows set iteration order."""
-        return Sandbox(
+        seed (close it yourself); a rerun there shows output that follows set iteration order.
+        It shares this sandbox's compiled C++ binaries (a hash seed changes nothing of them)."""
+        sibling = Sandbox(
             self.n_workers,
             time_limit_s=self.time_limit_s,
             memory_limit_mb=self.memory_limit_mb,
@@ -132,7 +147,10 @@ class Sandbox:
             tolerance=self.tolerance,
             retries=self.retries,
             hash_seed=hash_seed,
+            compile_limits=self.compile_limits,
         )
+        sibling._binaries = self._binaries
+        return sibling
 
     # ---- lifecycle -------------------------------------------------------------------------
     def __enter__(self) -> Sandbox:
@@ -210,14 +228,24 @@ class Sandbox:
             w = self._replace(w)
         self._idle.put(w)
 
+    def _start_worker(self) -> WorkerProcess:
+        return WorkerProcess(hash_seed=self.hash_seed, visible=self._visible)
+
     def _replace(self, w: WorkerProcess) -> WorkerProcess:
         w.kill()
-        new = WorkerProcess(hash_seed=self.hash_seed)
+        new = self._start_worker()
         with self._lock:
             self._all[self._all.index(w)] = new
         return new
 
     # ---- public API -------------------------------------------------------------------------
+    @staticmethod
+    def _language(problem: dict[str, Any], language: str | None) -> str:
+        lang = cpp.language_of(language)
+        if lang != "python" and (problem.get("test_type") or "stdio") != "stdio":
+            raise ValueError(f"{lang} programs are judged on stdio problems only")
+        return lang
+
     def limits_for(
         self,
         problem: dict[str, Any],
@@ -237,20 +265,25 @@ class Sandbox:
         memory_limit_mb: float | None = None,
         tests: Sequence[dict[str, str]] | None = None,
         stop_on_failure: bool = False,
+        language: str | None = None,
     ) -> RunResult:
-        """Judge one program against `problem` (or the given `tests`); never raises for bad code."""
+        """Judge one program against `problem` (or the given `tests`); never raises for bad code.
+        `language`: "python" (the default) or "cpp" (ValueError for another, or for C++ on a
+        problem whose tests are not stdio)."""
+        lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
-        result = RunResult("SE")
+        result = RunResult("SE", language=lang)
         for attempt in range(1, self.retries + 2):
             w = self._acquire()
             try:
-                result = self._judge(w, problem, code, limits, tests, stop_on_failure)
+                result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang)
             except WorkerDied as e:
                 w = self._replace(w)
                 result = RunResult("SE", error=str(e), time_limit_s=limits.time_s)
             finally:
                 self._release(w)
             result.attempts = attempt
+            result.language = lang
             if result.verdict != "SE":
                 break
         return result
@@ -262,10 +295,12 @@ class Sandbox:
         time_limit_s: float | None = None,
         memory_limit_mb: float | None = None,
         stop_on_failure: bool = False,
+        language: str | None = None,
     ) -> list[RunResult]:
         """Judge many (problem, code[, options]) jobs in parallel across the workers, in job order.
 
-        A job's own options (a dict of `run` keyword arguments) override the shared ones.
+        A job's own options (a dict of `run` keyword arguments, `language` among them) override
+        the shared ones.
         """
         if not jobs:
             return []
@@ -273,6 +308,7 @@ class Sandbox:
             "time_limit_s": time_limit_s,
             "memory_limit_mb": memory_limit_mb,
             "stop_on_failure": stop_on_failure,
+            "language": language,
         }
 
         def one(job: Job) -> RunResult:
@@ -290,18 +326,21 @@ class Sandbox:
         *,
         time_limit_s: float | None = None,
         memory_limit_mb: float | None = None,
+        language: str | None = None,
     ) -> list[Output]:
-        """Run `code` on each input of a stdio or call problem and return what it printed or
-        returned, unjudged: how new tests are labelled with a reference solution."""
+        """Run `code` (Python, or `language="cpp"`) on each input of a stdio or call problem and
+        return what it printed or returned, unjudged: how new tests are labelled with a
+        reference solution."""
         kind = problem.get("test_type") or "stdio"
         if kind == "assert":
             raise ValueError("outputs() needs stdio or call tests; convert an assert suite first")
+        lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
         out: list[Output] = [Output(Status.SE)] * len(inputs)
         for _ in range(self.retries + 1):
             w = self._acquire()
             try:
-                out = self._outputs(w, problem, code, list(inputs), limits, kind)
+                out = self._outputs(w, problem, code, list(inputs), limits, kind, lang)
             except WorkerDied:
                 w = self._replace(w)
                 out = [Output(Status.SE)] * len(inputs)
@@ -319,12 +358,22 @@ class Sandbox:
         inputs: list[str],
         limits: Limits,
         kind: str,
+        lang: str = "python",
     ) -> list[Output]:
         if not inputs:
             return []
         code_bytes = code.encode("utf-8", "surrogatepass")
         io_mb = _io_mb(limits.output_bytes, len(code_bytes), max(map(len, inputs)))
-        w.files().write(Files.CODE, code_bytes)
+        native = lang != "python"
+        if native:
+            io_mb = _native_io_mb(io_mb, self.compile_limits.output_bytes)
+            failed, _, static = self._compile(w, code_bytes, io_mb)
+            if failed is not None:
+                return [Output(failed.status)] * len(inputs)
+            if static > limits.memory_mb * (1 << 20):
+                return [Output(Status.MLE)] * len(inputs)
+        else:
+            w.files().write(Files.CODE, code_bytes)
         run = Run(
             limits=RunLimits.of(limits),
             io_mb=io_mb,
@@ -333,11 +382,13 @@ class Sandbox:
             call_check=False,
             typed=kind == "call" and bool(problem.get("typed_calls")),
             first=False,
+            language=lang,
         )
         timeout = limits.wall_s + 30.0
         out: list[Output] = []
         for i, text in enumerate(inputs):
-            this = run._replace(first=True, cache=len(inputs) > 1) if i == 0 else run
+            first = i == 0 and not native  # (a native program's binary is made: keep it)
+            this = run._replace(first=True, cache=len(inputs) > 1) if first else run
             r = self._run(w, this, text, timeout)
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
                 return [Output(r.status)] * len(inputs)
@@ -361,9 +412,12 @@ class Sandbox:
         limits: Limits,
         tests: Sequence[dict[str, str]] | None,
         stop: bool,
+        lang: str = "python",
     ) -> RunResult:
         kind = problem.get("test_type") or "stdio"
         test_list = list(tests if tests is not None else (problem.get("tests") or []))
+        if lang != "python":
+            return self._judge_native(w, problem, code, limits, test_list, stop, lang)
         test_code = None
         assert_texts: list[str] = []
         call_check = False
@@ -375,7 +429,6 @@ class Sandbox:
                 return RunResult(
                     "SE", error=f"test code does not parse: {e}", time_limit_s=limits.time_s
                 )
-        total = max(1, len(assert_texts)) if kind == "assert" else len(test_list)
         if kind != "assert" and not test_list:  # nothing to run: it only has to compile
             try:
                 compile(code, "solution.py", "exec", dont_inherit=True)
@@ -385,7 +438,6 @@ class Sandbox:
                 )
             return self._summary("AC", [], 0, None, limits)
         checker = problem.get("checker")
-        mode = Comparison.parse(problem.get("comparison"))
         io = w.files()
         code_bytes = code.encode("utf-8", "surrogatepass")
         suite_bytes = (test_code or "").encode("utf-8", "surrogatepass")
@@ -405,15 +457,34 @@ class Sandbox:
             typed=typed,
             first=False,
         )
-        timeout = limits.wall_s + 30.0
         if kind == "assert":
-            return self._judge_assert(w, run, assert_texts, timeout, limits)
+            return self._judge_assert(w, run, assert_texts, limits.wall_s + 30.0, limits)
+        return self._judge_stdio(w, problem, run, test_list, limits, stop)
+
+    def _judge_stdio(
+        self,
+        w: WorkerProcess,
+        problem: dict[str, Any],
+        run: Run,
+        test_list: list[dict[str, str]],
+        limits: Limits,
+        stop: bool,
+    ) -> RunResult:
+        """Each stdio or call test in a run of its own, judged here (or by the checker)."""
+        kind, typed = run.kind, run.typed
+        checker = problem.get("checker")
+        mode = Comparison.parse(problem.get("comparison"))
+        total = len(test_list)
+        timeout = limits.wall_s + 30.0
         results: list[TestResult] = []
         first: dict[str, Any] | None = None
         verdict = "AC"
         for i, t in enumerate(test_list):
-            # the first run compiles the program, and keeps it compiled when more runs follow
-            this = run._replace(first=True, cache=len(test_list) > 1) if i == 0 else run
+            # a Python program's first run compiles it, and keeps it compiled when more follow
+            if i == 0 and run.language == "python":
+                this = run._replace(first=True, cache=len(test_list) > 1)
+            else:
+                this = run
             r = self._run(w, this, t["input"], timeout)
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
                 return self._not_run(r, total, limits)
@@ -438,6 +509,91 @@ class Sandbox:
                 if stop:
                     break
         return self._summary(verdict, results, total, first, limits)
+
+    def _judge_native(
+        self,
+        w: WorkerProcess,
+        problem: dict[str, Any],
+        code: str,
+        limits: Limits,
+        test_list: list[dict[str, str]],
+        stop: bool,
+        lang: str,
+    ) -> RunResult:
+        """A compiled program: compiled once (or taken from the cache), then run on each test
+        through the same confinement as a Python program's runs."""
+        code_bytes = code.encode("utf-8", "surrogatepass")
+        checker = problem.get("checker")
+        longest = max(
+            (len(t["input"]) + (len(t["output"]) if checker else 0) for t in test_list), default=0
+        )
+        io_mb = _native_io_mb(
+            _io_mb(limits.output_bytes, len(code_bytes), longest), self.compile_limits.output_bytes
+        )
+        failed, compile_ms, static = self._compile(w, code_bytes, io_mb)
+        if failed is None and static > limits.memory_mb * (1 << 20):
+            failed = Outcome(
+                Status.MLE,
+                error=f"its static data ({static >> 20} MB) exceeds the memory limit",
+            )
+        if failed is not None:
+            out = self._not_run(failed, len(test_list), limits)
+        else:
+            run = Run(
+                limits=RunLimits.of(limits),
+                io_mb=io_mb,
+                kind="stdio",
+                first=False,  # (its binary is in place: a first run would remove it)
+                language=lang,
+            )
+            out = self._judge_stdio(w, problem, run, test_list, limits, stop)
+        out.compile_ms = compile_ms
+        return out
+
+    def _compile(
+        self, w: WorkerProcess, code: bytes, io_mb: int
+    ) -> tuple[Outcome | None, float, int]:
+        """Put the program's executable in the worker's I/O directory: from the cache, or
+        compiled there in a run of its own. (None, compile CPU ms, static bytes), or the outcome
+        of a compile that failed (CE: the program's; SE: the harness's)."""
+        tc = cpp.toolchain()
+        if tc is None:
+            return Outcome(Status.SE, error="no C++ compiler (g++) on this machine"), 0.0, 0
+        command = tc.command()
+        key = self._binaries.key(command, code)
+        io = w.files()
+        hit = self._binaries.get(key)
+        try:
+            if hit is not None:
+                io.write(Files.BINARY, hit[0], mode=0o755)
+                return None, 0.0, hit[1]
+            io.write(Files.CODE, code)
+        except OSError as e:
+            raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
+        lim = RunLimits.of(self.compile_limits)
+        run = Run(limits=lim, io_mb=io_mb, language="cpp", compiler=command, first=True)
+        end = w.call(Op.RUN, run, lim.wall_s + 30.0)
+        try:
+            r = outcome(end, io, lim, want_stdout=False)
+            binary = io.read(Files.BINARY) if r.status == Status.OK else b""
+        except OSError as e:
+            raise WorkerDied(f"cannot read the worker's I/O directory: {e}") from None
+        if r.status == Status.OK:
+            record = r.record or {}
+            static = record.get("static_bytes")
+            if not binary or not isinstance(static, int):
+                return Outcome(Status.SE, error="the compile left no executable"), end.cpu_ms, 0
+            self._binaries.put(key, binary, static)
+            return None, end.cpu_ms, static
+        if r.status in (Status.CE, Status.SE):
+            return r, end.cpu_ms, 0
+        why = {
+            Status.TLE: f"its time limit ({lim.time_s:g} s of CPU)",
+            Status.MLE: f"its memory limit ({lim.memory_mb:g} MB)",
+            Status.OLE: f"its output limit ({lim.output_bytes >> 20} MB)",
+        }.get(r.status, f"a failure ({r.exit})")
+        text = f"{r.stderr[-1500:]}\nthe compiler exceeded {why}".strip()
+        return Outcome(Status.CE, error=text), end.cpu_ms, 0
 
     @staticmethod
     def _not_run(r: Outcome, total: int, limits: Limits) -> RunResult:
@@ -467,7 +623,8 @@ class Sandbox:
             raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
         end = w.call(Op.RUN, run, timeout)
         try:
-            return outcome(end, io, run.limits, want_stdout=run.kind == "stdio")
+            native = run.language != "python" and not run.check
+            return outcome(end, io, run.limits, want_stdout=run.kind == "stdio", native=native)
         except OSError as e:
             raise WorkerDied(f"cannot read the worker's I/O directory: {e}") from None
 

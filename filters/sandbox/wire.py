@@ -58,6 +58,9 @@ class Files:
     CODE = "code"  # the program's source
     SUITE = "suite"  # an assert suite's source (instrumented)
     CACHE = "code.marshal"  # the compiled program, made by its first run's child
+    BINARY = (
+        "bin"  # a native program's executable, made by its compile run (or the sandbox's cache)
+    )
     STDIN = "in"  # a stdio test's input
     CALL = "call"  # a call test's arguments (JSON)
     CHECK = "check"  # a check: JSON {checker, input, expected, actual}
@@ -68,6 +71,8 @@ class Files:
     COMPILE_NS = "compile_ns"  # the CPU (ns, digits) the harness spent compiling: not the program's
     INPUTS = (STDIN, CALL, CHECK)
     OUTPUTS = (STDOUT, STDERR, RECORD, NOTE, COMPILE_NS)
+    #: what a program's first run removes: the last program's compiled forms
+    COMPILED = (CACHE, BINARY)
 
 
 class ExitCode(enum.IntEnum):
@@ -114,6 +119,10 @@ class Run(NamedTuple):
     typed: bool = False  # call: arguments and result in valuecodec's typed JSON
     first: bool = True  # the program's first run: compile it (else load Files.CACHE)
     cache: bool = False  # more runs of this program follow: keep it compiled (Files.CACHE)
+    language: str = "python"  # the program's language: "python", or "cpp" (Files.BINARY is run)
+    #: a native program's compile run: the compiler's command (it reads the source on stdin); the
+    #: worker adds where the executable goes and runs it as the run's user, under `limits`
+    compiler: tuple[str, ...] | None = None
 
 
 class RunEnd(NamedTuple):

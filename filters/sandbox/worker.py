@@ -1,6 +1,7 @@
 """The fork server: a small, pre-started process that runs each test in a fresh, confined child.
 
-Run as a script (`python -s -B worker.py UID`), stdlib only, so that it stays small and forks in
+Run as a script (`python -s -B worker.py UID [DIR...]`: DIRs are host directories runs may read,
+such as the C++ compiler's precompiled headers), stdlib only, so that it stays small and forks in
 about a millisecond; its parts are the modules beside it (`worker_*.py`, and `wire.py`, the
 names it shares with the sandbox). It reads length-prefixed pickled messages on fd 0 and answers
 on fd 1 (`wire`); its first message is (HELLO, the isolation in force and its I/O directory):
@@ -53,7 +54,7 @@ def main() -> None:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    iso = isolation.Isolation(int(sys.argv[1]))
+    iso = isolation.Isolation(int(sys.argv[1]), tuple(sys.argv[2:]))
     iso.confine()
     # Not PR_SET_PDEATHSIG here: it fires when the *thread* that started us exits, and sandboxes
     # start workers from short-lived threads. The sandbox's death closes the control pipe (end of

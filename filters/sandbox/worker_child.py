@@ -20,8 +20,6 @@ import io
 import json
 import marshal
 import os
-import resource
-import signal
 import sys
 import time
 import traceback
@@ -30,9 +28,12 @@ from typing import Any, NamedTuple, NoReturn
 
 import wire
 import worker_isolation as isolation
+import worker_native as native
 
 #: the most of an error text kept
 TAIL = 2000
+#: where a native program's executable is held open until it is executed
+_KEPT_FD = 4
 _COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
 # Typed plain data for `typed_calls` problems (valuecodec.py, stdlib only): loaded from its file so
@@ -63,16 +64,25 @@ def run(iso: isolation.Isolation, req: wire.Run) -> NoReturn:
     """In the forked child: read the run's inputs, confine, run, and exit with the status."""
     code = wire.ExitCode.CHILD_FAILED
     try:
+        native_program = req.language != "python" and not req.check
         try:
-            task = _read_check(iso) if req.check else _read_program(iso, req)
-            _confine(iso, req.limits)
+            if req.compiler:  # a native program's compile run (worker_native)
+                code = native.compile_program(iso, req)
+            elif native_program:
+                _confine(iso, req.limits, keep=native.open_binary(iso))
+            else:
+                task = _read_check(iso) if req.check else _read_program(iso, req)
+                _confine(iso, req.limits)
         except _Noted:
             code = wire.ExitCode.NOTED
             raise
         except BaseException as e:  # the harness failed before the program ran: not the program's
             code = _harness_fault(iso, e)
             raise
-        code = _run_checker(task) if isinstance(task, dict) else _run_program(task, req)
+        if native_program and not req.compiler:
+            code = native.execute(_KEPT_FD)
+        elif not req.compiler:
+            code = _run_checker(task) if isinstance(task, dict) else _run_program(task, req)
     finally:
         os._exit(code)
 
@@ -173,10 +183,11 @@ def _compile(iso: isolation.Isolation, source: bytes, name: str, fault: str) -> 
         raise _Noted from None
 
 
-def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:
+def _confine(iso: isolation.Isolation, lim: wire.RunLimits, keep: int | None = None) -> None:
     """Give the program its files and its limits, then drop to the run's uid. What every run has
     in common (no new privileges, no core dumps, HOME and TMPDIR, a fresh session keyring) the
-    server set before forking, so each child spends less before the program starts."""
+    server set before forking, so each child spends less before the program starts. `keep`: a
+    descriptor (a native program's executable) kept open as `_KEPT_FD`, close-on-exec."""
     os.setsid()
     # stdin: the test's input, or an empty file (made here) for runs that read none
     fds = [os.open(_path(iso, wire.Files.STDIN), os.O_RDONLY | os.O_CREAT, 0o600)]
@@ -184,21 +195,14 @@ def _confine(iso: isolation.Isolation, lim: wire.RunLimits) -> None:
         fds.append(os.open(_path(iso, n), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
     for i, fd in enumerate(fds):
         os.dup2(fd, i)
-    os.closerange(4, 1 << 20)
+    if keep is not None:
+        os.dup2(keep, _KEPT_FD, inheritable=False)
+    os.closerange(4 if keep is None else _KEPT_FD + 1, 1 << 20)
     os.chdir(iso.rundir)
-    setr = resource.setrlimit
-    setr(resource.RLIMIT_CPU, (lim.rlimit_cpu_s, lim.rlimit_cpu_s + 1))
-    setr(resource.RLIMIT_AS, (lim.address_bytes, lim.address_bytes))
-    setr(resource.RLIMIT_FSIZE, (lim.output_bytes, lim.output_bytes))
-    setr(resource.RLIMIT_NOFILE, (lim.nofile, lim.nofile))
-    if iso.root:
-        setr(resource.RLIMIT_NPROC, (lim.nproc, lim.nproc))
-        os.setgroups([])
-        os.setresgid(iso.uid, iso.uid, iso.uid)
-        os.setresuid(iso.uid, iso.uid, iso.uid)
-    if not iso.report["pidns"]:  # (in a pid namespace the server's death ends every process)
-        # cleared by setresuid, so set after it
-        isolation.libc.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # the rlimits, then (cleared by setresuid, so set after it) the parent-death signal
+    native.drop_privileges(iso, lim)
+    if keep is not None:
+        return
     assert STDIO is not None
     # The program's streams replace the interpreter's originals too (typeshed marks those Final).
     sys.stdin = sys.__stdin__ = STDIO[0]  # type: ignore[misc]

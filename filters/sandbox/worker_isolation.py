@@ -169,8 +169,11 @@ def cover(path: str) -> bool:
 class Isolation:
     """What confines the runs of one worker, and what it takes to leave nothing behind after one."""
 
-    def __init__(self, uid: int) -> None:
+    def __init__(self, uid: int, visible: tuple[str, ...] = ()) -> None:
         self.root = os.geteuid() == 0
+        #: host directories a run may read besides the system's (a compiler's precompiled
+        #: headers): bound back read-only like the interpreter's library
+        self.visible = tuple(p for p in visible if p)
         #: the runs' uid: a dedicated unprivileged one under root, else our own
         self.uid = uid if self.root else os.getuid()
         self.report: dict = {
@@ -231,7 +234,7 @@ class Isolation:
                 and libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0
             ):
                 rep["mountns"] = True
-                runtime = self._runtime_paths()
+                runtime = self._runtime_paths(self.visible)
                 rep["private_tmp"] = self._private_dirs(runtime)
                 rep["scratch_mb"] = dict(PRIVATE_DIRS) if rep["private_tmp"] else None
                 rep["host_hidden"] = self._expose_runtime(runtime)
@@ -296,10 +299,11 @@ class Isolation:
         return libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0
 
     @staticmethod
-    def _runtime_paths() -> list[str]:
-        """The directories the interpreter loads code from (prefixes and sys.path), minimal set."""
+    def _runtime_paths(extra: tuple[str, ...] = ()) -> list[str]:
+        """The directories the interpreter loads code from (prefixes and sys.path), and `extra`,
+        minimal set."""
         needed: list[str] = []
-        for p in [sys.base_prefix, sys.prefix, *sys.path]:
+        for p in [sys.base_prefix, sys.prefix, *sys.path, *extra]:
             p = os.path.realpath(p) if p else ""
             if p and os.path.isdir(p) and not any(p == n or p.startswith(n + "/") for n in needed):
                 needed = [n for n in needed if not n.startswith(p + "/")] + [p]

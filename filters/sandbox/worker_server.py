@@ -79,16 +79,16 @@ class Server:
     def _prepare(self, req: wire.Run) -> None:
         """Before a run: hide directories new at /, size the I/O directory, and remove the last
         run's outputs (the sandbox has read them), so a run that dies early leaves none; before
-        a program's first run, the last program's compiled cache too."""
+        a program's first run, the last program's compiled forms too."""
         self.iso.cover_new_tops()
-        self.iso.size_io(req.io_mb)
         files = wire.Files
         for name in self.left:
-            if name in files.OUTPUTS or (req.first and name == files.CACHE):
+            if name in files.OUTPUTS or (req.first and name in files.COMPILED):
                 try:
                     os.unlink(os.path.join(self.iso.iodir, name))
                 except FileNotFoundError:
                     pass
+        self.iso.size_io(req.io_mb)  # after the removals: a smaller size must fit what is left
         # Empty the interpreter's free lists (a full collection does) while no child shares our
         # pages: the child's own final collection would otherwise free those objects, writing
         # to dozens of shared pages that the kernel must then copy for it.

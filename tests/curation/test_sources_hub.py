@@ -96,13 +96,17 @@ def test_apps_jsonl_empty_tests_and_call_wrapping_by_url():
     assert recs["4004"]["entry_point"] == "Solution().single"
 
 
-def test_code_contests_python3_only_limits_and_file_io_rejected():
+def test_code_contests_every_language_limits_and_file_io_rejected():
     recs, errs = _load("code-contests", "code_contests")
     r = recs["9001_A. Toy Sum"]
-    assert len(r["tests"]) == 4 and r["solutions"] == [
-        "a, b = map(int, input().split())\nprint(a + b)\n"
-    ]
-    assert r["incorrect_solutions"] == ["print(0)\n"]
+    add = "a, b = map(int, input().split())\nprint(a + b)\n"
+    assert len(r["tests"]) == 4 and r["solutions"] == ["int main(){}", add, "print 0"]
+    assert r["solution_languages"] == ["cpp", "python", "python2"]
+    assert r["incorrect_solutions"] == ["print(0)\n", "class Main {}"]
+    assert r["incorrect_solution_languages"] == ["python", "java"]
+    judged, _ = _load("code-contests", "code_contests", languages="python,cpp")
+    assert judged["9001_A. Toy Sum"]["solution_languages"] == ["cpp", "python"]
+    assert judged["9001_A. Toy Sum"]["incorrect_solutions"] == ["print(0)\n"]
     assert r["time_limit_s"] == 2.5 and r["difficulty_label"] == "A"
     assert r["tags"] == ["math", "implementation"]
     assert errs["9001_B. File Toy"].field == "input_file"
