@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from filters.contracts import PROBLEM_ID
+
 __all__ = ["ID_COLUMN", "RowMismatch", "check_rows", "dataset_column"]
 
-#: The column that names a problem in codemix's shards and in every export.
-ID_COLUMN = "problem_id"
+#: The column that names a problem in codemix's shards and in every export (`filters.contracts`).
+ID_COLUMN = PROBLEM_ID
 
 
 class RowMismatch(ValueError):
