@@ -194,7 +194,9 @@ FAMILIES: list[Family] = [
         "sum_above",
         "lists",
         _grid(range(-10, 30)),
-        lambda p: f"Write a function f(xs) that returns the sum of the numbers in xs greater than {p[0]}.",
+        lambda p: (
+            f"Write a function f(xs) that returns the sum of the numbers in xs greater than {p[0]}."
+        ),
         lambda p: [
             f"def f(xs):\n    return sum(v for v in xs if v > {p[0]})\n",
             f"def f(xs):\n    t = 0\n    for v in xs:\n        if v > {p[0]}:\n            t += v\n    return t\n",
@@ -206,7 +208,9 @@ FAMILIES: list[Family] = [
         "count_equal",
         "lists",
         _grid(range(-10, 30)),
-        lambda p: f"Write a function f(xs) that returns how many numbers in xs are equal to {p[0]}.",
+        lambda p: (
+            f"Write a function f(xs) that returns how many numbers in xs are equal to {p[0]}."
+        ),
         lambda p: [
             f"def f(xs):\n    return xs.count({p[0]})\n",
             f"def f(xs):\n    return sum(1 for v in xs if v == {p[0]})\n",
@@ -230,7 +234,9 @@ FAMILIES: list[Family] = [
         "keep_multiples",
         "lists",
         _grid(range(2, 15)),
-        lambda p: f"Write a function f(xs) that returns the numbers in xs divisible by {p[0]}, in order.",
+        lambda p: (
+            f"Write a function f(xs) that returns the numbers in xs divisible by {p[0]}, in order."
+        ),
         lambda p: [
             f"def f(xs):\n    return [v for v in xs if v % {p[0]} == 0]\n",
             f"def f(xs):\n    out = []\n    for v in xs:\n        if v % {p[0]} == 0:\n            out.append(v)\n    return out\n",
@@ -255,7 +261,9 @@ FAMILIES: list[Family] = [
         "fib_mod",
         "algos",
         _grid(range(2, 40)),
-        lambda p: f"Write a function f(n) that returns the n-th Fibonacci number (f(0) = 0, f(1) = 1) modulo {p[0]}.",
+        lambda p: (
+            f"Write a function f(n) that returns the n-th Fibonacci number (f(0) = 0, f(1) = 1) modulo {p[0]}."
+        ),
         lambda p: [
             f"def f(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a % {p[0]}\n",
             f"def f(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, (a + b) % {p[0]}\n    return a % {p[0]}\n",
@@ -267,7 +275,9 @@ FAMILIES: list[Family] = [
         "divisors_above",
         "algos",
         _grid(range(0, 12)),
-        lambda p: f"Write a function f(n) that returns how many divisors of n are greater than {p[0]}.",
+        lambda p: (
+            f"Write a function f(n) that returns how many divisors of n are greater than {p[0]}."
+        ),
         lambda p: [
             f"def f(n):\n    return sum(1 for d in range(1, n + 1) if n % d == 0 and d > {p[0]})\n",
             f"def f(n):\n    c = 0\n    for d in range({p[0]} + 1, n + 1):\n        if n % d == 0:\n            c += 1\n    return c\n",
@@ -279,7 +289,9 @@ FAMILIES: list[Family] = [
         "top_k_sum",
         "algos",
         _grid(range(1, 4)),
-        lambda p: f"Write a function f(xs) that returns the sum of the {p[0]} largest numbers in xs.",
+        lambda p: (
+            f"Write a function f(xs) that returns the sum of the {p[0]} largest numbers in xs."
+        ),
         lambda p: [
             f"def f(xs):\n    return sum(sorted(xs)[-{p[0]}:])\n",
             f"def f(xs):\n    return sum(sorted(xs, reverse=True)[:{p[0]}])\n",
@@ -291,7 +303,9 @@ FAMILIES: list[Family] = [
         "longest_run",
         "algos",
         _grid(range(0, 10)),
-        lambda p: f"Write a function f(xs) that returns the length of the longest run of consecutive {p[0]}s in xs.",
+        lambda p: (
+            f"Write a function f(xs) that returns the length of the longest run of consecutive {p[0]}s in xs."
+        ),
         lambda p: [
             f"def f(xs):\n    best = cur = 0\n    for v in xs:\n        cur = cur + 1 if v == {p[0]} else 0\n        best = max(best, cur)\n    return best\n",
         ],
@@ -303,7 +317,9 @@ FAMILIES: list[Family] = [
         "scale_then_keep",
         "compose",
         _grid(range(2, 6), range(0, 12)),
-        lambda p: f"Write a function f(xs) that multiplies each number in xs by {p[0]} and returns those greater than {p[1]}.",
+        lambda p: (
+            f"Write a function f(xs) that multiplies each number in xs by {p[0]} and returns those greater than {p[1]}."
+        ),
         lambda p: [
             f"def f(xs):\n    return [v * {p[0]} for v in xs if v * {p[0]} > {p[1]}]\n",
             f"def f(xs):\n    ys = [v * {p[0]} for v in xs]\n    return [v for v in ys if v > {p[1]}]\n",
@@ -315,7 +331,9 @@ FAMILIES: list[Family] = [
         "shift_then_count",
         "compose",
         _grid(range(1, 8), range(0, 10)),
-        lambda p: f"Write a function f(xs) that adds {p[0]} to each number in xs and returns how many results equal {p[1]}.",
+        lambda p: (
+            f"Write a function f(xs) that adds {p[0]} to each number in xs and returns how many results equal {p[1]}."
+        ),
         lambda p: [
             f"def f(xs):\n    return sum(1 for v in xs if v + {p[0]} == {p[1]})\n",
             f"def f(xs):\n    return [v + {p[0]} for v in xs].count({p[1]})\n",
@@ -327,7 +345,9 @@ FAMILIES: list[Family] = [
         "keep_then_sum",
         "compose",
         _grid(range(2, 6), range(-2, 6)),
-        lambda p: f"Write a function f(xs) that returns the sum of the numbers in xs divisible by {p[0]} and greater than {p[1]}.",
+        lambda p: (
+            f"Write a function f(xs) that returns the sum of the numbers in xs divisible by {p[0]} and greater than {p[1]}."
+        ),
         lambda p: [
             f"def f(xs):\n    return sum(v for v in xs if v % {p[0]} == 0 and v > {p[1]})\n",
             f"def f(xs):\n    t = 0\n    for v in xs:\n        if v % {p[0]} == 0 and v > {p[1]}:\n            t += v\n    return t\n",
