@@ -25,16 +25,19 @@ def _codemix(*args: str) -> None:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
 
 
-def build_data(cache: Path, workers: int = 2, held_out: float = 0.2) -> dict[str, Any]:
+def build_data(
+    cache: Path, workers: int = 2, held_out: float = 0.2, limit: int | None = None
+) -> dict[str, Any]:
     """Write `cache/b3.jsonl`, build it into `cache/build`, export TRL splits to `cache/trl`;
-    returns the paths, the wall time of each step and the build's counts per source."""
+    returns the paths, the wall time of each step and the build's counts per source. `limit`:
+    at most that many problems per source (the quick modes)."""
     cache.mkdir(parents=True, exist_ok=True)
     src, out, trl = cache / "b3.jsonl", cache / "build", cache / "trl"
     times: dict[str, float] = {}
     if not src.exists():
         tmp = src.with_suffix(".tmp")
         with tmp.open("w") as fh:
-            for rec in problems():
+            for rec in problems(limit=limit):
                 fh.write(json.dumps(rec) + "\n")
         tmp.rename(src)
     if not (out / "manifest.json").exists():

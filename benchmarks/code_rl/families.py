@@ -462,14 +462,16 @@ def _record(fam: Family, p: tuple) -> dict[str, Any]:
     }
 
 
-def problems(source: str | None = None) -> Iterator[dict[str, Any]]:
+def problems(source: str | None = None, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """The RL problems (canonical records) of one source or of all, in a fixed order: each
-    source's families taken in turn until the source holds `SOURCE_SIZE` problems."""
+    source's families taken in turn until the source holds `SOURCE_SIZE` problems (or `limit`,
+    for the quick modes: the first problems of the same order)."""
     for src in [source] if source else SOURCES:
         fams = [f for f in FAMILIES if f.source == src]
         pools = [_split(f)[1] for f in fams]
         out, i = 0, 0
-        while out < SOURCE_SIZE[src] and any(pools):
+        size = SOURCE_SIZE[src] if limit is None else min(limit, SOURCE_SIZE[src])
+        while out < size and any(pools):
             fam, pool = fams[i % len(fams)], pools[i % len(fams)]
             i += 1
             if pool:

@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from curation.export import prompt_text
-
 from code_rl.families import pretrain_pairs
 from code_rl.model import SIZES, build_tokenizer, load, new_model, pretrain, save, size_info
 from code_rl.rollout import evaluate
+from curation.export import prompt_text
 
 __all__ = ["ensure_model", "BAND"]
 

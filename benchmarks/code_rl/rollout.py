@@ -38,7 +38,7 @@ def sample(
     chunk: int = 64,
 ) -> tuple[list[str], list[list[int]]]:
     """`n` sampled completions per prompt (prompt-major: prompt i's completions at i*n .. i*n+n-1):
-    their text and their token ids (up to and without the end of sequence)."""
+    their text and their token ids (up to and with the end of sequence)."""
     dev = next(model.parameters()).device
     texts: list[str] = []
     toks: list[list[int]] = []
@@ -65,9 +65,9 @@ def sample(
             pad_token_id=pad,
         )
         for row in out[:, width:].tolist():
-            cut = row.index(eos) if eos in row else len(row)
+            cut = row.index(eos) + 1 if eos in row else len(row)
             row = [t for t in row[:cut] if t != pad]
-            toks.append(row)
+            toks.append(row)  # with the end of sequence, which the loss must teach too
             texts.append(tokenizer.decode(row, skip_special_tokens=True))
     return texts, toks
 
