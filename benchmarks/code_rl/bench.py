@@ -60,6 +60,7 @@ ARMS = {
         mixer_kw={"reward": "learnability"},
     ),
 }
+DROPS_GROUPS = {"dapo"}  # samplers that need a trainer that regenerates to refill its batch
 PARTS = {"dev": [0, 1], "fresh": [100, 101, 102, 103, 104]}
 MODES: dict[str, dict[str, Any]] = {
     # setting name, problems per source (None: all), model size, pre-training steps, run config
@@ -90,8 +91,8 @@ MODES: dict[str, dict[str, Any]] = {
     "smoke": {
         "limit": 4,
         "size": "tiny",
-        "pretrain": 20,
-        "every": 20,
+        "pretrain": 10,
+        "every": 10,
         "cfg": RunConfig(
             steps=2,
             prompts=2,
@@ -146,7 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--arms", nargs="*", default=None, help=f"arms (default: all): {', '.join(ARMS)}"
     )
-    ap.add_argument("--loop", choices=["lean", "trl"], default="lean")
+    ap.add_argument(
+        "--loop",
+        choices=["lean", "trl", "both"],
+        default="lean",
+        help="both: each arm in both loops (their agreement)",
+    )
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--size", default=None, help="model size: tiny, small, base, large")
     ap.add_argument("--steps", type=int, default=None)
@@ -163,7 +169,6 @@ def main(argv: list[str] | None = None) -> int:
     size = a.size or m["size"]
     cfg = RunConfig(**{**config_dict(cfg), **over, "device": a.device})
     cache = a.cache if mode == "full" else a.cache / mode
-    setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}-{a.loop}"
     times: dict[str, float] = {}
     t0 = time.perf_counter()
     data = build_data(cache, workers=a.workers, limit=m["limit"])
@@ -183,23 +188,31 @@ def main(argv: list[str] | None = None) -> int:
     )
     seeds = a.seeds if a.seeds else ([0] if mode != "full" else PARTS[a.part])
     arms = a.arms or (["uniform", "frontier-scored", "mopps"] if mode != "full" else list(ARMS))
-    root = a.results / setting
-    for name in arms:
-        arm = ARMS[name]
-        for seed in seeds:
-            out = root / name / f"seed{seed}.json"
-            if out.exists():
+    for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
+        setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}-{loop}"
+        root = a.results / setting
+        for name in arms:
+            arm = ARMS[name]
+            if loop == "trl" and arm.problems in DROPS_GROUPS:
+                print(
+                    f"{setting} {name}: skipped (TRL trains on every group; run it with --loop lean)"
+                )
                 continue
-            r = run_one(data, model_rec["checkpoint"], arm, seed, cfg, a.loop, out)
-            last = r["curve"][-1]
-            print(
-                f"{setting} {name} seed {seed}: pass@1 {last['pass1']:.3f}, rollouts {last['rollouts']}, "
-                f"{r['wall_s']:.0f} s",
-                flush=True,
-            )
-    summary = summarize(root, model_rec, data, times)
-    (root / "summary.json").write_text(json.dumps(summary, indent=1))
-    print(table(summary))
+            for seed in seeds:
+                out = root / name / f"seed{seed}.json"
+                if out.exists():
+                    continue
+                r = run_one(data, model_rec["checkpoint"], arm, seed, cfg, loop, out)
+                last = r["curve"][-1]
+                print(
+                    f"{setting} {name} seed {seed}: pass@1 {last['pass1']:.3f}, rollouts {last['rollouts']}, "
+                    f"{r['wall_s']:.0f} s",
+                    flush=True,
+                )
+        summary = summarize(root, model_rec, data, times)
+        (root / "summary.json").write_text(json.dumps(summary, indent=1))
+        print(setting)
+        print(table(summary))
     return 0
 
 
