@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE.parent))
 import torch  # noqa: E402
 
 from code_rl.build import HELD_OUT, build_data  # noqa: E402
+from code_rl.difficulty import ensure_difficulty  # noqa: E402
 from code_rl.grpo import Arm, RunConfig, config_dict, run_lean, run_trl  # noqa: E402
 from code_rl.model import load  # noqa: E402
 from code_rl.pretrain import ensure_model  # noqa: E402
@@ -60,6 +61,7 @@ ARMS = {
         mixer_kw={"reward": "learnability"},
     ),
 }
+QUALITY_ARMS = {"uniform", "frontier-scored"}
 DROPS_GROUPS = {"dapo"}  # samplers that need a trainer that regenerates to refill its batch
 PARTS = {"dev": [0, 1], "fresh": [100, 101, 102, 103, 104]}
 MODES: dict[str, dict[str, Any]] = {
@@ -69,13 +71,17 @@ MODES: dict[str, dict[str, Any]] = {
         "size": "small",
         "pretrain": 1200,
         "every": 150,
-        "cfg": RunConfig(quality_at=(0, 20, 40)),
+        "rank_models": 3,
+        "rank_samples": 4,
+        "cfg": RunConfig(steps=40, prompts=8, group=8, quality_at=(0, 20, 40)),
     },
     "quick": {
         "limit": 10,
         "size": "tiny",
         "pretrain": 120,
-        "every": 120,
+        "every": 60,
+        "rank_models": 1,
+        "rank_samples": 2,
         "cfg": RunConfig(
             steps=4,
             prompts=4,
@@ -93,6 +99,8 @@ MODES: dict[str, dict[str, Any]] = {
         "size": "tiny",
         "pretrain": 10,
         "every": 10,
+        "rank_models": 0,
+        "rank_samples": 0,
         "cfg": RunConfig(
             steps=2,
             prompts=2,
@@ -116,6 +124,8 @@ def run_one(
     ds = load_from_disk(data["trl"])
     train, held = ds["train"], ds[HELD_OUT]
     model, tok = load(Path(ckpt), cfg.device)
+    if arm.name not in QUALITY_ARMS:  # the scorer's quality is measured on the policies of these
+        cfg = RunConfig(**{**config_dict(cfg), "quality_at": ()})
     t0 = time.perf_counter()
     if loop == "trl":
         res = run_trl(
@@ -186,6 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{model_rec['chosen']['pass1']:.3f} {model_rec['chosen']['per_source']}",
         flush=True,
     )
+    if m["rank_models"]:
+        t0 = time.perf_counter()
+        rank = ensure_difficulty(
+            cache, data, model_rec, models=m["rank_models"], samples=m["rank_samples"]
+        )
+        times["difficulty_s"] = time.perf_counter() - t0
+        print(f"difficulty: codemix rank on {rank['models']} ({rank['pass_rate']})", flush=True)
     seeds = a.seeds if a.seeds else ([0] if mode != "full" else PARTS[a.part])
     arms = a.arms or (["uniform", "frontier-scored", "mopps"] if mode != "full" else list(ARMS))
     for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
