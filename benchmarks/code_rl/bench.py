@@ -187,9 +187,16 @@ def main(argv: list[str] | None = None) -> int:
 
     held = load_from_disk(data["trl"])[HELD_OUT]
     t0 = time.perf_counter()
-    model_rec = ensure_model(
-        cache, held, size=size, steps=m["pretrain"], every=m["every"], device=a.device
-    )
+    shared = a.cache / f"model-{MODES['full']['size']}" / "pretrain.json"
+    if mode == "quick" and a.size is None and shared.exists():
+        # the full mode's model, pre-trained on the same families' pre-training settings (the
+        # quick problems are the first of each source's RL problems, so still disjoint from them)
+        model_rec = json.loads(shared.read_text())
+        size = model_rec["size"]
+    else:
+        model_rec = ensure_model(
+            cache, held, size=size, steps=m["pretrain"], every=m["every"], device=a.device
+        )
     times["model_s"] = time.perf_counter() - t0
     print(
         f"model: {model_rec['model']['parameters']} parameters, step {model_rec['chosen_step']}, held-out pass@1 "
