@@ -70,10 +70,11 @@ MODES: dict[str, dict[str, Any]] = {
         "limit": None,
         "size": "small",
         "pretrain": 1200,
+        "stop": 900,  # of a 1200-step cosine schedule: where the session's run was stopped
         "every": 150,
         "rank_models": 3,
         "rank_samples": 4,
-        "cfg": RunConfig(steps=40, prompts=8, group=8, quality_at=(0, 20, 40)),
+        "cfg": RunConfig(steps=30, prompts=8, group=8, eval_samples=8, quality_at=(0, 15, 30)),
     },
     "quick": {
         "limit": 10,
@@ -195,7 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         size = model_rec["size"]
     else:
         model_rec = ensure_model(
-            cache, held, size=size, steps=m["pretrain"], every=m["every"], device=a.device
+            cache,
+            held,
+            size=size,
+            steps=m["pretrain"],
+            every=m["every"],
+            device=a.device,
+            stop=m.get("stop"),
         )
     times["model_s"] = time.perf_counter() - t0
     print(
@@ -215,22 +222,23 @@ def main(argv: list[str] | None = None) -> int:
     for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
         setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}-{loop}"
         root = a.results / setting
-        for name in arms:
-            arm = ARMS[name]
-            if loop == "trl" and arm.problems in DROPS_GROUPS:
-                print(
-                    f"{setting} {name}: skipped (TRL trains on every group; run it with --loop lean)"
-                )
-                continue
-            for seed in seeds:
+        for seed in seeds:  # every arm on a seed before the next: a part ends with pairs
+            for name in arms:
+                arm = ARMS[name]
+                if loop == "trl" and arm.problems in DROPS_GROUPS:
+                    if seed == seeds[0]:
+                        print(
+                            f"{setting} {name}: skipped (TRL trains on every group; use --loop lean)"
+                        )
+                    continue
                 out = root / name / f"seed{seed}.json"
                 if out.exists():
                     continue
                 r = run_one(data, model_rec["checkpoint"], arm, seed, cfg, loop, out)
                 last = r["curve"][-1]
                 print(
-                    f"{setting} {name} seed {seed}: pass@1 {last['pass1']:.3f}, rollouts {last['rollouts']}, "
-                    f"{r['wall_s']:.0f} s",
+                    f"{setting} {name} seed {seed}: pass@1 {last['pass1']:.3f}, "
+                    f"rollouts {last['rollouts']}, {r['wall_s']:.0f} s",
                     flush=True,
                 )
         summary = summarize(root, model_rec, data, times)

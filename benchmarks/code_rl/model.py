@@ -117,9 +117,11 @@ def pretrain(
     device: str = "cpu",
     on_checkpoint: Any = None,
     every: int = 0,
+    stop: int | None = None,
 ) -> list[dict[str, float]]:
     """Next-token loss on the program tokens only (after `<|code|>`), AdamW with a cosine schedule;
-    `on_checkpoint(step)` is called every `every` steps. Returns the loss log."""
+    `on_checkpoint(step)` is called every `every` steps; `stop` ends the run early (the schedule
+    stays the one of `steps`). Returns the loss log."""
     ex = _examples(tokenizer, pairs)
     rng = np.random.default_rng(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
@@ -130,7 +132,7 @@ def pretrain(
     model.to(device).train()
     log, t0 = [], time.perf_counter()
     pad = tokenizer.pad_token_id
-    for step in range(1, steps + 1):
+    for step in range(1, min(steps, stop or steps) + 1):
         pick = rng.choice(len(ex), size=min(batch_size, len(ex)), replace=False)
         width = max(len(ex[i][0]) for i in pick)
         ids = torch.full((len(pick), width), pad, dtype=torch.long)

@@ -29,6 +29,7 @@ def ensure_model(
     device: str = "cpu",
     eval_samples: int = 4,
     seed: int = 0,
+    stop: int | None = None,
 ) -> dict[str, Any]:
     """The pre-trained model's record (`cache/model-<size>/pretrain.json`), training it first
     if it is missing. `held_out` is the export's held-out split."""
@@ -62,6 +63,7 @@ def ensure_model(
         device=device,
         on_checkpoint=checkpoint,
         every=every,
+        stop=stop,
     )
     inside = [e for e in evals if BAND[0] <= e["pass1"] <= BAND[1]]
     chosen = (inside or sorted(evals, key=lambda e: abs(e["pass1"] - sum(BAND) / 2)))[-1]
@@ -70,6 +72,7 @@ def ensure_model(
         "model": size_info(load(root / f"step-{chosen['step']}")[0], SIZES[size]),
         "pairs": len(pairs),
         "steps": steps,
+        "stopped_at": stop or steps,
         "batch_size": 32,
         "lr": 2e-3,
         "schedule": "AdamW, 20 warm-up steps, cosine to 0; loss on program tokens only",
