@@ -70,6 +70,10 @@ def summarize(
     base_roll = float(np.mean([r["curve"][-1]["rollouts"] for r in base.values()]))
     base_comp = float(np.mean([r["curve"][-1]["compute_tokens"] for r in base.values()]))
     out["target_pass1"] = target
+    start = float(np.mean([r["curve"][0]["pass1"] for r in base.values()]))
+    out["start_pass1"] = start
+    # uniform ending no better than it began makes "rollouts to uniform's final" void (0 for all)
+    out["target_void"] = bool(target <= start)
     for name, arm in runs.items():
         seeds = sorted(arm)
         finals = np.array([arm[s]["curve"][-1]["pass1"] for s in seeds])
@@ -89,6 +93,7 @@ def summarize(
         out["arms"][name] = {
             "seeds": seeds,
             "pass1": float(finals.mean()),
+            "start_pass1": float(np.mean([arm[s]["curve"][0]["pass1"] for s in seeds])),
             "pass1_sd": float(finals.std(ddof=1)) if len(finals) > 1 else None,
             "diff_vs_uniform": float(diff.mean()) if len(diff) else None,
             "diff_se": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else None,
@@ -143,8 +148,14 @@ def _fmt(x: float | None, spec: str = ".2f") -> str:
 
 def table(summary: dict[str, Any]) -> str:
     lines = [
-        f"target (uniform's final held-out pass@1): {_fmt(summary.get('target_pass1'), '.3f')}",
-        "| arm | seeds | rollouts to target (x uniform) | compute to target (x uniform) | final pass@1 | vs uniform (paired SE) | discarded | zero-adv groups | wall s |",
+        f"target (uniform's final held-out pass@1): {_fmt(summary.get('target_pass1'), '.3f')}, "
+        f"uniform's start {_fmt(summary.get('start_pass1'), '.3f')}"
+        + (
+            " (uniform did not improve: rollouts to target are void)"
+            if summary.get("target_void")
+            else ""
+        ),
+        "| arm | seeds | rollouts to target (x uniform) | compute to target (x uniform) | start -> final pass@1 | vs uniform (paired SE) | discarded | zero-adv groups | wall s |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, a in summary.get("arms", {}).items():
@@ -153,6 +164,6 @@ def table(summary: dict[str, Any]) -> str:
             diff += f" ± {a['diff_se']:.3f}"
         lines.append(
             f"| {name} | {len(a['seeds'])} | {_fmt(a['rollouts_x_uniform'])} | {_fmt(a['compute_x_uniform'])} | "
-            f"{a['pass1']:.3f} | {diff} | {a['discarded_share']:.2f} | {a['zero_advantage_share']:.2f} | {a['wall_s']:.0f} |"
+            f"{a['start_pass1']:.3f} -> {a['pass1']:.3f} | {diff} | {a['discarded_share']:.2f} | {a['zero_advantage_share']:.2f} | {a['wall_s']:.0f} |"
         )
     return "\n".join(lines)
