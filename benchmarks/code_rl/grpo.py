@@ -152,7 +152,17 @@ def scorer_quality(model: Any, tok: Any, train: Any, cfg: RunConfig, seed: int) 
     mean_ll = ReferenceLikelihood(model, tok, ids, refs)(np.arange(len(idx)))
     n_tok = np.array([len(tok(r, add_special_tokens=False)["input_ids"]) for r in refs])
     sum_ll = mean_ll * n_tok
-    out: dict[str, Any] = {"problems": len(idx), "mean_pass": float(p.mean())}
+    out: dict[str, Any] = {
+        "problems": len(idx),
+        "mean_pass": float(p.mean()),
+        # per problem, so that the quality inside each source can be read too
+        "rows": {
+            "source": list(rows["source"]),
+            "pass": p.tolist(),
+            "mean_ll": mean_ll.tolist(),
+            "sum_ll": sum_ll.tolist(),
+        },
+    }
     for name, ll in (("mean", mean_ll), ("sum", sum_ll)):
         out[name] = {
             "spearman": spearman(ll, p),

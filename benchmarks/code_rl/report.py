@@ -138,8 +138,26 @@ def _quality(points: list[dict[str, Any]]) -> dict[str, Any]:
                     if len(v)
                     else None
                 )
+        within = [_within_source(q) for q in qs if "rows" in q]
+        within = [w for w in within if np.isfinite(w)]
+        if within:  # Spearman of the mean log-likelihood inside each source, averaged
+            row["mean_spearman_within_source"] = float(np.mean(within))
         out[str(step)] = row
     return out
+
+
+def _within_source(q: dict[str, Any]) -> float:
+    from code_rl.grpo import spearman
+
+    rows = q["rows"]
+    src = np.array(rows["source"])
+    vals = []
+    for s in sorted(set(src)):
+        k = src == s
+        rho = spearman(np.array(rows["mean_ll"])[k], np.array(rows["pass"])[k])
+        if np.isfinite(rho):
+            vals.append(rho)
+    return float(np.mean(vals)) if vals else float("nan")
 
 
 def _fmt(x: float | None, spec: str = ".2f") -> str:
