@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -130,7 +131,7 @@ def run_one(
     t0 = time.perf_counter()
     if loop == "trl":
         res = run_trl(
-            model, tok, train, held, arm, cfg, seed, out_dir=str(out.parent / f".trl-{seed}")
+            model, tok, train, held, arm, cfg, seed, out_dir=tempfile.mkdtemp(prefix="b3-trl-")
         )
     else:
         res = run_lean(model, tok, train, held, arm, cfg, seed)
