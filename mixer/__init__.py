@@ -9,6 +9,7 @@ from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per
 from mixer.frontier import FrontierSampler
 from mixer.history import load_history
 from mixer.learnability import PassRateModel
+from mixer.posterior import BetaPosteriorSampler
 from mixer.problem_factory import PROBLEM_SAMPLERS, make_problem_sampler
 from mixer.problems import GroupOutcome, ProblemSampler
 from mixer.proxy import ProxyACODM
@@ -20,6 +21,7 @@ from mixer.transfer import TransferBandit
 __all__: list[str] = [
     "ACODM",
     "AdvantageBandit",
+    "BetaPosteriorSampler",
     "DUMP",
     "DynamicSampling",
     "Feedback",

@@ -1,5 +1,5 @@
 """Problem samplers by name, for trainer configs (verl's `data.sampler.problems`): "uniform",
-"frontier", "dapo", "band", "greso"."""
+"frontier", "dapo", "band", "greso", "mopps"."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from mixer.base import Mixer
 from mixer.frontier import FrontierSampler
+from mixer.posterior import BetaPosteriorSampler
 from mixer.problems import ProblemSampler
 from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
 
@@ -21,6 +22,7 @@ PROBLEM_SAMPLERS: dict[str, type[ProblemSampler]] = {
     "dapo": DynamicSampling,
     "band": PassRateBand,
     "greso": GRESO,
+    "mopps": BetaPosteriorSampler,
 }
 
 

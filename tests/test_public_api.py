@@ -60,6 +60,7 @@ PUBLIC = {
     'mixer': [
         'ACODM',
         'AdvantageBandit',
+        'BetaPosteriorSampler',
         'DUMP',
         'DynamicSampling',
         'Feedback',
