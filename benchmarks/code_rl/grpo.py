@@ -276,9 +276,7 @@ def run_lean(
             gen_tokens += sum(len(t) for t in toks)
             problems = np.repeat(np.asarray(batch, dtype=np.int64), G)
             rewards = grade([gts[i] for i in problems], texts)
-            out = sampler.update(
-                problems, rewards, weights_id=sampler.last_weights_id, group_size=G
-            )
+            out = sampler.learn(problems, rewards, weights_id=sampler.last_weights_id, group_size=G)
             for g in np.flatnonzero(out.keep_group):
                 kept.append(
                     (int(batch[g]), toks[g * G : (g + 1) * G], rewards[g * G : (g + 1) * G])

@@ -14,7 +14,7 @@ def test_update_is_the_decayed_beta_posterior() -> None:
     batch = s.next_batch()
     j = batch[0]
     # 4 completions of problem j: 3 passed, one with partial credit 0.5
-    s.update([j] * 4, [1.0, 1.0, 1.0, 0.5], weights_id=s.last_weights_id, group_size=4)
+    s.learn([j] * 4, [1.0, 1.0, 1.0, 0.5], weights_id=s.last_weights_id, group_size=4)
     assert s.alpha[j] == pytest.approx(0.5 * 1.0 + 0.5 * 1.0 + 3.5)
     assert s.beta[j] == pytest.approx(0.5 * 2.0 + 0.5 * 2.0 + 0.5)
     others = [k for k in range(4) if k != j]
@@ -50,7 +50,7 @@ def test_fewer_zero_advantage_groups_than_uniform() -> None:
         for _ in range(80):
             p = np.repeat(sampler.next_batch(), 8)
             r = (rng.random(p.size) < solve[p]).astype(float)
-            sampler.update(p, r, weights_id=sampler.last_weights_id, group_size=8)
+            sampler.learn(p, r, weights_id=sampler.last_weights_id, group_size=8)
         zero[name] = sampler.ledger["zero_advantage_groups"] / sampler.ledger["groups"]
     assert zero["uniform"] > 0.7
     assert zero["mopps"] < zero["uniform"] - 0.2
@@ -62,7 +62,7 @@ def test_resume_draws_the_same_batches() -> None:
     assert isinstance(a, BetaPosteriorSampler) and not a.drops_groups
     for _ in range(5):
         p = np.repeat(a.next_batch(), 4)
-        a.update(p, rng.random(p.size).round(), weights_id=a.last_weights_id, group_size=4)
+        a.learn(p, rng.random(p.size).round(), weights_id=a.last_weights_id, group_size=4)
     b = BetaPosteriorSampler({"x": range(20), "y": range(20, 50)}, 6, seed=2, decay=0.8)
     b.load_state_dict(a.state_dict())
     assert [a.next_batch() for _ in range(4)] == [b.next_batch() for _ in range(4)]
