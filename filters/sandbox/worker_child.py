@@ -239,8 +239,13 @@ def make_stdio() -> None:
     STDIO = (stdin, stdout, stderr)
 
 
-def _finish(code: int, record: dict | None, ns: dict | None) -> int:
-    """Shut down like an interpreter: join threads, run atexit, collect, flush; then report."""
+def _finish(code: int, record: dict | None, collect: bool) -> int:
+    """Shut down like an interpreter: join threads, run atexit, collect, flush; then report.
+
+    `collect`: the program's namespace was dropped (not emptied: its objects' finalizers, such as
+    a fast-I/O buffer that writes itself out on deletion, run while the globals they use exist,
+    as the collector runs them at an interpreter's exit), so collect it and flush what they wrote.
+    """
     threading = sys.modules.get("threading")  # not preloaded: importing it doubles fork cost
     if threading is not None:
         try:
@@ -256,9 +261,8 @@ def _finish(code: int, record: dict | None, ns: dict | None) -> int:
             s.flush()
         except BaseException:
             code = code or wire.ExitCode.FLUSH_FAILED
-    if ns is not None:
+    if collect:
         try:
-            ns.clear()
             gc.collect()
             sys.stdout.flush()
             sys.stderr.flush()
@@ -434,7 +438,10 @@ def _run_program(prog: Program, req: wire.Run) -> int:
         except BaseException:
             pass
         code = 1
-    return _finish(code, record, ns)
+    sys.modules.pop("__main__", None)  # the program's objects become garbage for _finish
+    del mod, ns
+    fn = value = typed_args = args = None  # noqa: F841
+    return _finish(code, record, True)
 
 
 def _run_checker(task: dict[str, str]) -> int:
@@ -448,4 +455,4 @@ def _run_checker(task: dict[str, str]) -> int:
         record["exc"] = type(e).__name__
         record["error"] = "".join(traceback.format_exception_only(type(e), e))[-TAIL:]
         code = 1
-    return _finish(code, record, None)
+    return _finish(code, record, False)

@@ -384,3 +384,23 @@ def test_integers_past_4300_digits_are_answers_as_on_the_judges():
         assert box.run(stdio, "print(10**int(input()) + 1)").verdict == "WA"
         assert box.run(call, "def f(n):\n    return 10**n").verdict == "AC"
         assert box.run(call, "def f(n):\n    return 10**n - 1").verdict == "WA"
+
+
+def test_output_written_by_a_finalizer_arrives_as_in_a_fresh_interpreter(sb):
+    """A fast-I/O buffer held in a global and written out only when it is collected (CodeContests
+    288_C's reference): an interpreter's exit runs finalizers while the globals they use exist,
+    so the run must too; a program that keeps its namespace alive still ends cleanly."""
+    finalized = (
+        "from os import write\n"
+        "class Out:\n"
+        "    def __init__(self):\n"
+        "        self.parts = []\n"
+        "    def __del__(self):\n"
+        "        write(1, ''.join(self.parts).encode())\n"
+        "out = Out()\n"
+        "a, b = map(int, input().split())\n"
+        "out.parts.append(str(a + b) + '\\n')\n"
+    )
+    assert sb.run(ADD, finalized).verdict == "AC"
+    kept = "import sys\nsys.kept = globals()\n" + finalized.replace("out.parts", "print(a + b)#")
+    assert sb.run(ADD, kept).verdict == "AC"
