@@ -471,10 +471,10 @@ class AmplifyStage(Stage):
         return row, None
 
     def _calibrated(self, passing: list[tuple[str, RunResult]]) -> float:
-        best = min((r for _, r in passing), key=lambda r: r.cpu_ms)
-        return max(
-            self.time_floor_s, math.ceil(self.time_factor * best.max_test_cpu_ms / 100.0) / 10.0
-        )
+        """max(floor, factor x the slowest passing reference's slowest test): from the fastest,
+        a slower reference that must agree on every new test would time out on them."""
+        slowest = max(r.max_test_cpu_ms for _, r in passing)
+        return max(self.time_floor_s, math.ceil(self.time_factor * slowest / 100.0) / 10.0)
 
     def _grow(
         self, row: dict[str, Any], base: dict[str, Any], refs: list[str], limit: float
