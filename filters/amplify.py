@@ -319,9 +319,10 @@ class AmplifyStage(Stage):
     min_tests / target_tests: a problem with at least `target_tests` tests whose mutants all die is
     left alone; otherwise the suite grows to at least `target_tests` (when enough valid inputs come
     out) and at most `max_generated` new tests. mutants: AST mutants of the first passing reference
-    that guide the choice (a seed of their own, so verify's `test_strength` mutants are others).
-    rounds x candidates: inputs tried per problem at most. max_solutions: references that must
-    agree on a new test's output. max_output_bytes: the largest output a new test may have
+    that guide the choice (a seed of their own, so verify's `test_strength` mutants are others),
+    timed against the references (`MUTANT_TIME_FLOOR_S`). rounds x candidates: inputs tried per
+    problem at most. max_solutions: references that must agree on a new test's output (the
+    cheapest labels). max_output_bytes: the largest output a new test may have
     (or twice the largest original one). A problem whose statement accepts several answers and
     that has no checker is amplified only with `SEVERAL_ANSWERS_MIN_REFERENCES` references that
     pass its tests: fewer, even two that agree, may share the one answer a third valid program
