@@ -10,7 +10,8 @@ neither stage uses, judged at a fixed limit). The load average is written before
     .venv/bin/python benchmarks/amplify_cost.py --baseline /path/to/baseline/checkout
         [--sets leetcodedataset,codecontests-subset] [--limit 300] [--workers 1]
 
-`--baseline` is a checkout of the baseline commit (`git archive COMMIT | tar -x -C DIR`).
+`--baseline` is a checkout of the baseline commit (`git archive COMMIT | tar -x -C DIR`), `--ours`
+one of the measured commit (default: this checkout).
 Writes benchmarks/results/amplify_cost.json and prints a table. `--smoke`: 4 rows of
 codecontests-subset, both sides this checkout (a check that the script runs).
 """
@@ -66,6 +67,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--baseline", type=Path)
+    ap.add_argument("--ours", type=Path, default=REPO,
+                    help="the checkout measured as ours (default this one; a snapshot keeps edits out)")  # fmt: skip
     ap.add_argument("--sets", default="leetcodedataset,codecontests-subset")
     ap.add_argument("--limit", type=int, default=300)
     ap.add_argument("--workers", type=int, default=1)
@@ -73,7 +76,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
     if args.smoke:
-        args.baseline, args.sets, args.limit = REPO, "codecontests-subset", 4
+        args.baseline, args.ours, args.sets, args.limit = REPO, REPO, "codecontests-subset", 4
     if args.baseline is None:
         ap.error("--baseline is required (or --smoke)")
     tmp = args.out.with_suffix("")
@@ -81,7 +84,7 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     procs = {
         "baseline": _side(args.baseline, args, outs["baseline"]),
-        "ours": _side(REPO, args, outs["ours"]),
+        "ours": _side(args.ours, args, outs["ours"]),
     }
     for side, p in procs.items():
         if p.wait() != 0:
@@ -91,7 +94,7 @@ def main() -> None:
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "machine": f"{os.cpu_count()} cpus",
         "baseline": str(args.baseline), "baseline_commit": _commit(args.baseline),
-        "ours_commit": _commit(REPO), "workers_each": args.workers,
+        "ours": str(args.ours), "ours_commit": _commit(args.ours), "workers_each": args.workers,
         "load": [round(load0, 2), round(os.getloadavg()[0], 2)],
         "sides": sides,
     }  # fmt: skip
