@@ -521,8 +521,10 @@ class AmplifyStage(Stage):
         mutants = generate_mutants(parent, self.mutants, self.seed + 1, base.get("entry_point"))
         alive: list[str] = []
         m_limit = self._mutant_limit(limit, slowest_ms)
+        batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
         for m, r in zip(mutants, sb.run_many(
-            [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True}) for m in mutants]
+            [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch})
+             for m in mutants]
         )):  # fmt: skip
             if r.verdict in ("AC", "SE"):
                 alive.append(m)
@@ -581,7 +583,7 @@ class AmplifyStage(Stage):
             m_limit = self._mutant_limit(limit, max(cost.get(t["input"], 0.0) for t in tests))
             runs = sb.run_many(
                 [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
-                            "stop_on_failure": True}) for m in alive]
+                            "stop_on_failure": True, "batch": batch}) for m in alive]
             )  # fmt: skip
             for m, r in zip(alive, runs):
                 if r.verdict in ("AC", "SE") or r.first_failure is None:
@@ -692,12 +694,14 @@ class AmplifyStage(Stage):
                 else:
                     tests.append(t)
                     cost[text] = o.cpu_ms
-        checks = [(self.rerun_sandbox, refs[0], "differs under another hash seed")]
-        checks += [(self.sandbox, code, "references disagree") for code in refs[1:]]
-        for sb, code, reason in checks:
+        # the labeller's rerun one child a test (its labels came from runs of their own); the other
+        # references, trusted, in batches
+        checks = [(self.rerun_sandbox, refs[0], "differs under another hash seed", False)]
+        checks += [(self.sandbox, code, "references disagree", True) for code in refs[1:]]
+        for sb, code, reason, batch in checks:
             if not tests:
                 break
-            r = sb.run(base, code, time_limit_s=limit,
+            r = sb.run(base, code, time_limit_s=limit, batch=batch and base["test_type"] == "call",
                        tests=[self._judged_test(base, t) for t in tests])  # fmt: skip
             if r.verdict == "SE":
                 why["sandbox error"] += len(tests)

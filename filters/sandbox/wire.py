@@ -114,6 +114,10 @@ class Run(NamedTuple):
     typed: bool = False  # call: arguments and result in valuecodec's typed JSON
     first: bool = True  # the program's first run: compile it (else load Files.CACHE)
     cache: bool = False  # more runs of this program follow: keep it compiled (Files.CACHE)
+    #: call: Files.CALL holds a JSON list of calls, all made in this one child, each within
+    #: `call_time_s` of CPU (for trusted programs only: references and their mutants)
+    batch: bool = False
+    call_time_s: float = 0.0
 
 
 class RunEnd(NamedTuple):
