@@ -508,17 +508,17 @@ class AmplifyStage(Stage):
         base: dict[str, Any],
         refs: list[str],
         limit: float,
-        parent: str,
+        mutated: str,
         slowest_ms: float,
     ) -> _Outcome:
         """`refs`: the passing references, the cheapest first (it labels every candidate, the
-        others check what it kept); `parent`: the reference the mutants come from (the first
+        others check what it kept); `mutated`: the reference the mutants come from (the first
         passing one); `slowest_ms`: the slowest reference's slowest original test."""
         sb = self.sandbox
         originals = list(base["tests"])
         kind = base.get("test_type") or "stdio"
         key = str(row.get("problem_id") or row.get("id"))
-        mutants = generate_mutants(parent, self.mutants, self.seed + 1, base.get("entry_point"))
+        mutants = generate_mutants(mutated, self.mutants, self.seed + 1, base.get("entry_point"))
         alive: list[str] = []
         m_limit = self._mutant_limit(limit, slowest_ms)
         batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches

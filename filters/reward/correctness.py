@@ -234,10 +234,10 @@ def grade_many(
     parsed: dict[str | int, dict[str, Any]] = {}  # a ground truth by its text, a record by id
     problems: list[dict[str, Any]] = []
     for p, _ in items:
-        key = p if isinstance(p, str) else id(p)
-        if key not in parsed:
-            parsed[key] = as_problem(p)
-        problems.append(parsed[key])
+        pkey = p if isinstance(p, str) else id(p)
+        if pkey not in parsed:
+            parsed[pkey] = as_problem(p)
+        problems.append(parsed[pkey])
     codes = [extract_code(c) for _, c in items]
     prepared: dict[int, tuple[dict[str, Any] | None, str, str | None]] = {}
     for prob in problems:

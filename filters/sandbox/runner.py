@@ -678,6 +678,6 @@ class _Batches:
         if status in (Status.TLE, Status.MLE, Status.RE):
             return Outcome(status, cpu_ms=cpu_ms, wall_ms=cpu_ms, peak_mem_kb=r.peak_mem_kb,
                            exit="batch", stderr=str(c.get("error") or "")[-2000:])  # fmt: skip
-        record = {k: c[k] for k in ("result", "unserializable") if k in c}
+        record: dict[str, Any] = {k: c[k] for k in ("result", "unserializable") if k in c}
         return Outcome(Status.OK, cpu_ms=cpu_ms, wall_ms=cpu_ms, peak_mem_kb=r.peak_mem_kb,
                        exit="exit 0", record=record)  # fmt: skip
