@@ -79,6 +79,7 @@ def main() -> None:
         args.baseline, args.ours, args.sets, args.limit = REPO, REPO, "codecontests-subset", 4
     if args.baseline is None:
         ap.error("--baseline is required (or --smoke)")
+    args.out = args.out.resolve()  # the sides run in their own checkouts
     tmp = args.out.with_suffix("")
     outs = {"baseline": Path(f"{tmp}_baseline.json"), "ours": Path(f"{tmp}_ours.json")}
     load0 = os.getloadavg()[0]
