@@ -20,6 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from curation.decontam_hub import hub_benchmark
 from curation.executors import make_executor
 from curation.ingest import ROW_COLUMN, ExactIdStage
 from curation.notes import source_notes
@@ -255,9 +256,11 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
 
         return DedupStage(**asdict(cfg.dedup))
     if name == "decontam":
+        from curation.decontam_hub import hub_problems
         from filters.decontam import DecontamStage
 
-        return DecontamStage(**asdict(cfg.decontam))
+        d = cfg.decontam  # a bare `lcb` is LiveCodeBench's window, read from the hub
+        return DecontamStage(**asdict(d), problems=hub_problems(d.against, d.lcb_start, d.lcb_end))
     if name == "difficulty":
         from filters.difficulty import DifficultyStage
 
@@ -459,6 +462,12 @@ def _decontamination(cfg: BuildConfig, stages: list[Stage]) -> list[dict[str, An
     for spec in cfg.decontam.against:
         d = describe_benchmark(spec)
         d["problems"] = sizes.get(d["name"], 0)
+        source = hub_benchmark(spec)
+        if source is not None:
+            from curation.sources import get_source
+
+            window = {"lcb_start": cfg.decontam.lcb_start, "lcb_end": cfg.decontam.lcb_end}
+            d.update(hub=get_source(source).hub_id, **window)
         out.append(d)
     return out
 

@@ -294,6 +294,24 @@ def _seed_of(seed: int, key: str, round_: int, k: int) -> int:
 #: references that must pass and agree before a several-answers problem without a checker is
 #: amplified (two similar programs often return the same one of the valid answers)
 SEVERAL_ANSWERS_MIN_REFERENCES = 3
+#: The least CPU time (s) a mutant gets on a test here: beyond it, and beyond `time_factor` x the
+#: slowest reference on the same tests, a mutant counts as killed by its timeout. Mutants only
+#: guide which inputs to keep (verify judges with its own limit), and a mutant that loops forever
+#: cost the whole `time_floor_s` on each run: most of amplify's time (measured in
+#: benchmarks/RESULTS.md).
+MUTANT_TIME_FLOOR_S = 0.25
+
+
+def _canonical(text: str, kind: str) -> str:
+    """A test input as its program reads it: a call's arguments as canonical JSON, a stdin text
+    without trailing spaces and blank lines at its end (an input equal to a known one up to these
+    is no new test)."""
+    if kind != "stdio":
+        try:
+            return json.dumps(json.loads(text), sort_keys=True)
+        except ValueError:
+            return text
+    return "\n".join(line.rstrip() for line in text.rstrip().split("\n"))
 
 
 class AmplifyStage(Stage):
@@ -302,9 +320,10 @@ class AmplifyStage(Stage):
     min_tests / target_tests: a problem with at least `target_tests` tests whose mutants all die is
     left alone; otherwise the suite grows to at least `target_tests` (when enough valid inputs come
     out) and at most `max_generated` new tests. mutants: AST mutants of the first passing reference
-    that guide the choice (a seed of their own, so verify's `test_strength` mutants are others).
-    rounds x candidates: inputs tried per problem at most. max_solutions: references that must
-    agree on a new test's output. max_output_bytes: the largest output a new test may have
+    that guide the choice (a seed of their own, so verify's `test_strength` mutants are others),
+    timed against the references (`MUTANT_TIME_FLOOR_S`). rounds x candidates: inputs tried per
+    problem at most. max_solutions: references that must agree on a new test's output (the
+    cheapest labels). max_output_bytes: the largest output a new test may have
     (or twice the largest original one). A problem whose statement accepts several answers and
     that has no checker is amplified only with `SEVERAL_ANSWERS_MIN_REFERENCES` references that
     pass its tests: fewer, even two that agree, may share the one answer a third valid program
@@ -457,7 +476,9 @@ class AmplifyStage(Stage):
                     "new inputs need a checker",
                 )
         limit = float(src_limit) if src_limit else self._calibrated(passing)
-        return self._grow(row, base, [c for c, _ in passing], limit)
+        slowest_ms = max(r.max_test_cpu_ms for _, r in passing)
+        cheapest_first = [c for c, _ in sorted(passing, key=lambda p: p[1].cpu_ms)]
+        return self._grow(row, base, cheapest_first, limit, passing[0][0], slowest_ms)
 
     def _judged_originals(self, row: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         if row.get("test_type") == "assert":
@@ -475,21 +496,39 @@ class AmplifyStage(Stage):
         return row, None
 
     def _calibrated(self, passing: list[tuple[str, RunResult]]) -> float:
-        best = min((r for _, r in passing), key=lambda r: r.cpu_ms)
-        return max(
-            self.time_floor_s, math.ceil(self.time_factor * best.max_test_cpu_ms / 100.0) / 10.0
-        )
+        """max(floor, factor x the slowest passing reference's slowest test): from the fastest,
+        a slower reference that must agree on every new test would time out on them."""
+        slowest = max(r.max_test_cpu_ms for _, r in passing)
+        return max(self.time_floor_s, math.ceil(self.time_factor * slowest / 100.0) / 10.0)
+
+    def _mutant_limit(self, limit: float, ref_ms: float) -> float:
+        """A mutant's time limit on tests the slowest reference takes `ref_ms` on (at most)."""
+        own = math.ceil(self.time_factor * ref_ms / 100.0) / 10.0
+        return min(limit, max(MUTANT_TIME_FLOOR_S, own))
 
     def _grow(
-        self, row: dict[str, Any], base: dict[str, Any], refs: list[str], limit: float
+        self,
+        row: dict[str, Any],
+        base: dict[str, Any],
+        refs: list[str],
+        limit: float,
+        mutated: str,
+        slowest_ms: float,
     ) -> _Outcome:
+        """`refs`: the passing references, the cheapest first (it labels every candidate, the
+        others check what it kept); `mutated`: the reference the mutants come from (the first
+        passing one); `slowest_ms`: the slowest reference's slowest original test."""
         sb = self.sandbox
         originals = list(base["tests"])
+        kind = base.get("test_type") or "stdio"
         key = str(row.get("problem_id") or row.get("id"))
-        mutants = generate_mutants(refs[0], self.mutants, self.seed + 1, base.get("entry_point"))
+        mutants = generate_mutants(mutated, self.mutants, self.seed + 1, base.get("entry_point"))
         alive: list[str] = []
+        m_limit = self._mutant_limit(limit, slowest_ms)
+        batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
         for m, r in zip(mutants, sb.run_many(
-            [(base, m, {"time_limit_s": limit, "stop_on_failure": True}) for m in mutants]
+            [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch})
+             for m in mutants]
         )):  # fmt: skip
             if r.verdict in ("AC", "SE"):
                 alive.append(m)
@@ -512,26 +551,31 @@ class AmplifyStage(Stage):
             max(self.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
             *self._shapes(base, refs[0], originals, limit),
         )
-        seen = {t["input"] for t in originals}
+        seen = {_canonical(t["input"], kind) for t in originals}
         chosen: list[dict[str, Any]] = []
         spare: list[dict[str, Any]] = []
         why: Counter[str] = Counter()
+        cost: dict[str, float] = {}  # a new test's input -> the slowest reference's CPU ms on it
         for round_ in range(self.rounds):
             cands = []
-            for k in range(self.candidates):
+            wanted = self.candidates
+            if not alive:  # the mutants are all dead: only the tests the target still lacks
+                need = self.target_tests - len(originals) - len(chosen) - len(spare)
+                wanted = min(self.candidates, 2 * max(1, need))
+            for k in range(wanted):
                 s = _seed_of(self.seed, key, round_, k)
                 parent = k % len(originals)
                 try:
                     text = gen.generate(random.Random(s), parent)
                 except (ValueError, TypeError, IndexError, RecursionError):
                     text = None
-                if text is None or text in seen:
+                if text is None or _canonical(text, kind) in seen:
                     why["no new input"] += 1
                     continue
-                seen.add(text)
+                seen.add(_canonical(text, kind))
                 cands.append((text, s, parent))
             try:
-                tests = self._label(job, cands, why)
+                tests = self._label(job, cands, why, cost)
             except _Unstable:
                 note = ("the reference's output depends on the hash seed (set iteration order); "
                         "its labels are not trusted: " + _counts(why))  # fmt: skip
@@ -540,9 +584,10 @@ class AmplifyStage(Stage):
                 continue
             kills: set[int] = set()
             still = []
+            m_limit = self._mutant_limit(limit, max(cost.get(t["input"], 0.0) for t in tests))
             runs = sb.run_many(
-                [(base, m, {"time_limit_s": limit, "tests": [self._judged_test(base, t) for t in tests],
-                            "stop_on_failure": True}) for m in alive]
+                [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
+                            "stop_on_failure": True, "batch": batch}) for m in alive]
             )  # fmt: skip
             for m, r in zip(alive, runs):
                 if r.verdict in ("AC", "SE") or r.first_failure is None:
@@ -620,11 +665,16 @@ class AmplifyStage(Stage):
             return False
 
     def _label(
-        self, job: _Job, cands: list[tuple[str, int, int]], why: Counter[str]
+        self,
+        job: _Job,
+        cands: list[tuple[str, int, int]],
+        why: Counter[str],
+        cost: dict[str, float],
     ) -> list[dict[str, Any]]:
         """New tests from candidate inputs: the first reference's outputs, kept where it ran
         cleanly and fast enough and returned the types it returns on the originals, its rerun
-        under another hash seed and every other reference agree."""
+        under another hash seed and every other reference agree. `cost` gets each kept input's
+        CPU ms on the slowest reference."""
         if not cands:
             return []
         base, refs, limit = job.base, job.refs, job.limit
@@ -647,17 +697,24 @@ class AmplifyStage(Stage):
                     why["no check for this value"] += 1
                 else:
                     tests.append(t)
-        checks = [(self.rerun_sandbox, refs[0], "differs under another hash seed")]
-        checks += [(self.sandbox, code, "references disagree") for code in refs[1:]]
-        for sb, code, reason in checks:
+                    cost[text] = o.cpu_ms
+        # the labeller's rerun one child a test (its labels came from runs of their own); the other
+        # references, trusted, in batches
+        checks = [(self.rerun_sandbox, refs[0], "differs under another hash seed", False)]
+        checks += [(self.sandbox, code, "references disagree", True) for code in refs[1:]]
+        for sb, code, reason, batch in checks:
             if not tests:
                 break
-            r = sb.run(base, code, time_limit_s=limit,
+            r = sb.run(base, code, time_limit_s=limit, batch=batch and base["test_type"] == "call",
                        tests=[self._judged_test(base, t) for t in tests])  # fmt: skip
             if r.verdict == "SE":
                 why["sandbox error"] += len(tests)
                 return []
             ok = {x.index for x in r.tests if x.verdict == "AC"}
+            for x in r.tests:
+                if x.index < len(tests):
+                    text = tests[x.index]["input"]
+                    cost[text] = max(cost.get(text, 0.0), x.cpu_ms)
             why[reason] += len(tests) - len(ok)
             if sb is not self.sandbox and len(ok) < len(tests):
                 raise _Unstable  # one unstable output: no label of this reference is trusted

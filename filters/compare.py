@@ -5,8 +5,8 @@ match exactly. A peer's comparator accepted "YES" for "NO" because it skipped to
 floats; here a token that is not a decimal number must match exactly. A `Comparison` mode (detected
 from a statement by `filters.judge_style`, recorded per problem) widens this the way the problem's
 judge does: every pair of numeric tokens within a stated absolute/relative error, YES/NO in
-any letter case, and (call tests) a returned list whose elements may come in any order. Nothing
-else is ever loosened.
+any letter case, (call tests) a returned list whose elements may come in any order, and (stdio from
+contest judges, `tokens`) the same tokens with other line breaks. Nothing else is ever loosened.
 """
 
 from __future__ import annotations
@@ -49,15 +49,21 @@ class Comparison:
     any_case: YES/NO tokens match in any letter case (the statement allows it).
     any_order: a call test's returned list matches the expected one as a multiset (the statement
         says the answer may be returned in any order); its elements are compared as always.
+    tokens: a stdio output is the sequence of its whitespace-separated tokens, whatever the line
+        breaks between them (a contest judge's token checker: Codeforces' default, testlib's
+        `wcmp`); each token is compared as always. Otherwise lines are compared line by line.
     """
 
     tolerance: float | None = None
     any_case: bool = False
     any_order: bool = False
+    tokens: bool = False
 
     @property
     def strict(self) -> bool:
-        return self.tolerance is None and not self.any_case and not self.any_order
+        return (
+            self.tolerance is None and not self.any_case and not self.any_order and not self.tokens
+        )
 
     def __str__(self) -> str:
         parts = []
@@ -67,11 +73,13 @@ class Comparison:
             parts.append("any_case")
         if self.any_order:
             parts.append("any_order")
+        if self.tokens:
+            parts.append("tokens")
         return ",".join(parts) or "strict"
 
     @staticmethod
     def parse(text: str | None) -> Comparison:
-        """The mode from its text (`strict`, `tolerance=1e-06`, `any_case`, `any_order`,
+        """The mode from its text (`strict`, `tolerance=1e-06`, `any_case`, `any_order`, `tokens`,
         comma-joined); None is strict. ValueError for anything else."""
         if text is None:
             return STRICT
@@ -86,13 +94,15 @@ def _parse(text: str) -> Comparison:
     if text == "strict":
         return STRICT
     tolerance: float | None = None
-    any_case = any_order = False
+    any_case = any_order = tokens = False
     for part in str(text).split(","):
         key, _, value = part.strip().partition("=")
         if key == "any_case" and not value:
             any_case = True
         elif key == "any_order" and not value:
             any_order = True
+        elif key == "tokens" and not value:
+            tokens = True
         elif key == "tolerance" and value:
             try:
                 tolerance = float(value)
@@ -103,9 +113,9 @@ def _parse(text: str) -> Comparison:
         else:
             raise ValueError(
                 f"unknown comparison {text!r}; expected strict, tolerance=X, any_case, "
-                "any_order, or several of them comma-joined (tolerance=X,any_case)"
+                "any_order, tokens, or several of them comma-joined (tolerance=X,any_case)"
             )
-    return Comparison(tolerance, any_case, any_order)
+    return Comparison(tolerance, any_case, any_order, tokens)
 
 
 STRICT = Comparison()
@@ -139,7 +149,10 @@ def _token_ok(exp: str, act: str, tol: float, mode: Comparison) -> bool:
 def explain_stdio(
     expected: str, actual: str, tol: float = DEFAULT_TOLERANCE, mode: Comparison = STRICT
 ) -> str | None:
-    """None when `actual` is accepted, else where it first differs (line, token)."""
+    """None when `actual` is accepted, else where it first differs (line and token; with
+    `mode.tokens`, the token's place in the whole output)."""
+    if mode.tokens:
+        return _explain_tokens(expected.split(), actual.split(), tol, mode)
     exp, act = _lines(expected), _lines(actual)
     for i in range(max(len(exp), len(act))):
         if i >= len(act):
@@ -155,10 +168,22 @@ def explain_stdio(
     return None
 
 
+def _explain_tokens(exp: list[str], act: list[str], tol: float, mode: Comparison) -> str | None:
+    for j in range(max(len(exp), len(act))):
+        if j >= len(act):
+            return f"token {j + 1}: output ends, expected {exp[j][:40]!r}"
+        if j >= len(exp):
+            return f"token {j + 1}: extra output {act[j][:40]!r}"
+        if not _token_ok(exp[j], act[j], tol, mode):
+            return f"token {j + 1}: expected {exp[j][:40]!r}, got {act[j][:40]!r}"
+    return None
+
+
 def compare_stdio(
     expected: str, actual: str, tol: float = DEFAULT_TOLERANCE, mode: Comparison = STRICT
 ) -> bool:
-    """Line by line, tokens split on whitespace; trailing whitespace and blank lines ignored."""
+    """Line by line, tokens split on whitespace; trailing whitespace and blank lines ignored
+    (`mode.tokens`: the whole output's tokens in order, line breaks ignored too)."""
     return explain_stdio(expected, actual, tol, mode) is None
 
 

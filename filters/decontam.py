@@ -107,7 +107,9 @@ class DecontamStage(RowStage):
     paths. `ngram`: words per n-gram. `lcb_start`/`lcb_end`: contest_date window for `lcb`.
     `max_df`: an n-gram found in more benchmark problems than this is boilerplate.
     `min_coverage`: the share of a benchmark statement's n-grams a problem must contain (0 = any
-    shared n-gram, the classic rule).
+    shared n-gram, the classic rule). `problems`: benchmark problems loaded by the caller; a
+    benchmark of `against` named by them is not loaded again (a build's bare `lcb`, read from
+    the hub by `curation.decontam_hub`).
     """
 
     name = "decontam"
@@ -136,8 +138,10 @@ class DecontamStage(RowStage):
         self.check_tests, self.check_solutions = bool(check_tests), bool(check_solutions)
         self.max_df = int(max_df)
         probs: list[BenchmarkProblem] = list(problems or [])
+        given = {p.benchmark for p in probs}  # loaded by the caller (a build's `lcb`: the hub)
         for spec in self.against:
-            probs += load_benchmark(spec, lcb_start=lcb_start, lcb_end=lcb_end)
+            if spec.strip() not in given:
+                probs += load_benchmark(spec, lcb_start=lcb_start, lcb_end=lcb_end)
         self.problems = probs
         self._build()
 

@@ -3,8 +3,9 @@
 Shipped in filters/data (see its NOTICE), and what a build decontaminates against by default
 (`DEFAULT_BENCHMARKS`): `humaneval` (164), `mbpp-test` (MBPP task ids 11..510) and
 `codecontests-test` (CodeContests' 165 test problems). Not shipped: `lcb` (LiveCodeBench
-code_generation_lite from a local JSONL/Parquet file, optionally inside a `contest_date` window,
-i.e. by release date). Also accepted: any file path in the canonical format (id, statement,
+code_generation_lite from a local JSONL/Parquet file, `lcb=PATH`, optionally inside a
+`contest_date` window, i.e. by release date; a build reads a bare `lcb` from the hub instead,
+`curation.decontam_hub`). Also accepted: any file path in the canonical format (id, statement,
 tests, test_code, solutions) or in HumanEval / MBPP / rllm raw format.
 `NAME=PATH` names a file instead of the shipped copy (`mbpp-test=/data/mbpp.jsonl`, `lcb=/data/lcb.jsonl`).
 """
@@ -290,7 +291,8 @@ def load_benchmark(
         if path is None:
             raise UserError(
                 "lcb: give the LiveCodeBench file as lcb=PATH (code_generation_lite JSONL or "
-                "Parquet, e.g. test6.jsonl); filters does not download it"
+                "Parquet, e.g. test6.jsonl); filters does not download it (a build reads a bare "
+                "`lcb` from the hub, by lcb_start/lcb_end: curation.decontam_hub)"
             )
         try:
             rows = [

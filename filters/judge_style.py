@@ -1,5 +1,5 @@
-"""How a problem's judge compares outputs, read from its statement: a stated float error, YES/NO in
-any case, a returned list in any order.
+"""How a problem's judge compares outputs, read from its statement (a stated float error, YES/NO in
+any case, a returned list in any order) and from its source (tokens or lines).
 
 Verify records the result per problem (the `comparison` column) and the sandbox uses that record for
 verify and for rewards alike, so a statement that says "absolute or relative error does not exceed
@@ -15,6 +15,12 @@ Any order (call and assert problems only): a sentence of the statement says the 
 returned value may come "in any order" (LeetCode's "You may return the answer in any order"); the
 returned list is then compared as a multiset. Several valid answers beyond their order ("return any
 of them") is `several_valid_answers`: one reference cannot label new inputs of such a problem.
+
+Tokens (stdio only): contest judges (Codeforces, AtCoder, CodeChef...) compare the output's
+whitespace-separated tokens, so `1 3 2 4` on one line and one number a line are the same answer.
+The stdio problems of sources taken from such judges (`TOKEN_JUDGED_SOURCES`: CodeContests,
+Codeforces, TACO, APPS) are judged so; every other source keeps line-by-line comparison
+(LiveCodeBench's grader compares lines, and a source we know nothing about stays strict).
 """
 
 from __future__ import annotations
@@ -25,8 +31,10 @@ from typing import Any
 from filters.compare import STRICT, Comparison
 
 __all__ = [
+    "TOKEN_JUDGED_SOURCES",
     "detect_comparison",
     "comparison_of",
+    "judged_by_tokens",
     "stated_tolerance",
     "allows_any_case",
     "allows_several_answers",
@@ -145,17 +153,46 @@ def several_valid_answers(statement: str | None) -> bool:
     return False
 
 
-def detect_comparison(statement: str | None, test_type: str | None = None) -> Comparison:
+#: Sources whose stdio problems come from contest judges that compare tokens, not lines (the
+#: registry's names, and a DeepCoder config's prefix of its ids: `deepcoder` rows are `<config>-<n>`).
+TOKEN_JUDGED_SOURCES = frozenset(
+    {"code-contests", "codecontests-subset", "codeforces", "taco", "taco-verified", "apps"}
+)
+_TOKEN_JUDGED_DEEPCODER = ("taco-", "codeforces-")
+
+
+def judged_by_tokens(problem: dict[str, Any]) -> bool:
+    """Whether the problem's own judge compares a stdio output's tokens whatever its line breaks:
+    a stdio problem from one of `TOKEN_JUDGED_SOURCES` (DeepCoder's `taco` and `codeforces`
+    configs too; its `lcbv5` and `primeintellect` ones keep lines)."""
+    if (problem.get("test_type") or "stdio") != "stdio":
+        return False
+    source = problem.get("source")
+    if source == "deepcoder":
+        return str(problem.get("id") or "").startswith(_TOKEN_JUDGED_DEEPCODER)
+    return source in TOKEN_JUDGED_SOURCES
+
+
+def detect_comparison(
+    statement: str | None, test_type: str | None = None, tokens: bool = False
+) -> Comparison:
     """The comparison a statement asks for; strict when it says nothing. `any_order` only for
-    `call` and `assert` problems (a stdio answer in any order needs a checker)."""
+    `call` and `assert` problems (a stdio answer in any order needs a checker); `tokens` (the
+    source's judge compares tokens, see `judged_by_tokens`) only for `stdio` ones."""
     tol = stated_tolerance(statement)
     case = allows_any_case(statement)
     order = test_type in ("call", "assert") and allows_any_order(statement)
-    return Comparison(tol, case, order) if (tol is not None or case or order) else STRICT
+    tokens = tokens and (test_type or "stdio") == "stdio"
+    if tol is None and not case and not order and not tokens:
+        return STRICT
+    return Comparison(tol, case, order, tokens)
 
 
 def comparison_of(problem: dict[str, Any]) -> str:
-    """The problem's recorded `comparison`, else the one its statement asks for (as text)."""
+    """The problem's recorded `comparison`, else the one its statement and its source ask for
+    (as text). The one place verify, amplify and the rewards take a problem's comparison from."""
     return problem.get("comparison") or str(
-        detect_comparison(problem.get("statement"), problem.get("test_type"))
+        detect_comparison(
+            problem.get("statement"), problem.get("test_type"), judged_by_tokens(problem)
+        )
     )

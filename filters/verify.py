@@ -2,13 +2,15 @@
 
 A problem is judged as `filters.judged.judged_problem` makes it (its tests plus generated ones)
 under its comparison (`comparison` column: the statement's stated float error or YES/NO in any
-case, else strict), exactly as the rewards judge it. When no reference passes but they fail only by
+case, the tokens whatever the line breaks for contest stdio, else strict), exactly as the rewards
+judge it. When no reference passes but they fail only by
 wrong answers that say the tests hold one valid answer of several (the references disagree among
 themselves, or the statement accepts any valid answer), the problem is `needs_checker` rather
 than `no_passing_solution`. Then measure the tests: known-incorrect solutions and mutants of a
 passing reference are run too; `test_strength` is the fraction rejected; a suite that accepts a
 known-incorrect solution, or without any, kills fewer than `min_mutation_score` of the mutants,
-is dropped as `weak_tests`. Time limits come from the source, else are calibrated from the reference.
+is dropped as `weak_tests`. Time limits come from the source, else are calibrated from the slowest
+passing reference.
 """
 
 from __future__ import annotations
@@ -289,16 +291,17 @@ class VerifyStage(Stage):
             if src:
                 r.limit, r.limit_source = float(src), "source"
             else:
-                # from a Python reference when one passes: a limit made from a C++ one would
-                # time out the Python completions the rewards grade against it
+                # from the slowest passing reference, so that every one passes under it; among
+                # the Python ones when one passes: a limit made from a C++ one would time out
+                # the Python completions the rewards grade against it
+                whole_run = r.problem.get("test_type") == "assert"
                 python = [x for k, x in enumerate(r.first) if x.verdict == "AC"
                           and r.opts(k)["language"] == "python"]  # fmt: skip
-                best = min(python or passing, key=lambda x: x.cpu_ms)
+                slowest = max(
+                    python or passing, key=lambda x: x.cpu_ms if whole_run else x.max_test_cpu_ms
+                )
                 r.limit = calibrated_time_limit(
-                    best,
-                    self.time_floor_s,
-                    self.time_factor,
-                    whole_run=r.problem.get("test_type") == "assert",
+                    slowest, self.time_floor_s, self.time_factor, whole_run=whole_run
                 )
                 r.limit_source = "calibrated"
 

@@ -100,7 +100,7 @@ def build_command(
         None,
         "--decontaminate-against",
         metavar="BENCHMARK",
-        help=f"Benchmark NAME ({', '.join(DEFAULT_BENCHMARKS)}, lcb=PATH), NAME=PATH or a canonical PATH; repeatable. "
+        help=f"Benchmark NAME ({', '.join(DEFAULT_BENCHMARKS)}, lcb: LiveCodeBench from the hub), NAME=PATH (lcb=PATH: a local file) or a canonical PATH; repeatable. "
         f"Replaces the default, every shipped benchmark ({', '.join(DEFAULT_BENCHMARKS)}), which `shipped` stands for.",
     ),
     no_decontaminate: bool = typer.Option(
@@ -109,12 +109,12 @@ def build_command(
     lcb_start: str | None = typer.Option(
         None,
         "--lcb-start",
-        help="With lcb=PATH: only LiveCodeBench problems released on or after this date (YYYY-MM-DD).",
+        help="With lcb or lcb=PATH: only LiveCodeBench problems released on or after this date (YYYY-MM-DD).",
     ),
     lcb_end: str | None = typer.Option(
         None,
         "--lcb-end",
-        help="With lcb=PATH: only LiveCodeBench problems released on or before this date.",
+        help="With lcb or lcb=PATH: only LiveCodeBench problems released on or before this date.",
     ),
     ngram: int | None = typer.Option(
         None,

@@ -8,6 +8,7 @@ row. A difference is one UserError naming the dataset, the column, what was expe
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,8 @@ __all__ = ["Columns", "kind_of_arrow", "kind_of_value", "kinds_of_schema", "kind
 
 
 def kind_of_arrow(t: pa.DataType) -> str:
-    """A column's kind from its Arrow type: string, int, float, bool, struct, list<...>, null."""
+    """A column's kind from its Arrow type: string, int, float, bool, timestamp, struct, list<...>,
+    null."""
     if pa.types.is_dictionary(t):
         t = t.value_type
     if pa.types.is_string(t) or pa.types.is_large_string(t):
@@ -32,6 +34,8 @@ def kind_of_arrow(t: pa.DataType) -> str:
         return "bool"
     if pa.types.is_null(t):
         return "null"
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):  # JSON's ISO dates, as datasets reads them
+        return "timestamp"
     if pa.types.is_struct(t) or pa.types.is_map(t):
         return "struct"
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
@@ -51,6 +55,8 @@ def kind_of_value(v: Any) -> str:
         return "float"
     if isinstance(v, str):
         return "string"
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return "timestamp"
     if isinstance(v, dict):
         return "struct"
     if isinstance(v, list):
@@ -83,8 +89,8 @@ def _fits(found: str, accepted: tuple[str, ...]) -> bool:
 class Columns:
     """Columns a converter reads: `required` must exist, `optional` may; each with its kinds.
 
-    Other columns are ignored. A kind is one of string, int, float, bool, struct, list<KIND>;
-    a null column (no values) fits any kind, an int column fits float.
+    Other columns are ignored. A kind is one of string, int, float, bool, timestamp, struct,
+    list<KIND>; a null column (no values) fits any kind, an int column fits float.
     """
 
     required: dict[str, tuple[str, ...]]

@@ -28,7 +28,9 @@ _TEXT = ("string",)
 LCB_COLUMNS = Columns(
     required={"question_content": _TEXT, "public_test_cases": _TEXT, "private_test_cases": _TEXT},
     optional={
-        "question_id": _TEXT, "contest_date": _TEXT, "starter_code": _TEXT, "difficulty": _TEXT,
+        # contest_date: ISO text, which datasets' JSON reader turns into a timestamp
+        "question_id": _TEXT, "contest_date": ("string", "timestamp"), "starter_code": _TEXT,
+        "difficulty": _TEXT,
         "platform": _TEXT, "metadata": _TEXT,
     },
 )  # fmt: skip

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from filters.ground_truth import from_ground_truth
+from filters.judge_style import comparison_of
 from filters.judged import judged_problem
 from filters.reward.extract import extract_program
 from filters.reward.pool import shared_sandbox
@@ -130,11 +131,16 @@ class Grade:
 
 
 def as_problem(problem: str | dict[str, Any]) -> dict[str, Any]:
-    """A problem dict from a record, or from the ground truth that `codemix export` writes (str or dict)."""
+    """A problem dict from a record, or from the ground truth that `codemix export` writes (str or dict).
+
+    A record without a recorded `comparison` (not verified) is judged under the one verify would
+    record for it (`filters.judge_style.comparison_of`: its statement's and its source's)."""
     if isinstance(problem, str):
         return from_ground_truth(problem)
     if "tests" not in problem or "test_type" not in problem:
         return from_ground_truth(problem)
+    if problem.get("comparison") is None:
+        return dict(problem, comparison=comparison_of(problem))
     return problem
 
 
@@ -251,15 +257,13 @@ def grade_many(
     (problem, code) pairs (common in a GRPO group) run once. `options` override fields of `config`.
     """
     cfg = replace(config or CorrectnessConfig(), **options)
-    parsed: dict[str, dict[str, Any]] = {}
+    parsed: dict[str | int, dict[str, Any]] = {}  # a ground truth by its text, a record by id
     problems: list[dict[str, Any]] = []
     for p, _ in items:
-        if isinstance(p, str):
-            if p not in parsed:
-                parsed[p] = as_problem(p)
-            problems.append(parsed[p])
-        else:
-            problems.append(as_problem(p))
+        pkey = p if isinstance(p, str) else id(p)
+        if pkey not in parsed:
+            parsed[pkey] = as_problem(p)
+        problems.append(parsed[pkey])
     programs = [extract_program(c, expected_language(p)) for p, (_, c) in zip(problems, items)]
     codes = [pr[0] if pr else None for pr in programs]
     langs = [pr[1] if pr else None for pr in programs]

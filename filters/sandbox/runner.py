@@ -33,6 +33,9 @@ __all__ = ["Sandbox", "Output", "default_workers"]
 
 #: (problem, code) or (problem, code, run() keyword arguments for this job)
 Job = tuple[dict[str, Any], str] | tuple[dict[str, Any], str, dict[str, Any]]
+#: Calls of a batch run in one child (`Sandbox.run(batch=True)`): a run that stops at its first
+#: failure wastes at most this many calls past it.
+CALL_BATCH = 16
 _COMPILE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
 
@@ -266,17 +269,25 @@ class Sandbox:
         tests: Sequence[dict[str, str]] | None = None,
         stop_on_failure: bool = False,
         language: str | None = None,
+        batch: bool = False,
     ) -> RunResult:
         """Judge one program against `problem` (or the given `tests`); never raises for bad code.
+
         `language`: "python" (the default) or "cpp" (ValueError for another, or for C++ on a
-        problem whose tests are not stdio)."""
+        problem whose tests are not stdio).
+        `batch` (Python call tests; for trusted programs only, references and their mutants, never
+        a completion): the calls run `CALL_BATCH` at a time in one child, each within the time
+        limit (its share of the program's start-up counted, as in a run of its own), judged as one
+        run a test is; a batch whose program does not start or whose child dies runs one child a
+        test. The calls of a batch share the program's state (a class attribute one call changes).
+        """
         lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
         result = RunResult("SE", language=lang)
         for attempt in range(1, self.retries + 2):
             w = self._acquire()
             try:
-                result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang)
+                result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang, batch)
             except WorkerDied as e:
                 w = self._replace(w)
                 result = RunResult("SE", error=str(e), time_limit_s=limits.time_s)
@@ -413,6 +424,7 @@ class Sandbox:
         tests: Sequence[dict[str, str]] | None,
         stop: bool,
         lang: str = "python",
+        batch: bool = False,
     ) -> RunResult:
         kind = problem.get("test_type") or "stdio"
         test_list = list(tests if tests is not None else (problem.get("tests") or []))
@@ -459,7 +471,7 @@ class Sandbox:
         )
         if kind == "assert":
             return self._judge_assert(w, run, assert_texts, limits.wall_s + 30.0, limits)
-        return self._judge_stdio(w, problem, run, test_list, limits, stop)
+        return self._judge_stdio(w, problem, run, test_list, limits, stop, batch)
 
     def _judge_stdio(
         self,
@@ -469,6 +481,7 @@ class Sandbox:
         test_list: list[dict[str, str]],
         limits: Limits,
         stop: bool,
+        batch: bool = False,
     ) -> RunResult:
         """Each stdio or call test in a run of its own, judged here (or by the checker)."""
         kind, typed = run.kind, run.typed
@@ -479,13 +492,17 @@ class Sandbox:
         results: list[TestResult] = []
         first: dict[str, Any] | None = None
         verdict = "AC"
+        batched = self._batched(w, run, test_list, limits) if batch and kind == "call" else {}
         for i, t in enumerate(test_list):
             # a Python program's first run compiles it, and keeps it compiled when more follow
             if i == 0 and run.language == "python":
                 this = run._replace(first=True, cache=len(test_list) > 1)
             else:
                 this = run
-            r = self._run(w, this, t["input"], timeout)
+            if i in batched:
+                r = batched[i]
+            else:
+                r = self._run(w, this, t["input"], timeout)
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
                 return self._not_run(r, total, limits)
             v, actual, reason = self._verdict(r, t, kind, typed, checker, mode)
@@ -594,6 +611,14 @@ class Sandbox:
         }.get(r.status, f"a failure ({r.exit})")
         text = f"{r.stderr[-1500:]}\nthe compiler exceeded {why}".strip()
         return Outcome(Status.CE, error=text), end.cpu_ms, 0
+
+    def _batched(
+        self, w: WorkerProcess, run: Run, tests: list[dict[str, str]], limits: Limits
+    ) -> dict[int, Outcome]:
+        """Test index -> its outcome, for the tests whose batch ran (see `run`'s `batch`): the
+        calls `CALL_BATCH` at a time in one child each, lazily (a run that stops at its first
+        failure runs no batch past it). Tests missing here run one child each."""
+        return _Batches(self, w, run, tests, limits)  # type: ignore[return-value]
 
     @staticmethod
     def _not_run(r: Outcome, total: int, limits: Limits) -> RunResult:
@@ -756,3 +781,61 @@ class Sandbox:
             first_failure=first,
             time_limit_s=limits.time_s,
         )
+
+
+class _Batches:
+    """The outcomes of a batched call run's tests, batch by batch as they are asked for: a
+    mapping test index -> Outcome (an index whose batch did not run cleanly is not in it)."""
+
+    def __init__(
+        self, sb: Sandbox, w: WorkerProcess, run: Run, tests: list[dict[str, str]], limits: Limits
+    ) -> None:
+        self.sb, self.w, self.run, self.tests, self.limits = sb, w, run, tests, limits
+        self.done: dict[int, Outcome | None] = {}
+        self.first = True
+
+    def __contains__(self, i: object) -> bool:
+        if not isinstance(i, int) or not 0 <= i < len(self.tests):
+            return False
+        if i not in self.done:
+            self._run_batch(i - i % CALL_BATCH)
+        return self.done.get(i) is not None
+
+    def __getitem__(self, i: int) -> Outcome:
+        out = self.done.get(i)
+        if out is None:
+            raise KeyError(i)
+        return out
+
+    def _run_batch(self, start: int) -> None:
+        chunk = self.tests[start : start + CALL_BATCH]
+        n = len(chunk)
+        per = self.limits.time_s
+        whole = Limits(time_s=per * (n + 1), memory_mb=self.limits.memory_mb,
+                       output_bytes=self.limits.output_bytes)  # fmt: skip
+        text = json.dumps([t["input"] for t in chunk])
+        run = self.run._replace(
+            limits=RunLimits.of(whole), batch=True, call_time_s=per, first=self.first,
+            cache=True, io_mb=self.run.io_mb + 4 * len(text) // (1 << 20) + 1,
+        )  # fmt: skip
+        self.first = False
+        r = self.sb._run(self.w, run, text, whole.wall_s + 30.0)
+        calls = (r.record or {}).get("calls") if r.status == Status.OK else None
+        if not isinstance(calls, list) or len(calls) != n or not (r.record or {}).get("done"):
+            for k in range(n):  # the program did not start, or its child died: one run a test
+                self.done[start + k] = None
+            return
+        for k, c in enumerate(calls):
+            self.done[start + k] = self._outcome(c, r) if isinstance(c, dict) else None
+
+    @staticmethod
+    def _outcome(c: dict[str, Any], r: Outcome) -> Outcome:
+        cpu = c.get("cpu_ms")
+        cpu_ms = float(cpu) if isinstance(cpu, (int, float)) else 0.0
+        status = c.get("status")
+        if status in (Status.TLE, Status.MLE, Status.RE):
+            return Outcome(status, cpu_ms=cpu_ms, wall_ms=cpu_ms, peak_mem_kb=r.peak_mem_kb,
+                           exit="batch", stderr=str(c.get("error") or "")[-2000:])  # fmt: skip
+        record: dict[str, Any] = {k: c[k] for k in ("result", "unserializable") if k in c}
+        return Outcome(Status.OK, cpu_ms=cpu_ms, wall_ms=cpu_ms, peak_mem_kb=r.peak_mem_kb,
+                       exit="exit 0", record=record)  # fmt: skip

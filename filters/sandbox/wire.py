@@ -123,6 +123,10 @@ class Run(NamedTuple):
     #: a native program's compile run: the compiler's command (it reads the source on stdin); the
     #: worker adds where the executable goes and runs it as the run's user, under `limits`
     compiler: tuple[str, ...] | None = None
+    #: call: Files.CALL holds a JSON list of calls, all made in this one child, each within
+    #: `call_time_s` of CPU (for trusted programs only: references and their mutants)
+    batch: bool = False
+    call_time_s: float = 0.0
 
 
 class RunEnd(NamedTuple):

@@ -20,6 +20,7 @@ import io
 import json
 import marshal
 import os
+import signal
 import sys
 import time
 import traceback
@@ -243,8 +244,13 @@ def make_stdio() -> None:
     STDIO = (stdin, stdout, stderr)
 
 
-def _finish(code: int, record: dict | None, ns: dict | None) -> int:
-    """Shut down like an interpreter: join threads, run atexit, collect, flush; then report."""
+def _finish(code: int, record: dict | None, collect: bool) -> int:
+    """Shut down like an interpreter: join threads, run atexit, collect, flush; then report.
+
+    `collect`: the program's namespace was dropped (not emptied: its objects' finalizers, such as
+    a fast-I/O buffer that writes itself out on deletion, run while the globals they use exist,
+    as the collector runs them at an interpreter's exit), so collect it and flush what they wrote.
+    """
     threading = sys.modules.get("threading")  # not preloaded: importing it doubles fork cost
     if threading is not None:
         try:
@@ -260,9 +266,8 @@ def _finish(code: int, record: dict | None, ns: dict | None) -> int:
             s.flush()
         except BaseException:
             code = code or wire.ExitCode.FLUSH_FAILED
-    if ns is not None:
+    if collect:
         try:
-            ns.clear()
             gc.collect()
             sys.stdout.flush()
             sys.stderr.flush()
@@ -349,6 +354,76 @@ def _build_nodes(value: Any, ns: dict) -> Any:
     return value
 
 
+class _CallTimeout(BaseException):
+    """A call of a batch ran past its CPU limit (raised by the SIGPROF timer)."""
+
+
+def _on_timer(signum: int, frame: Any) -> None:
+    raise _CallTimeout
+
+
+def _decode_call(text: str, typed: bool) -> tuple[list[Any], dict[str, Any]]:
+    """A call's (args, kwargs) from its JSON text (typed: valuecodec's {"args", "kwargs"})."""
+    call = json.loads(text)
+    if typed:
+        return (
+            [_CODEC["decode"](a) for a in call["args"]],
+            {k: _CODEC["decode"](v) for k, v in call["kwargs"].items()},
+        )
+    return (call, {}) if isinstance(call, list) else ([call], {})
+
+
+def _run_calls(prog: Program, req: wire.Run, ns: dict, record: dict) -> None:
+    """A batch (`req.batch`): the program once, then each call of the JSON list in Files.CALL in
+    turn, each stopped past `req.call_time_s` of CPU counting the program's own start-up (as a run
+    of its own would); one entry a call in record["calls"]: its result, or its status (TLE, MLE,
+    RE). For trusted programs only (references and their mutants): the calls share the process."""
+    calls = [_decode_call(text, req.typed) for text in json.loads(prog.call or "[]")]
+    if req.typed:
+        exec(_NODE_CLASSES, ns)
+    start = time.process_time()
+    exec(prog.code, ns)
+    setup = time.process_time() - start
+    out: list[dict] = []
+    record["calls"] = out
+    signal.signal(signal.SIGPROF, _on_timer)
+    for args, kwargs in calls:
+        left = req.call_time_s - setup
+        t0 = time.process_time()
+        entry: dict = {}
+        try:
+            if left <= 0:
+                raise _CallTimeout
+            signal.setitimer(signal.ITIMER_PROF, left)
+            fn = _resolve(ns, req.entry)
+            if req.typed and _has_nodes((args, kwargs)):
+                args = [_build_nodes(a, ns) for a in args]
+                kwargs = {k: _build_nodes(v, ns) for k, v in kwargs.items()}
+            value = fn(*args, **kwargs)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            try:
+                entry["result"] = (
+                    _CODEC["dumps"](value) if req.typed else json.dumps(value, allow_nan=True)
+                )
+            except (TypeError, ValueError) as e:
+                entry["unserializable"] = f"{type(value).__name__}: {e}"[:200]
+        except _CallTimeout:
+            entry["status"] = "TLE"
+        except MemoryError:
+            entry["status"] = "MLE"
+        except BaseException as e:  # noqa: BLE001 - a call's crash, SystemExit too, is its RE
+            entry["status"] = "RE"
+            entry["error"] = "".join(traceback.format_exception_only(type(e), e))[-TAIL:]
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        cpu = time.process_time() - t0
+        if "status" not in entry and setup + cpu > req.call_time_s:  # the timer fired late
+            entry = {"status": "TLE"}
+        entry["cpu_ms"] = 1000.0 * (setup + cpu)
+        out.append(entry)
+    record["done"] = True
+
+
 def _run_program(prog: Program, req: wire.Run) -> int:
     # Integers of any length convert to and from text, as on the judges' Pythons (before 3.11) and
     # PyPy: a reference that prints a 5,000-digit number is right. Its CPU counts against its limit.
@@ -361,6 +436,15 @@ def _run_program(prog: Program, req: wire.Run) -> int:
     record: dict = {}
     code = 0
     typed_args = None
+    if req.kind == "call" and req.batch:
+        try:
+            _run_calls(prog, req, ns, record)
+        except BaseException as e:  # the program itself (not a call) failed: no call counts
+            record["exc"] = type(e).__name__
+            code = 1
+        sys.modules.pop("__main__", None)
+        del mod, ns
+        return _finish(code, record, True)
     if req.kind == "call" and req.typed:  # {"args", "kwargs"}, values typed (valuecodec)
         call = json.loads(prog.call or "")  # before the program runs: it cannot alter this
         typed_args = (
@@ -438,7 +522,10 @@ def _run_program(prog: Program, req: wire.Run) -> int:
         except BaseException:
             pass
         code = 1
-    return _finish(code, record, ns)
+    sys.modules.pop("__main__", None)  # the program's objects become garbage for _finish
+    del mod, ns
+    fn = value = typed_args = args = None  # noqa: F841
+    return _finish(code, record, True)
 
 
 def _run_checker(task: dict[str, str]) -> int:
@@ -452,4 +539,4 @@ def _run_checker(task: dict[str, str]) -> int:
         record["exc"] = type(e).__name__
         record["error"] = "".join(traceback.format_exception_only(type(e), e))[-TAIL:]
         code = 1
-    return _finish(code, record, None)
+    return _finish(code, record, False)

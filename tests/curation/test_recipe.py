@@ -63,3 +63,44 @@ def test_recipe_build_records_the_resolved_recipe_and_refuses_a_change(tmp_path)
     assert r.exit_code == 2 and "--force" in r.output
     r = runner.invoke(app, ["build", "--recipe", str(recipe), "--source", "mbpp", "--out", str(out)])
     assert r.exit_code == 2 and "either --recipe or --source" in r.output
+
+
+def test_deepcoder_decontaminates_against_livecodebench_read_from_the_hub_by_date(
+    monkeypatch, tmp_path
+):
+    """Bug: the recipe decontaminated against lcb=/data/livecodebench/test6.jsonl, a path no user
+    has. Now a bare `lcb` is LiveCodeBench's files on the hub, read as the `lcb` source reads them
+    (here a folder standing in for hf://datasets, the fixture rows in the hub's schema, split
+    over its release files test.jsonl ... test6.jsonl), kept to the decontam window by date.
+    Reading them through `datasets` also showed that its JSON reader makes `contest_date` a
+    timestamp, which the column check refused: the `lcb` source could not read the hub at all."""
+    from pathlib import Path
+
+    from curation.build import _decontamination, make_stage
+    from curation.schema import normalize_record, records_to_table
+    from curation.sources import iter_source
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("curation.sources.hub.HUB_URL", str(tmp_path))
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "hub" / "lcb"
+    lines = (fixture / "test.jsonl").read_text().splitlines()
+    repo = tmp_path / "livecodebench" / "code_generation_lite"
+    repo.mkdir(parents=True)
+    for i in range(6):  # one row a file; the last files repeat the last row (counted once)
+        name = "test.jsonl" if i == 0 else f"test{i + 1}.jsonl"
+        (repo / name).write_text(lines[min(i, len(lines) - 1)] + "\n")
+    cfg = load_recipe("deepcoder")
+    assert "lcb" in cfg.decontam.against and not any("=" in a for a in cfg.decontam.against)
+    stage = make_stage("decontam", cfg, None)
+    # 2024-09 and 2024-10 (9902's private tests do not decode: its statement still counts);
+    # abc999_a (2023-06) is training data
+    assert sorted(p.id for p in stage.problems if p.benchmark == "lcb") == ["9901", "9902"]
+    (entry,) = [d for d in _decontamination(cfg, [stage]) if d["name"] == "lcb"]
+    assert entry["hub"] == "livecodebench/code_generation_lite" and entry["problems"] == 2
+    assert entry["lcb_start"] == "2024-08-01" and entry["lcb_end"] == "2025-05-01"
+    training = [normalize_record(r) for r in iter_source("lcb", fixture) if isinstance(r, dict)]
+    result = stage.process(records_to_table(training))
+    assert [r["id"] for r in result.kept.to_pylist()] == ["abc999_a"]
+    # the local-file option stays: lcb=PATH reads that file, inside the same window
+    local_cfg = cfg.updated(decontaminate_against=[f"lcb={fixture / 'test.jsonl'}"])
+    assert {p.id for p in make_stage("decontam", local_cfg, None).problems} == {"9901", "9902"}

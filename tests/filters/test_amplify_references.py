@@ -76,3 +76,83 @@ def test_several_answers_need_more_than_two_references(sb):
     # two references that agree (both print the smallest divisor) say nothing of the others
     assert out["amplify_status"] == "skipped" and not out["generated_tests"]
     assert "2 references cannot tell them" in out["amplify_note"]
+
+
+# Two correct references, one ~100x slower (a module-level loop of ~0.2 s before each answer).
+_FAST = "n = int(input())\nprint(n * (n + 1) // 2)\n"
+_SLOW = (
+    "s = 0\nfor i in range(3_000_000):\n    s += i\nn = int(input())\nprint(sum(range(n + 1)))\n"
+)
+
+
+def _two_speeds() -> dict:
+    rec = normalize_record({
+        "id": "triangle", "source": "t", "test_type": "stdio", "solutions": [_FAST, _SLOW],
+        "statement": "Print 1 + 2 + ... + n.",
+        "tests": [{"input": f"{n}\n", "output": f"{n * (n + 1) // 2}\n"} for n in (3, 10)],
+    })  # fmt: skip
+    rec["problem_id"] = "t/triangle"
+    return rec
+
+
+def test_the_time_limit_comes_from_the_slowest_passing_reference(sb):
+    """Calibrated from the fastest (0.1 s here), the slower reference timed out on every new
+    input, so no label was kept (LeetCodeDataset's greatest-common-divisor-traversal: see
+    benchmarks/RESULTS.md), and verify dropped a problem it reruns as `flaky`."""
+    from filters.verify import VerifyStage
+
+    stage = AmplifyStage(sandbox=sb, time_floor_s=0.1, rounds=1, candidates=4, target_tests=4)
+    (out,) = stage.process(records_to_table([_two_speeds()])).kept.to_pylist()
+    assert out["amplify_status"] == "amplified", out["amplify_note"]
+    assert "TLE" not in out["amplify_note"] and "too slow" not in out["amplify_note"]
+    verify = VerifyStage(sandbox=sb, mutants=0, min_tests=1, repeats=1, time_floor_s=0.1)
+    (kept,) = verify.process(records_to_table([_two_speeds()])).kept.to_pylist()
+    slow = sb.run(_two_speeds(), _SLOW, time_limit_s=10).max_test_cpu_ms
+    assert kept["time_limit_s"] > 2 * slow / 1000.0  # calibrated from the fast one: 0.1 s
+
+
+class _Recording(Sandbox):
+    """The real sandbox, recording which program ran under which time limit."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.runs: list[tuple[str, float | None, str]] = []
+
+    def run(self, problem, code, **kw):
+        r = super().run(problem, code, **kw)
+        self.runs.append((code, kw.get("time_limit_s"), r.verdict))
+        return r
+
+    def outputs(self, problem, code, inputs, **kw):
+        self.runs.append((code, kw.get("time_limit_s"), "outputs"))
+        return super().outputs(problem, code, inputs, **kw)
+
+
+def test_the_cheapest_passing_reference_labels():
+    """It runs on every candidate; the others check only what it kept (first in the source's
+    order, the ~100x slower reference labelled, and candidates it took too long on were lost)."""
+    row = _two_speeds()
+    row["solutions"] = [_SLOW, _FAST]
+    with _Recording(workers=2) as box:
+        stage = AmplifyStage(
+            sandbox=box, time_floor_s=0.1, rounds=1, candidates=3, target_tests=4, mutants=1
+        )
+        (out,) = stage.process(records_to_table([row])).kept.to_pylist()
+    assert out["amplify_status"] == "amplified", out["amplify_note"]
+    assert {code for code, _, what in box.runs if what == "outputs"} == {_FAST}
+
+
+def test_a_looping_mutant_runs_against_the_references_time_not_the_floor():
+    """A mutant that loops forever (`i += 1` mutated) ran the whole 1 s floor on every run; now
+    max(MUTANT_TIME_FLOOR_S, 3 x the slowest reference on the same tests)."""
+    from filters.amplify import MUTANT_TIME_FLOOR_S
+
+    counting = "n = int(input())\ni = s = 0\nwhile i < n:\n    i += 1\n    s += i\nprint(s)\n"
+    row = _two_speeds()
+    row["solutions"] = [counting]
+    with _Recording(workers=2) as box:
+        stage = AmplifyStage(sandbox=box, rounds=1, candidates=4, target_tests=4)
+        stage.process(records_to_table([row]))
+    mutants = [(t, v) for code, t, v in box.runs if code != counting]
+    assert mutants and {t for t, _ in mutants} == {MUTANT_TIME_FLOOR_S}
+    assert any(v == "TLE" for _, v in mutants)

@@ -384,3 +384,74 @@ def test_integers_past_4300_digits_are_answers_as_on_the_judges():
         assert box.run(stdio, "print(10**int(input()) + 1)").verdict == "WA"
         assert box.run(call, "def f(n):\n    return 10**n").verdict == "AC"
         assert box.run(call, "def f(n):\n    return 10**n - 1").verdict == "WA"
+
+
+def test_output_written_by_a_finalizer_arrives_as_in_a_fresh_interpreter(sb):
+    """A fast-I/O buffer held in a global and written out only when it is collected (CodeContests
+    288_C's reference): an interpreter's exit runs finalizers while the globals they use exist,
+    so the run must too; a program that keeps its namespace alive still ends cleanly."""
+    finalized = (
+        "from os import write\n"
+        "class Out:\n"
+        "    def __init__(self):\n"
+        "        self.parts = []\n"
+        "    def __del__(self):\n"
+        "        write(1, ''.join(self.parts).encode())\n"
+        "out = Out()\n"
+        "a, b = map(int, input().split())\n"
+        "out.parts.append(str(a + b) + '\\n')\n"
+    )
+    assert sb.run(ADD, finalized).verdict == "AC"
+    kept = "import sys\nsys.kept = globals()\n" + finalized.replace("out.parts", "print(a + b)#")
+    assert sb.run(ADD, kept).verdict == "AC"
+
+
+_CALLS = {"test_type": "call", "entry_point": "f",
+          "tests": [{"input": f"[{i}]", "output": str(i + 1)} for i in range(9)]}  # fmt: skip
+_BATCHED = {
+    "ok": "def f(x):\n    return x + 1\n",
+    "wa": "def f(x):\n    return x + 1 if x != 7 else 0\n",
+    "loops": "def f(x):\n    while x == 5:\n        pass\n    return x + 1\n",
+    "crashes": "def f(x):\n    return 1 // (x - 3) * 0 + x + 1\n",
+    "exits": "import sys\ndef f(x):\n    if x == 2:\n        sys.exit(0)\n    return x + 1\n",
+    "state": "class S:\n    n = 0\ndef f(x):\n    S.n += 1\n    return x + S.n\n",
+    "start_fails": "raise ValueError('no')\ndef f(x):\n    return x + 1\n",
+    "no_compile": "def f(x)\n    return x\n",
+    "too_big": "def f(x):\n    b = bytearray((100 << 20) if x == 3 else 1)\n    return x + 1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BATCHED))
+def test_batched_calls_give_the_verdicts_of_one_run_a_test(sb, name):
+    """`batch=True` (references and mutants in amplify): the calls in one child, each under the
+    time limit; the same verdict per test as a child a test (a call that loops is its own TLE,
+    a start-up that fails or a child that dies past the memory limit falls back to a child a
+    test). Only state the calls share can differ: `state` counts calls, so from its second call on
+    it differs from a fresh run, and says so."""
+    code = _BATCHED[name]
+    stop = name in ("wa", "crashes")  # stopping at the first failure, too
+    opts = {"time_limit_s": 0.2, "memory_limit_mb": 64, "stop_on_failure": stop}
+    one, many = sb.run(_CALLS, code, **opts), sb.run(_CALLS, code, batch=True, **opts)
+    if name == "state":
+        assert one.verdict == "AC" and many.verdict == "WA"
+        return
+    assert many.verdict == one.verdict
+    assert [t.verdict for t in many.tests] == [t.verdict for t in one.tests]
+    if name == "loops":
+        assert [t.index for t in many.tests if t.verdict != "AC"] == [5]
+
+
+def test_batched_calls_count_the_programs_start_up_and_run_typed_calls(sb):
+    slow_start = "s = 0\nfor i in range(2_000_000):\n    s += i\ndef f(x):\n    return x + 1\n"
+    few = dict(_CALLS, tests=_CALLS["tests"][:3])
+    for batch in (False, True):
+        assert sb.run(few, slow_start, time_limit_s=0.05, batch=batch).verdict == "TLE"
+    from filters.sandbox.assert_calls import convert_problem
+
+    suite = {"test_type": "assert", "entry_point": "total",
+             "test_code": "def check(candidate):\n    assert candidate([1, 2]) == 3\n"
+                          "    assert candidate([]) == 0\n"}  # fmt: skip
+    converted, _ = convert_problem(suite)
+    code = "from typing import *\ndef total(xs: List[int]) -> int:\n    return sum(xs)\n"
+    one, many = (sb.run(converted, code, batch=b) for b in (False, True))
+    assert one.verdict == many.verdict == "AC" and many.tests_passed == 2
