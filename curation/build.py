@@ -43,6 +43,8 @@ from filters.contracts import (
 )
 from filters.decontam_refs import describe_benchmark, expand_benchmarks
 from filters.settings import (
+    FLAT_SETTINGS,
+    STAGE_SETTINGS,
     AmplifyConfig,
     DecontamConfig,
     DedupConfig,
@@ -75,32 +77,6 @@ class SourceSpec:
     path: str | None = None
     limit: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
-
-
-#: The stages' settings in a BuildConfig: attribute -> its class (filters/settings.py, their one home).
-STAGE_SETTINGS: dict[str, type] = {
-    "amplify": AmplifyConfig,
-    "verify": VerifyConfig,
-    "dedup": DedupConfig,
-    "decontam": DecontamConfig,
-    "difficulty": DifficultyConfig,
-}
-
-#: The flat names of the settings the command line sets (`--min-tests` sets `min_tests`), which
-#: BuildConfig and recipes accepted before the stages' settings were nested: name -> (stage, setting).
-FLAT_SETTINGS: dict[str, tuple[str, str]] = {
-    "min_tests": ("verify", "min_tests"),
-    "mutants": ("verify", "mutants"),
-    "min_mutation_score": ("verify", "min_mutation_score"),
-    "keep_incomplete_tests": ("verify", "keep_incomplete_tests"),
-    "dedup_threshold": ("dedup", "threshold"),
-    "prefer": ("dedup", "prefer"),
-    "decontaminate_against": ("decontam", "against"),
-    "ngram": ("decontam", "ngram"),
-    "lcb_start": ("decontam", "lcb_start"),
-    "lcb_end": ("decontam", "lcb_end"),
-    "buckets": ("difficulty", "buckets"),
-}
 
 
 def _deprecated_flat(name: str) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.store import REJECTED_DIR, shard_files
+from filters.settings import FLAT_SETTINGS, STAGE_SETTINGS
 
 __all__ = ["MOST", "source_notes", "note_line"]
 
@@ -72,8 +73,6 @@ def _contaminated_hint(reasons: list[str]) -> str:
 def _setting(config: dict[str, Any], name: str) -> Any:
     """A stage's setting in a stored configuration, by its command-line name (`min_tests`): nested
     under its stage, flat in a manifest written before, else its default."""
-    from curation.build import FLAT_SETTINGS, STAGE_SETTINGS  # curation.build imports this module
-
     stage, setting = FLAT_SETTINGS[name]
     nested = config.get(stage)
     if isinstance(nested, dict) and setting in nested:

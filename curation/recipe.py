@@ -17,7 +17,7 @@ limit = 1000                 # optional
 options = { split = "train" }
 ```
 `[build]` also takes a stage setting by its command-line name (`min_tests = 5`, `buckets = 4`:
-`curation.build.FLAT_SETTINGS`). The resolved recipe (a BuildConfig) is stored in the manifest.
+`filters.settings.FLAT_SETTINGS`). The resolved recipe (a BuildConfig) is stored in the manifest.
 """
 
 from __future__ import annotations

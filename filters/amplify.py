@@ -42,7 +42,7 @@ from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
 from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
-from filters.settings import AmplifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, AmplifyConfig
 from filters.stage import Decision, Stage
 
 __all__ = [
@@ -67,7 +67,6 @@ GENERATED_TEST = pa.struct(
         ("parent", pa.int32()),
     ]
 )
-CALIBRATION_LIMIT_S = 10.0
 
 
 # ---- the check of a generated call test (converted assert suites) ----------------------------------

@@ -11,7 +11,19 @@ from dataclasses import dataclass
 
 from filters.decontam_refs import DEFAULT_BENCHMARKS
 
-__all__ = ["AmplifyConfig", "VerifyConfig", "DedupConfig", "DecontamConfig", "DifficultyConfig"]
+__all__ = [
+    "AmplifyConfig",
+    "VerifyConfig",
+    "DedupConfig",
+    "DecontamConfig",
+    "DifficultyConfig",
+    "STAGE_SETTINGS",
+    "FLAT_SETTINGS",
+    "CALIBRATION_LIMIT_S",
+]
+
+#: How long a reference may take while its time limit is still being calibrated (verify, amplify).
+CALIBRATION_LIMIT_S = 10.0
 
 
 @dataclass
@@ -92,3 +104,29 @@ class DifficultyConfig:
     min_labelled: int = 30
     ridge_alpha: float = 3.0
     min_align: int = 30
+
+
+#: The stages' settings in a BuildConfig (`curation.build`): attribute -> its class.
+STAGE_SETTINGS: dict[str, type] = {
+    "amplify": AmplifyConfig,
+    "verify": VerifyConfig,
+    "dedup": DedupConfig,
+    "decontam": DecontamConfig,
+    "difficulty": DifficultyConfig,
+}
+
+#: The flat names of the settings the command line sets (`--min-tests` sets `min_tests`), which
+#: BuildConfig and recipes accepted before the stages' settings were nested: name -> (stage, setting).
+FLAT_SETTINGS: dict[str, tuple[str, str]] = {
+    "min_tests": ("verify", "min_tests"),
+    "mutants": ("verify", "mutants"),
+    "min_mutation_score": ("verify", "min_mutation_score"),
+    "keep_incomplete_tests": ("verify", "keep_incomplete_tests"),
+    "dedup_threshold": ("dedup", "threshold"),
+    "prefer": ("dedup", "prefer"),
+    "decontaminate_against": ("decontam", "against"),
+    "ngram": ("decontam", "ngram"),
+    "lcb_start": ("decontam", "lcb_start"),
+    "lcb_end": ("decontam", "lcb_end"),
+    "buckets": ("difficulty", "buckets"),
+}

@@ -27,7 +27,7 @@ from filters.languages import judged_programs
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
-from filters.settings import VerifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, VerifyConfig
 from filters.stage import Decision, Stage
 
 __all__ = [
@@ -39,8 +39,6 @@ __all__ = [
     "DEFAULT_MIN_MUTATION_SCORE",
 ]
 
-#: How long a reference may take while its time limit is still being calibrated.
-CALIBRATION_LIMIT_S = 10.0
 #: A suite that kills fewer of a reference's mutants than this is `weak_tests` (when the problem
 #: has no known-incorrect solution to decide it); see docs/verify.md for the measurements behind it.
 #: (Its home is `VerifyConfig.min_mutation_score`, in filters/settings.py.)
