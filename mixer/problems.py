@@ -17,7 +17,7 @@ import numpy as np
 
 from mixer.base import Mixer, from_state, to_state
 from mixer.feedback import WeightsId, feedback_from_rewards, grpo_advantages
-from mixer.sampler import MixedSampler
+from mixer.sampler import MixedSampler, _group_ids_of
 
 __all__ = ["GroupOutcome", "ProblemSampler", "group_rewards"]
 
@@ -205,19 +205,7 @@ class ProblemSampler(MixedSampler):
                     f"problems {stray[:5].tolist()} were not drawn in the batch of weights_id="
                     f"{weights_id}; report each batch's rewards with its own weights id"
                 )
-        gids = None
-        if group_ids is not None and group_size is not None:
-            raise ValueError("give group_ids or group_size, not both")
-        if group_ids is not None:
-            gids = np.asarray(group_ids, dtype=object).astype(str).reshape(-1)
-            if gids.shape != p.shape:
-                raise ValueError(f"{gids.size} group ids for {p.size} completions")
-        elif group_size is not None:
-            if group_size < 1 or p.size % group_size:
-                raise ValueError(
-                    f"{p.size} completions do not split into groups of group_size={group_size}"
-                )
-            gids = np.arange(p.size) // group_size
+        gids = _group_ids_of(p, group_ids, group_size)
         gprob, succ, att, zero, inv = group_rewards(p, r, gids)
         mean = np.divide(succ, att, out=np.full(len(att), np.nan), where=att > 0)
         out = GroupOutcome(

@@ -65,20 +65,25 @@ class BatchSource(Protocol):
 LEARNT_FORMAT_KEY, LEARNT_FORMAT = "format", "codemix.learnt/1"
 
 
-def _group_ids(
+def _group_ids_of(
     rows: np.ndarray, group_ids: Sequence[object] | np.ndarray | None, group_size: int | None
-) -> np.ndarray:
-    """One group id per completion: given, `group_size` consecutive completions each, else its row."""
+) -> np.ndarray | None:
+    """One group id per completion: `group_ids` as given (as text), or `group_size` consecutive
+    completions a group; None when neither is given (then a problem's completions form a group)."""
+    if group_ids is not None and group_size is not None:
+        raise ValueError("give group_ids or group_size, not both")
     if group_ids is not None:
-        g = np.asarray(group_ids, dtype=object).reshape(-1)
-        if g.size != rows.size:
+        g = np.asarray(group_ids, dtype=object).astype(str).reshape(-1)
+        if g.shape != rows.shape:
             raise ValueError(f"{g.size} group ids for {rows.size} completions")
         return g
     if group_size is not None:
         if group_size < 1 or rows.size % group_size:
-            raise ValueError(f"{rows.size} completions are not groups of {group_size}")
+            raise ValueError(
+                f"{rows.size} completions do not split into groups of group_size={group_size}"
+            )
         return np.arange(rows.size) // group_size
-    return rows
+    return None
 
 
 class DrawnIndex(int):
@@ -408,12 +413,12 @@ class MixedSampler:
         from mixer.feedback import feedback_from_rewards
 
         r = np.asarray(rows, dtype=np.int64).reshape(-1)
-        groups = _group_ids(r, group_ids, group_size)
+        groups = _group_ids_of(r, group_ids, group_size)
         fb = feedback_from_rewards(
             np.asarray(rewards, dtype=np.float64).reshape(-1),
             self.source_of(r),
             len(self.names),
-            group_ids=groups,
+            group_ids=r if groups is None else groups,
             advantages=advantages,
             pass_threshold=pass_threshold,
             weights_id=weights_id,
