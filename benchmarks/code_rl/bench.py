@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+FROZEN = HERE / "frozen"  # the inputs every full-mode run starts from (`frozen.py`)
 sys.path.insert(0, str(HERE.parent))
 
 import torch  # noqa: E402
 
 from code_rl.build import HELD_OUT, build_data  # noqa: E402
 from code_rl.difficulty import ensure_difficulty  # noqa: E402
+from code_rl.frozen import freeze, load_frozen  # noqa: E402
 from code_rl.grpo import Arm, RunConfig, config_dict, run_lean, run_trl  # noqa: E402
 from code_rl.model import load  # noqa: E402
 from code_rl.pretrain import ensure_model  # noqa: E402
@@ -75,7 +77,8 @@ MODES: dict[str, dict[str, Any]] = {
         "every": 150,
         "rank_models": 3,
         "rank_samples": 4,
-        "cfg": RunConfig(steps=30, prompts=8, group=8, eval_samples=8, quality_at=(0, 15, 30)),
+        # 60 steps: at 30 (attempt 1, results/full-small-30x8x8-*) no arm moved beyond noise
+        "cfg": RunConfig(steps=60, prompts=8, group=8, eval_samples=8, quality_at=(0, 30, 60)),
     },
     "quick": {
         "limit": 10,
@@ -119,7 +122,14 @@ MODES: dict[str, dict[str, Any]] = {
 
 
 def run_one(
-    data: dict[str, Any], ckpt: str, arm: Arm, seed: int, cfg: RunConfig, loop: str, out: Path
+    data: dict[str, Any],
+    ckpt: str,
+    arm: Arm,
+    seed: int,
+    cfg: RunConfig,
+    loop: str,
+    out: Path,
+    inputs: str | None = None,
 ) -> dict[str, Any]:
     from datasets import load_from_disk
 
@@ -135,12 +145,53 @@ def run_one(
         )
     else:
         res = run_lean(model, tok, train, held, arm, cfg, seed)
-    res.update(arm=arm.name, seed=seed, config=config_dict(cfg), wall_s=time.perf_counter() - t0)
+    res.update(
+        arm=arm.name,
+        seed=seed,
+        config=config_dict(cfg),
+        wall_s=time.perf_counter() - t0,
+        inputs=inputs,
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(res, indent=None, separators=(",", ":")))
     tmp.rename(out)
     return res
+
+
+def _model(
+    a: argparse.Namespace,
+    mode: str,
+    m: dict[str, Any],
+    size: str,
+    cache: Path,
+    data: dict[str, Any],
+    frozen: dict[str, Any] | None,
+    times: dict[str, float],
+) -> dict[str, Any]:
+    """The pre-trained model's record: the quick mode reuses the full mode's model (frozen, or in
+    the cache) when no size is asked for; otherwise pre-trained into the cache once."""
+    from datasets import load_from_disk
+
+    t0 = time.perf_counter()
+    shared = a.cache / f"model-{MODES['full']['size']}" / "pretrain.json"
+    if mode == "quick" and a.size is None and (frozen is not None or shared.exists()):
+        # the full mode's model, pre-trained on the same families' pre-training settings (the
+        # quick problems are the first of each source's RL problems, so still disjoint from them)
+        rec = frozen["model"] if frozen is not None else json.loads(shared.read_text())
+    else:
+        held = load_from_disk(data["trl"])[HELD_OUT]
+        rec = ensure_model(
+            cache,
+            held,
+            size=size,
+            steps=m["pretrain"],
+            every=m["every"],
+            device=a.device,
+            stop=m.get("stop"),
+        )
+    times["model_s"] = time.perf_counter() - t0
+    return rec
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=HERE / "cache")
     ap.add_argument("--results", type=Path, default=HERE / "results")
     ap.add_argument("--workers", type=int, default=2, help="sandbox workers for the build")
+    ap.add_argument(
+        "--refreeze",
+        action="store_true",
+        help="build, pre-train and rank again from the cache, and replace the frozen inputs",
+    )
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
@@ -182,42 +238,39 @@ def main(argv: list[str] | None = None) -> int:
     cfg = RunConfig(**{**config_dict(cfg), **over, "device": a.device})
     cache = a.cache if mode == "full" else a.cache / mode
     times: dict[str, float] = {}
-    t0 = time.perf_counter()
-    data = build_data(cache, workers=a.workers, limit=m["limit"])
-    times["data_s"] = time.perf_counter() - t0
-    from datasets import load_from_disk
-
-    held = load_from_disk(data["trl"])[HELD_OUT]
-    t0 = time.perf_counter()
-    shared = a.cache / f"model-{MODES['full']['size']}" / "pretrain.json"
-    if mode == "quick" and a.size is None and shared.exists():
-        # the full mode's model, pre-trained on the same families' pre-training settings (the
-        # quick problems are the first of each source's RL problems, so still disjoint from them)
-        model_rec = json.loads(shared.read_text())
-        size = model_rec["size"]
+    frozen_dir = FROZEN / MODES["full"]["size"]
+    # the full mode at its own size runs on the inputs frozen in the repository (`frozen.py`)
+    use_frozen = a.size is None or a.size == MODES["full"]["size"]
+    inputs = load_frozen(frozen_dir) if use_frozen and not a.refreeze else None
+    if mode == "full" and inputs is not None:
+        data, model_rec = inputs["data"], inputs["model"]
+        print(f"inputs: frozen {inputs['fingerprint']} ({frozen_dir})", flush=True)
     else:
-        model_rec = ensure_model(
-            cache,
-            held,
-            size=size,
-            steps=m["pretrain"],
-            every=m["every"],
-            device=a.device,
-            stop=m.get("stop"),
-        )
-    times["model_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        data = build_data(cache, workers=a.workers, limit=m["limit"])
+        times["data_s"] = time.perf_counter() - t0
+        model_rec = _model(a, mode, m, size, cache, data, inputs, times)
+        size = model_rec["size"]
+        rank = None
+        if m["rank_models"]:
+            t0 = time.perf_counter()
+            rank = ensure_difficulty(
+                cache, data, model_rec, models=m["rank_models"], samples=m["rank_samples"]
+            )
+            times["difficulty_s"] = time.perf_counter() - t0
+            print(f"difficulty: codemix rank on {rank['models']} ({rank['pass_rate']})", flush=True)
+        if mode == "full" and use_frozen:
+            inputs = freeze(frozen_dir, data, model_rec, rank)
+            data, model_rec = inputs["data"], inputs["model"]
+            print(f"inputs: frozen as {inputs['fingerprint']} ({frozen_dir})", flush=True)
+        elif mode == "full":
+            inputs = None
     print(
         f"model: {model_rec['model']['parameters']} parameters, step {model_rec['chosen_step']}, held-out pass@1 "
         f"{model_rec['chosen']['pass1']:.3f} {model_rec['chosen']['per_source']}",
         flush=True,
     )
-    if m["rank_models"]:
-        t0 = time.perf_counter()
-        rank = ensure_difficulty(
-            cache, data, model_rec, models=m["rank_models"], samples=m["rank_samples"]
-        )
-        times["difficulty_s"] = time.perf_counter() - t0
-        print(f"difficulty: codemix rank on {rank['models']} ({rank['pass_rate']})", flush=True)
+    fp = inputs["fingerprint"] if mode == "full" and inputs is not None else None
     seeds = a.seeds if a.seeds else ([0] if mode != "full" else PARTS[a.part])
     arms = a.arms or (["uniform", "frontier-scored", "mopps"] if mode != "full" else list(ARMS))
     for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
@@ -235,14 +288,14 @@ def main(argv: list[str] | None = None) -> int:
                 out = root / name / f"seed{seed}.json"
                 if out.exists():
                     continue
-                r = run_one(data, model_rec["checkpoint"], arm, seed, cfg, loop, out)
+                r = run_one(data, model_rec["checkpoint"], arm, seed, cfg, loop, out, inputs=fp)
                 last = r["curve"][-1]
                 print(
                     f"{setting} {name} seed {seed}: pass@1 {last['pass1']:.3f}, "
                     f"rollouts {last['rollouts']}, {r['wall_s']:.0f} s",
                     flush=True,
                 )
-        summary = summarize(root, model_rec, data, times)
+        summary = summarize(root, model_rec, data, times, inputs=fp)
         (root / "summary.json").write_text(json.dumps(summary, indent=1))
         print(setting)
         print(table(summary))

@@ -15,10 +15,15 @@ __all__ = ["summarize", "table"]
 BASE = "uniform"
 
 
-def _load(root: Path) -> dict[str, dict[int, dict[str, Any]]]:
+def _load(root: Path, inputs: str | None = None) -> dict[str, dict[int, dict[str, Any]]]:
+    """The run files under `root`; with `inputs`, only the runs made on those frozen inputs (a run
+    on other inputs is named and left out, so two sets of inputs never mix in one summary)."""
     runs: dict[str, dict[int, dict[str, Any]]] = {}
     for f in sorted(root.glob("*/seed*.json")):
         r = json.loads(f.read_text())
+        if inputs is not None and r.get("inputs") != inputs:
+            print(f"{f}: made on inputs {r.get('inputs')}, not {inputs}: left out of the summary")
+            continue
         runs.setdefault(r["arm"], {})[int(r["seed"])] = r
     return runs
 
@@ -48,9 +53,13 @@ def _compute(p: dict[str, Any]) -> float:
 
 
 def summarize(
-    root: Path, model: dict[str, Any], data: dict[str, Any], times: dict[str, float]
+    root: Path,
+    model: dict[str, Any],
+    data: dict[str, Any],
+    times: dict[str, float],
+    inputs: str | None = None,
 ) -> dict[str, Any]:
-    runs = _load(root)
+    runs = _load(root, inputs)
     for arm in runs.values():
         for r in arm.values():
             for p in r["curve"]:
@@ -61,6 +70,7 @@ def summarize(
         },
         "data": {"counts": data["manifest"]["counts"]["output"], "times": data["times"]},
         "times": times,
+        "inputs": inputs,
         "arms": {},
     }
     if BASE not in runs:

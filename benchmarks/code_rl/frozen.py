@@ -1,0 +1,80 @@
+"""B3's inputs, frozen in the repository: the ranked TRL export and the chosen pre-trained
+checkpoint that every arm starts from, with the records of how they were made.
+
+The grid runs in parts across sessions while codemix changes (a build's kept problems move when
+verify or amplify do; pre-training on CPU is not bitwise repeatable across machines), so the inputs
+of the runs are stored once, here, and every run file names their fingerprint. A summary counts
+only the runs made on the inputs it reads, so two sets of inputs never mix in one table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+__all__ = ["freeze", "load_frozen", "fingerprint"]
+
+RECORD = "inputs.json"
+
+
+def fingerprint(root: Path) -> str:
+    """A short hash of every file under `root` (names and bytes), in name order."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and p.name != RECORD):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def freeze(
+    dest: Path, data: dict[str, Any], model_rec: dict[str, Any], rank_rec: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Copy the export and the chosen checkpoint into `dest`, with their records; returns the
+    frozen inputs as `load_frozen` reads them."""
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    shutil.copytree(data["trl"], tmp / "trl")
+    ckpt = Path(model_rec["checkpoint"])
+    shutil.copytree(ckpt, tmp / "checkpoint", ignore=shutil.ignore_patterns("*.tmp"))
+    rec = {
+        "fingerprint": fingerprint(tmp),
+        "build": {"counts": data["manifest"]["counts"], "times": data["times"]},
+        "pretrain": {k: v for k, v in model_rec.items() if k != "loss"},
+        "difficulty": rank_rec,
+    }
+    rec["pretrain"]["checkpoint_name"] = ckpt.name
+    (tmp / RECORD).write_text(json.dumps(rec, indent=1, default=str))
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    return load_frozen(dest)  # type: ignore[return-value]
+
+
+def load_frozen(dest: Path) -> dict[str, Any] | None:
+    """The frozen inputs (`data` and `model` records as the benchmark uses them, and their
+    `fingerprint`), or None when `dest` holds none. Refuses inputs whose files changed."""
+    path = dest / RECORD
+    if not path.exists():
+        return None
+    rec = json.loads(path.read_text())
+    now = fingerprint(dest)
+    if now != rec["fingerprint"]:
+        raise RuntimeError(
+            f"{dest}: its files hash to {now}, its record says {rec['fingerprint']}: the frozen "
+            "inputs were changed; restore them (git checkout) or freeze again (--refreeze)"
+        )
+    model = dict(rec["pretrain"], checkpoint=str(dest / "checkpoint"))
+    data = {
+        "trl": str(dest / "trl"),
+        "times": rec["build"]["times"],
+        "manifest": {"counts": rec["build"]["counts"]},
+    }
+    return {
+        "fingerprint": rec["fingerprint"],
+        "data": data,
+        "model": model,
+        "rank": rec["difficulty"],
+    }
