@@ -589,8 +589,9 @@ class Sandbox:
                 except OSError as e:
                     if e.errno != errno.ENOSPC:
                         raise
-                    # a worker's I/O directory is sized by its runs (a fresh one's holds 2 MB):
-                    # no room for this binary before a run sizes it, so compile it there
+                    # a worker's I/O directory is sized by its runs (a fresh one's holds
+                    # `FRESH_IO_MB`): no room for this binary before a run sizes it (a sandbox
+                    # with larger compile limits), so compile it there
                     io.remove(Files.BINARY)
             io.write(Files.CODE, code)
         except OSError as e:
