@@ -1,7 +1,8 @@
 """The amplify stage: new tests for problems whose tests are few or weak, labelled by their references.
 
 For each problem it mutates the inputs of its own tests (`filters.inputgen`), runs the reference
-solutions that pass the original tests on them in the sandbox, and keeps an input only if every
+solutions that pass the original tests on them in the sandbox (in every language it judges: Python,
+and C++ on stdio problems, the fastest labelling first; `filters.labelling`), and keeps an input only if every
 such reference runs it cleanly within the limits (returning the types it returns on the
 originals; a tree that reads back as its list arguments and stays a search tree where the
 originals' do), twice under different hash seeds, and each is
@@ -37,7 +38,13 @@ import pyarrow as pa
 
 from filters.inputgen import input_generator, is_search_tree, traversals
 from filters.judge_style import allows_several_answers, comparison_of, several_valid_answers
-from filters.languages import programs_in
+from filters.labelling import (
+    disagreement,
+    fastest_first,
+    labelling_languages,
+    labelling_references,
+    mutated_reference,
+)
 from filters.mutants import generate_mutants
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
@@ -197,6 +204,7 @@ class _Outcome:
     killed_before: int | None = None
     killed_after: int | None = None
     mutants: int = 0
+    languages: list[str] = field(default_factory=list)  # of the labelling references
 
 
 @dataclass
@@ -204,7 +212,7 @@ class _Job:
     """What labelling new inputs of one problem needs."""
 
     base: dict[str, Any]  # the problem as judged, without generated tests
-    refs: list[str]  # passing references; the first one labels
+    refs: list[tuple[str, str]]  # passing references (source, language); the first one labels
     limit: float  # time limit (s) of a run
     budget_ms: float  # the most CPU a new test may take the labelling reference
     out_cap: int  # the largest output a new test may have
@@ -338,6 +346,8 @@ class AmplifyStage(Stage):
             pa.field("amplify_status", pa.string()),
             pa.field("amplify_note", pa.string()),
             pa.field("amplify_mutants", pa.int32()),
+            # the languages of the references that labelled new inputs, the labeller's first
+            pa.field("amplify_languages", pa.list_(pa.string())),
             pa.field("mutation_score_original", pa.float64()),
             pa.field("mutation_score_amplified", pa.float64()),
         ]
@@ -426,6 +436,7 @@ class AmplifyStage(Stage):
                     "amplify_status": o.status,
                     "amplify_note": o.note,
                     "amplify_mutants": o.mutants,
+                    "amplify_languages": o.languages,
                     "mutation_score_original": (
                         o.killed_before / o.mutants
                         if o.mutants and o.killed_before is not None
@@ -448,17 +459,16 @@ class AmplifyStage(Stage):
         base, why = self._judged_originals(row)
         if base is None:
             return _Outcome("skipped", why or "")
-        # Python references label the new inputs (C++ ones are verified, not yet used here)
-        refs = [c for c, _ in programs_in(row, "python") if isinstance(c, str)][
-            : self.max_solutions
-        ]
+        # references in every language the sandbox judges here label the new inputs
+        refs = labelling_references(row, base.get("test_type"), self.max_solutions)
         if not refs:
             return _Outcome("skipped", "no reference solution")
         src_limit = row.get("time_limit_s")
         first = self.sandbox.run_many(
-            [(base, code, {"time_limit_s": src_limit or CALIBRATION_LIMIT_S}) for code in refs]
-        )
-        passing = [(code, r) for code, r in zip(refs, first) if r.verdict == "AC"]
+            [(base, code, {"time_limit_s": src_limit or CALIBRATION_LIMIT_S, "language": lang})
+             for code, lang in refs]
+        )  # fmt: skip
+        passing = [(code, lang, r) for (code, lang), r in zip(refs, first) if r.verdict == "AC"]
         if not passing:
             verdicts = ",".join(r.verdict for r in first)
             return _Outcome("skipped", f"no reference passes the original tests ({verdicts})")
@@ -475,9 +485,11 @@ class AmplifyStage(Stage):
                     "new inputs need a checker",
                 )
         limit = float(src_limit) if src_limit else self._calibrated(passing)
-        slowest_ms = max(r.max_test_cpu_ms for _, r in passing)
-        cheapest_first = [c for c, _ in sorted(passing, key=lambda p: p[1].cpu_ms)]
-        return self._grow(row, base, cheapest_first, limit, passing[0][0], slowest_ms)
+        slowest_ms = max(r.max_test_cpu_ms for _, _, r in passing)
+        cheapest_first = fastest_first(passing)
+        out = self._grow(row, base, cheapest_first, limit, mutated_reference(passing), slowest_ms)
+        out.languages = labelling_languages(cheapest_first)
+        return out
 
     def _judged_originals(self, row: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         if row.get("test_type") == "assert":
@@ -494,10 +506,10 @@ class AmplifyStage(Stage):
             return None, "no tests to mutate"
         return row, None
 
-    def _calibrated(self, passing: list[tuple[str, RunResult]]) -> float:
+    def _calibrated(self, passing: list[tuple[str, str, RunResult]]) -> float:
         """max(floor, factor x the slowest passing reference's slowest test): from the fastest,
         a slower reference that must agree on every new test would time out on them."""
-        slowest = max(r.max_test_cpu_ms for _, r in passing)
+        slowest = max(r.max_test_cpu_ms for _, _, r in passing)
         return max(self.time_floor_s, math.ceil(self.time_factor * slowest / 100.0) / 10.0)
 
     def _mutant_limit(self, limit: float, ref_ms: float) -> float:
@@ -509,19 +521,24 @@ class AmplifyStage(Stage):
         self,
         row: dict[str, Any],
         base: dict[str, Any],
-        refs: list[str],
+        refs: list[tuple[str, str]],
         limit: float,
-        mutated: str,
+        mutated: str | None,
         slowest_ms: float,
     ) -> _Outcome:
-        """`refs`: the passing references, the cheapest first (it labels every candidate, the
-        others check what it kept); `mutated`: the reference the mutants come from (the first
-        passing one); `slowest_ms`: the slowest reference's slowest original test."""
+        """`refs`: the passing references (source, language), the cheapest first (it labels
+        every candidate, the others check what it kept); `mutated`: the reference the mutants come
+        from (the first passing Python one; None: no mutants guide the choice); `slowest_ms`: the
+        slowest reference's slowest original test."""
         sb = self.sandbox
         originals = list(base["tests"])
         kind = base.get("test_type") or "stdio"
         key = str(row.get("problem_id") or row.get("id"))
-        mutants = generate_mutants(mutated, self.mutants, self.seed + 1, base.get("entry_point"))
+        mutants = (
+            generate_mutants(mutated, self.mutants, self.seed + 1, base.get("entry_point"))
+            if mutated is not None
+            else []
+        )
         alive: list[str] = []
         m_limit = self._mutant_limit(limit, slowest_ms)
         batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
@@ -534,7 +551,9 @@ class AmplifyStage(Stage):
         judged = sum(1 for _ in mutants)
         killed_before = judged - len(alive)
         if len(originals) >= self.target_tests and not alive:
-            return _Outcome("not_needed", "the original tests kill every mutant",
+            why_not = ("the original tests kill every mutant" if mutated is not None else
+                       "no Python reference to mutate, and the original tests reach the target")
+            return _Outcome("not_needed", why_not,
                             [], killed_before, killed_before, judged)  # fmt: skip
         try:
             gen = input_generator(base)
@@ -548,7 +567,7 @@ class AmplifyStage(Stage):
             limit,
             1000.0 * limit / self.time_factor,
             max(self.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
-            *self._shapes(base, refs[0], originals, limit),
+            *self._shapes(base, refs[0][0], originals, limit),
         )
         seen = {_canonical(t["input"], kind) for t in originals}
         chosen: list[dict[str, Any]] = []
@@ -577,7 +596,8 @@ class AmplifyStage(Stage):
                 tests = self._label(job, cands, why, cost)
             except _Unstable:
                 note = ("the reference's output depends on the hash seed (set iteration order); "
-                        "its labels are not trusted: " + _counts(why))  # fmt: skip
+                        if refs[0][1] == "python" else "the reference's output changes between runs; "
+                        ) + "its labels are not trusted: " + _counts(why)  # fmt: skip
                 return _Outcome("failed", note, [], killed_before, killed_before, judged)
             if not tests:
                 continue
@@ -677,7 +697,10 @@ class AmplifyStage(Stage):
         if not cands:
             return []
         base, refs, limit = job.base, job.refs, job.limit
-        outs = self.sandbox.outputs(base, refs[0], [c[0] for c in cands], time_limit_s=limit)
+        lab, lab_lang = refs[0]
+        outs = self.sandbox.outputs(
+            base, lab, [c[0] for c in cands], time_limit_s=limit, language=lab_lang
+        )
         tests = []
         for (text, seed, parent), o in zip(cands, outs):
             if o.status != "OK" or o.text is None:
@@ -698,14 +721,16 @@ class AmplifyStage(Stage):
                     tests.append(t)
                     cost[text] = o.cpu_ms
         # the labeller's rerun one child a test (its labels came from runs of their own); the other
-        # references, trusted, in batches
-        checks = [(self.rerun_sandbox, refs[0], "differs under another hash seed", False)]
-        checks += [(self.sandbox, code, "references disagree", True) for code in refs[1:]]
-        for sb, code, reason, batch in checks:
+        # references, trusted, in batches; in any language, they must accept the labeller's outputs
+        again = "differs under another hash seed" if lab_lang == "python" else "differs when run again"
+        checks = [(self.rerun_sandbox, lab, lab_lang, again, False)]
+        checks += [(self.sandbox, code, lang, disagreement(lab_lang, lang), True)
+                   for code, lang in refs[1:]]  # fmt: skip
+        for sb, code, lang, reason, batch in checks:
             if not tests:
                 break
             r = sb.run(base, code, time_limit_s=limit, batch=batch and base["test_type"] == "call",
-                       tests=[self._judged_test(base, t) for t in tests])  # fmt: skip
+                       tests=[self._judged_test(base, t) for t in tests], language=lang)  # fmt: skip
             if r.verdict == "SE":
                 why["sandbox error"] += len(tests)
                 return []

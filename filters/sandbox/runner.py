@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -582,8 +583,16 @@ class Sandbox:
         hit = self._binaries.get(key)
         try:
             if hit is not None:
-                io.write(Files.BINARY, hit[0], mode=0o755)
-                return None, 0.0, hit[1]
+                try:
+                    io.write(Files.BINARY, hit[0], mode=0o755)
+                    return None, 0.0, hit[1]
+                except OSError as e:
+                    if e.errno != errno.ENOSPC:
+                        raise
+                    # a worker's I/O directory is sized by its runs (a fresh one's holds
+                    # `FRESH_IO_MB`): no room for this binary before a run sizes it (a sandbox
+                    # with larger compile limits), so compile it there
+                    io.remove(Files.BINARY)
             io.write(Files.CODE, code)
         except OSError as e:
             raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None

@@ -59,6 +59,10 @@ SYSTEM_DIRS = frozenset(
 #: memory limit (no process maps them; the kernel's defaults allow terabytes of shared memory):
 #: all segments together at most SHM_MB, like /dev/shm; at most MSG_QUEUES queues of 16 KB.
 SHM_MB = 64
+#: MB of a fresh worker's I/O directory, before a run sizes it: room for a compiled program the
+#: sandbox's cache puts there ahead of its first run (up to the compile's 64 MB output limit);
+#: a cap, not memory used
+FRESH_IO_MB = 68
 MSG_QUEUES = 16
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -256,7 +260,7 @@ class Isolation:
         os.makedirs(self.iodir, mode=0o700, exist_ok=True)
         rep["iodir"] = self.iodir
         if rep["private_tmp"]:
-            self.size_io(2)
+            self.size_io(FRESH_IO_MB)
             if rep["ipcns"]:
                 # POSIX message queues outlive their process too: listed here, removed after each run
                 mq = os.path.join(self.iodir, "mq")

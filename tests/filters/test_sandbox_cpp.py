@@ -64,3 +64,18 @@ def test_cpp_on_call_problems_and_unknown_languages_are_refused(sb):
         sb.run(call, ADD, language="cpp")
     with pytest.raises(ValueError, match="judges python and cpp"):
         sb.run(PROBLEM, "class Main {}", language="java")
+
+
+def test_a_compiled_binary_reaches_a_fresh_worker_of_a_sibling_sandbox(sb):
+    """A sibling sandbox (another hash seed: amplify's rerun of a labelling reference) shares the
+    compiled binaries, and its workers are fresh: their I/O directories hold a binary (3 MB of
+    initialised data here) before a run sizes them. They held 2 MB: ENOSPC, a sandbox error on
+    every test of amplify's rerun."""
+    big = ADD.replace("int main() {", "volatile char pad[3 << 20] = {1};\nint main() { pad[7] = 2;")
+    assert sb.run(PROBLEM, big, language="cpp").verdict == "AC"  # compiled: in the cache
+    with sb.with_hash_seed(sb.hash_seed + 1) as sibling:
+        r = sibling.run(PROBLEM, big, language="cpp")
+        assert (r.verdict, r.error) == ("AC", None)
+        assert r.compile_ms == 0  # the binary from the shared cache, not compiled again
+        outs = sibling.outputs(PROBLEM, big, ["2 2\n"], language="cpp")
+        assert [(o.status, o.text) for o in outs] == [("OK", "4\n")]

@@ -1,0 +1,78 @@
+"""Which references label amplify's generated inputs, in which order, and how their agreement is
+counted (`filters.amplify.AmplifyStage`).
+
+Every reference the sandbox judges takes part: Python ones on every problem, C++ ones on stdio
+problems (call and assert tests call a Python function). They are taken in turn from each
+language (`filters.languages.judged_programs`), so that a few Python references are tried beside
+hundreds of C++ ones. Of those that pass the original tests, the fastest on them (CPU, not
+counting a C++ program's compile, which is paid once) labels every candidate input first; the
+others run the inputs it kept and must print what the judge accepts against its outputs, so
+references in several languages must agree for an input to be kept. An input on which they do
+not is dropped and counted in the problem's `amplify_note` (`disagreement`); the problem keeps
+its original tests either way. `amplify_languages` records the languages that labelled, the
+labeller's first.
+
+AST mutants, which guide which inputs to keep, come from a Python reference only: a problem
+with only C++ references is amplified without them (its new inputs fill the suite up to the
+target).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from filters.languages import judged_programs
+
+__all__ = [
+    "labelling_references",
+    "fastest_first",
+    "mutated_reference",
+    "labelling_languages",
+    "disagreement",
+]
+
+
+def labelling_references(
+    row: Mapping[str, Any], test_type: str | None, limit: int | None = None
+) -> list[tuple[str, str]]:
+    """(source, language) of the references that may label a problem's new inputs, at most
+    `limit`: Python and, on a stdio problem, C++, taken in turn from each language."""
+    stdio = (test_type or "stdio") == "stdio"
+    refs = [
+        (code, lang)
+        for code, lang in judged_programs(row)
+        if lang == "python" or (stdio and lang == "cpp")
+    ]
+    # judged_programs interleaves the languages: that order, cut at `limit`
+    return refs if limit is None else refs[:limit]
+
+
+def fastest_first(passing: Sequence[tuple[str, str, Any]]) -> list[tuple[str, str]]:
+    """(source, language) of passing references, the least CPU on the original tests first (a
+    stable sort: equal ones in the record's order). `passing`: (source, language, RunResult)."""
+    ranked = sorted(passing, key=lambda p: float(p[2].cpu_ms))
+    return [(code, lang) for code, lang, _ in ranked]
+
+
+def mutated_reference(passing: Sequence[tuple[str, str, Any]]) -> str | None:
+    """The reference whose AST mutants guide the choice of inputs: the first passing Python one
+    (None when only references in other languages pass)."""
+    return next((code for code, lang, _ in passing if lang == "python"), None)
+
+
+def labelling_languages(refs: Sequence[tuple[str, str]]) -> list[str]:
+    """The languages of the labelling references, the labeller's first, each once."""
+    out: list[str] = []
+    for _, lang in refs:
+        if lang not in out:
+            out.append(lang)
+    return out
+
+
+def disagreement(labeller: str, checker: str) -> str:
+    """How an input dropped because a checking reference did not accept the labeller's output is
+    counted in the note: "references disagree", naming the languages when they differ."""
+    if labeller == checker:
+        return "references disagree"
+    return f"references disagree ({checker} against {labeller})"
