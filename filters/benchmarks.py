@@ -1,7 +1,7 @@
 """Deprecated: renamed `filters.decontam_refs` (the evaluation sets decontamination compares against, not the
 performance scripts in benchmarks/).
 
-The old name works, with a DeprecationWarning, for one release.
+The old name works, with a DeprecationWarning, until codemix 0.2.0 removes it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from filters.decontam_refs import *  # noqa: F403
 __all__ = _renamed.__all__
 
 warnings.warn(
-    "filters.benchmarks is deprecated and will be removed in the next release; import filters.decontam_refs",
+    "filters.benchmarks is deprecated and will be removed in codemix 0.2.0; import filters.decontam_refs",
     DeprecationWarning,
     stacklevel=2,
 )

@@ -246,6 +246,8 @@ RENAMED = [  # old module -> new module, and a name each must give
     ("filters.reward.adapters", "filters.reward.trainer_rewards", "compute_score"),
     ("filters.difficulty.stage", "filters.difficulty.difficulty_stage", "DifficultyStage"),
 ]
+#: Shims whose warning states the release that removes them.
+REMOVED_IN = {"filters.errors": "0.2.0", "filters.benchmarks": "0.2.0", "filters.difficulty.stage": "0.2.0"}
 
 
 @pytest.mark.parametrize(("old", "new", "name"), RENAMED)
@@ -259,6 +261,10 @@ def test_renamed_modules_still_import_with_a_deprecation_warning(old, new, name)
         module = importlib.import_module(old)
     assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
     assert getattr(module, name) is getattr(importlib.import_module(new), name)
+    if old in REMOVED_IN:
+        version = REMOVED_IN[old]
+        assert any(f"removed in codemix {version}" in str(w.message) for w in caught)
+        assert f"codemix {version}" in (module.__doc__ or "")
 
 
 def test_verl_can_still_load_the_old_reward_file_by_path():

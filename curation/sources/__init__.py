@@ -31,8 +31,8 @@ from curation.sources.codeforces import CODEFORCES_COLUMNS, convert_codeforces
 from curation.sources.columns import Columns
 from curation.sources.deepcoder import DEEPCODER_COLUMNS, DEEPCODER_SPLITS, convert_deepcoder
 from curation.sources.files import DATA_SUFFIXES, Check, find_data_files, read_rows
-from curation.sources.hub import HubFiles, iter_hub_rows
-from curation.sources.lcb import LCB_COLUMNS, check_lcb_options, convert_lcb
+from curation.sources.hub import HubFiles, ReleaseFiles, iter_hub_rows
+from curation.sources.lcb import LCB_COLUMNS, LCB_FILES, check_lcb_options, convert_lcb
 from curation.sources.local import (
     convert_canonical,
     convert_codecontests_subset,
@@ -60,16 +60,17 @@ __all__ = [
 ]
 
 Converter = Callable[..., "dict[str, Any] | None"]
-_LOADER_OPTIONS = ("split", "config", "version_tag")
 
 
 @dataclass(frozen=True)
 class Source:
     """One registered source: where its rows come from and how they become canonical records.
 
-    Hub sources: `hub_id`; `files` when the hub copy is read through data files by pattern
-    (otherwise by name and config); `splits` (the first is the default) or, per config,
-    `configs`; `columns`, what the converter reads, checked before any row is.
+    Hub sources: `hub_id`; `files` when the hub copy is read through data files by pattern,
+    `release` when a loader option names the files (LiveCodeBench's `version_tag`), otherwise
+    by name and config; `splits` (the first is the default) or, per config, `configs`;
+    `columns`, what the converter reads, checked before any row is. `check_options` sees the
+    converter's options before any row is read.
     """
 
     name: str
@@ -82,6 +83,7 @@ class Source:
     config: str | None = None
     configs: dict[str, tuple[str, ...]] | None = None
     files: HubFiles | None = None
+    release: ReleaseFiles | None = None
     columns: Columns | None = None
     default_file: str | None = None
     check_options: Callable[..., None] | None = None
@@ -98,25 +100,6 @@ class Source:
                 f"{self.name}: unknown config {config!r}; configs: {', '.join(self.configs)}"
             )
         return self.configs[config]
-
-
-def _lcb_names(version_tag: str = "release_v6") -> list[str]:
-    """The JSONL files of a LiveCodeBench release: test.jsonl, test2.jsonl ... test<n>.jsonl."""
-    try:
-        n = int(str(version_tag).rsplit("v", 1)[1])
-    except (IndexError, ValueError):
-        raise UserError(
-            f"lcb: unknown version_tag {version_tag!r}; use release_v1 ... release_v6"
-        ) from None
-    return ["test.jsonl" if i == 1 else f"test{i}.jsonl" for i in range(1, n + 1)]
-
-
-def _lcb_files(version_tag: str = "release_v6") -> list[str]:
-    """The hub URLs of a LiveCodeBench release's files."""
-    from curation.sources import hub
-
-    base = f"{hub.HUB_URL}/livecodebench/code_generation_lite/"
-    return [base + name for name in _lcb_names(version_tag)]
 
 
 def _demo_rows(**_: Any) -> Iterator[Any]:
@@ -148,7 +131,7 @@ _ALL: list[Source] = [
            splits=("train", "valid", "test"), columns=CODE_CONTESTS_COLUMNS),
     Source("lcb", "hub", "LiveCodeBench code generation (no solutions); start/end date window",
            ("stdio", "call"), convert_lcb, hub_id="livecodebench/code_generation_lite", splits=("test",),
-           check_options=check_lcb_options, columns=LCB_COLUMNS),
+           release=LCB_FILES, check_options=check_lcb_options, columns=LCB_COLUMNS),
     Source("primeintellect", "hub", "PrimeIntellect verifiable coding problems (python rows)",
            ("stdio", "call"), convert_primeintellect, hub_id="PrimeIntellect/verifiable-coding-problems",
            columns=PRIMEINTELLECT_COLUMNS),
@@ -216,12 +199,17 @@ def parse_source_arg(arg: str) -> tuple[Source, str | None]:
 def source_options(source: Source) -> list[str]:
     """Option names `iter_source` accepts for `source` (besides path and limit)."""
     conv = [p for p in inspect.signature(source.convert).parameters if p not in ("row", "index")]
-    loader = []
-    if source.kind == "hub":
-        loader = ["version_tag"] if source.name == "lcb" else ["split"]
-        if source.config is not None:
-            loader.append("config")
-    return sorted(set(loader) | set(conv))
+    return sorted(set(_loader_options(source)) | set(conv))
+
+
+def _loader_options(source: Source) -> list[str]:
+    """The options that choose which rows are read (not passed to the converter)."""
+    if source.kind != "hub":
+        return []
+    loader = [source.release.option] if source.release is not None else ["split"]
+    if source.config is not None:
+        loader.append("config")
+    return loader
 
 
 def how_read(source: Source) -> str:
@@ -236,8 +224,8 @@ def how_read(source: Source) -> str:
         return "a file or a directory of .parquet, .arrow, .jsonl(.gz), .json(.gz) files"
     if source.files is not None:
         return f"{source.hub_id}, data files (no script): {source.files.describe()}"
-    if source.name == "lcb":
-        return f"{source.hub_id}, data files (no script): JSON Lines files test.jsonl ... test6.jsonl (up to version_tag)"
+    if source.release is not None:
+        return f"{source.hub_id}, data files (no script): {source.release.describe()}"
     return f"{source.hub_id}, by name and config (no script): the Parquet files its dataset card declares"
 
 
@@ -247,8 +235,9 @@ def how_read_locally(source: Source) -> str:
         first = next(iter(source.files.splits))
         layouts = " else ".join(source.files.patterns(first))
         return f"one file, or a folder holding the hub's files ({layouts} for {first})"
-    if source.name == "lcb":
-        return "one file, or a folder holding the release's test*.jsonl (up to version_tag)"
+    if source.release is not None:
+        release = source.release
+        return f"one file, or a folder holding the release's {release.pattern} (up to {release.option})"
     sub = " (the config's subfolder if present)" if source.configs or source.config else ""
     return f"one file, or a folder of data files{sub}, those named after the split"
 
@@ -263,7 +252,8 @@ def _split_options(
         raise UserError(
             f"{source.name}: unknown option(s) {', '.join(unknown)}; accepted: {', '.join(sorted(accepted)) or 'none'}"
         )
-    loader = {k: v for k, v in options.items() if k in _LOADER_OPTIONS}
+    loader_names = _loader_options(source)
+    loader = {k: v for k, v in options.items() if k in loader_names}
     conv = {k: v for k, v in options.items() if k in params and k not in ("row", "index")}
     if "config" in params and "config" not in conv:
         conv["config"] = loader.get("config") or source.config or source.name
@@ -325,9 +315,10 @@ def _raw_rows(
             split = source.splits_of(config)[0]
         patterns = source.files.patterns(split) if source.files is not None else ()
         files = find_data_files(path, split, config, patterns)
-        if source.name == "lcb" and Path(path).is_dir():  # a snapshot: the release's files only
-            release = [Path(path) / n for n in _lcb_names(loader.get("version_tag", "release_v6"))]
-            files = [f for f in release if f.is_file()] or files
+        release = source.release
+        if release is not None and Path(path).is_dir():  # a snapshot: the release's files only
+            named = release.names(loader.get(release.option) or release.default)
+            files = [f for f in (Path(path) / n for n in named) if f.is_file()] or files
         names = ", ".join(f.name for f in files[:5]) + (" ..." if len(files) > 5 else "")
         return read_rows(files, check), f"{path}: no rows in its data files ({names})"
     if source.kind == "local":
@@ -336,8 +327,8 @@ def _raw_rows(
     config, split = _hub_split(source, loader)
     hub_id = source.hub_id or ""
     empty = f"{source.name}: {hub_id} split {split} holds no rows"
-    if source.name == "lcb":
-        urls = _lcb_files(loader.get("version_tag", "release_v6"))
+    if source.release is not None:
+        urls = source.release.urls(hub_id, loader.get(source.release.option))
         return iter_hub_rows(source.name, hub_id, split=split, urls=urls, check=check), empty
     rows = iter_hub_rows(
         source.name, hub_id, split=split, config=config, files=source.files, check=check

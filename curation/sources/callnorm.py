@@ -7,10 +7,11 @@ value. Canonical `stdio` test: raw text in, raw text out.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from curation.schema import RecordError, big_ints
-from curation.sources.fields import dumps
+from curation.sources.fields import dumps, loads
 
 __all__ = [
     "stdio_text",
@@ -19,6 +20,9 @@ __all__ = [
     "lines_to_args",
     "entry_point_for",
     "taco_tests",
+    "list_test_kind",
+    "list_test",
+    "functional_test",
 ]
 
 
@@ -99,3 +103,31 @@ def taco_tests(
         return "call", tests, fn_name
     tests = [{"input": stdio_text(i), "output": stdio_text(o)} for i, o in zip(inputs, outputs)]
     return "stdio", tests, None
+
+
+def list_test_kind(raw: list[Any], kind_of: Callable[[dict[str, Any]], str]) -> str:
+    """The one kind (`kind_of`) of a list of test objects, 'stdin' for none; mixed kinds are
+    a RecordError."""
+    kinds = {kind_of(t) for t in raw if isinstance(t, dict)}
+    if len(kinds) > 1:
+        raise RecordError("tests", f"mixes test types {sorted(kinds)}")
+    return kinds.pop() if kinds else "stdin"
+
+
+def list_test(test: Any, i: int) -> dict[str, Any]:
+    """Test `i` of a list of tests, which must be an object with `input` and `output`."""
+    if not isinstance(test, dict) or "input" not in test or "output" not in test:
+        raise RecordError("tests", f"test {i} must be an object with input and output")
+    return test
+
+
+def functional_test(test: dict[str, Any], i: int) -> dict[str, str]:
+    """A LiveCodeBench functional test (input: one JSON value per line, or already the list of
+    arguments; output: the JSON return value) as a canonical call test."""
+    out = test["output"] if isinstance(test["output"], str) else dumps(test["output"])
+    try:
+        loads(out, "tests")
+    except RecordError as e:
+        raise RecordError("tests", f"test {i}: functional output {e.message}") from None
+    args = test["input"] if isinstance(test["input"], list) else lines_to_args(str(test["input"]))
+    return {"input": dumps(args), "output": out.strip()}

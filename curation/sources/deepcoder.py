@@ -27,13 +27,15 @@ from curation.sources.callnorm import (
     call_args,
     call_output,
     entry_point_for,
-    lines_to_args,
+    functional_test,
+    list_test,
+    list_test_kind,
     stdio_text,
     taco_tests,
 )
 from curation.sources.columns import Columns
 from curation.sources.extract import extract_code
-from curation.sources.fields import dumps, json_field, loads, solution_list, text_or_none
+from curation.sources.fields import json_field, solution_list, text_or_none
 from curation.sources.instructions import strip_instructions
 from curation.sources.taco import call_outputs_wrapped
 
@@ -83,25 +85,18 @@ def _kind(test: dict[str, Any]) -> str:
 
 
 def _list_tests(raw: list[Any], fn: str | None) -> tuple[str, list[dict[str, str]], str | None]:
-    kinds = {_kind(t) for t in raw if isinstance(t, dict)}
-    if len(kinds) > 1:
-        raise RecordError("tests", f"mixes test types {sorted(kinds)}")
-    kind = kinds.pop() if kinds else "stdin"
+    kind = list_test_kind(raw, _kind)
     tests = []
     for i, t in enumerate(raw):
-        if not isinstance(t, dict) or "input" not in t or "output" not in t:
-            raise RecordError("tests", f"test {i} must be an object with input and output")
+        t = list_test(t, i)
         if kind == "stdin":
             tests.append({"input": stdio_text(t["input"]), "output": stdio_text(t["output"])})
             continue
         fn = fn or t.get("fn_name") or (t.get("metadata") or {}).get("func_name")
         if kind == "pi":
             tests.append({"input": call_args(t["input"]), "output": call_output(t["output"], True)})
-            continue
-        out = t["output"] if isinstance(t["output"], str) else dumps(t["output"])
-        loads(out, "tests")  # a functional output must be JSON
-        args = t["input"] if isinstance(t["input"], list) else lines_to_args(str(t["input"]))
-        tests.append({"input": dumps(args), "output": out.strip()})
+        else:
+            tests.append(functional_test(t, i))
     return ("stdio" if kind == "stdin" else "call"), tests, fn
 
 

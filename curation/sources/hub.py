@@ -2,7 +2,8 @@
 
 `datasets` 4 and later refuse repositories' loading scripts, and TACO, APPS and LiveCodeBench
 ship one. Those are read through their data files with a packaged builder
-(`load_dataset("parquet" | "json", data_files="hf://datasets/...")`, `HubFiles`); a JSON array
+(`load_dataset("parquet" | "json", data_files="hf://datasets/...")`, `HubFiles`, or
+`ReleaseFiles` where an option names the files); a JSON array
 file (TACO-verified's single 2 GB `taco_verified.json`) is streamed with our own reader over
 `fsspec`. Repositories without a script are read by name and config, which resolves the data
 files their dataset card declares. Everything streams; memory stays flat whatever the size.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
@@ -23,7 +24,14 @@ from curation.sources.files import Check, checked_first
 from curation.sources.jsonarray import iter_json_array
 from filters.contracts import UserError
 
-__all__ = ["HUB_URL", "HubFiles", "iter_hub_rows", "open_data_files", "hub_reachable"]
+__all__ = [
+    "HUB_URL",
+    "HubFiles",
+    "ReleaseFiles",
+    "iter_hub_rows",
+    "open_data_files",
+    "hub_reachable",
+]
 
 #: Where dataset repositories are: `<HUB_URL>/<owner>/<name>/<file>` (fsspec's `hf://` protocol).
 HUB_URL = "hf://datasets"
@@ -58,6 +66,30 @@ class HubFiles:
         }
         tail = ", streamed" if self.builder == "json-array" else ""
         return f"{what[self.builder]} " + ", ".join(p[0] for p in self.splits.values()) + tail
+
+
+@dataclass(frozen=True)
+class ReleaseFiles:
+    """A hub dataset read as JSON Lines files that a loader option names (LiveCodeBench's
+    `version_tag=release_v3`: test.jsonl, test2.jsonl, test3.jsonl).
+
+    `names(value)` lists the files of the option's value (a UserError for an unknown one);
+    `pattern` is the files in words for a folder (`test*.jsonl`) and `described` for the hub.
+    """
+
+    option: str
+    default: str
+    names: Callable[[str], list[str]]
+    pattern: str
+    described: str
+
+    def urls(self, hub_id: str, value: str | None = None) -> list[str]:
+        """The hub URLs of the files `value` (default: `default`) names."""
+        return [f"{HUB_URL}/{hub_id}/{name}" for name in self.names(value or self.default)]
+
+    def describe(self) -> str:
+        """The hub files in words."""
+        return f"JSON Lines files {self.described} (up to {self.option})"
 
 
 def hub_reachable(timeout_s: float = 3.0) -> str | None:

@@ -15,13 +15,21 @@ from datetime import date
 from typing import Any
 
 from curation.schema import RecordError, blank_record
-from curation.sources.callnorm import entry_point_for, lines_to_args
+from curation.sources.callnorm import entry_point_for, functional_test, list_test, list_test_kind
 from curation.sources.columns import Columns
-from curation.sources.fields import dumps, json_field, loads, text_or_none
+from curation.sources.fields import json_field, text_or_none
+from curation.sources.hub import ReleaseFiles
 from curation.sources.safepickle import UnsafePickleError, decode_lcb_blob
 from filters.contracts import UserError
 
-__all__ = ["convert_lcb", "decode_private_tests", "check_lcb_options", "LCB_COLUMNS"]
+__all__ = [
+    "convert_lcb",
+    "decode_private_tests",
+    "check_lcb_options",
+    "lcb_release_names",
+    "LCB_COLUMNS",
+    "LCB_FILES",
+]
 
 _TEXT = ("string",)
 #: What the converter reads (LiveCodeBench `lcb_runner/benchmarks/code_generation.py`: all text).
@@ -34,6 +42,27 @@ LCB_COLUMNS = Columns(
         "platform": _TEXT, "metadata": _TEXT,
     },
 )  # fmt: skip
+
+
+def lcb_release_names(version_tag: str) -> list[str]:
+    """The JSONL files of a LiveCodeBench release: test.jsonl, test2.jsonl ... test<n>.jsonl."""
+    try:
+        n = int(str(version_tag).rsplit("v", 1)[1])
+    except (IndexError, ValueError):
+        raise UserError(
+            f"lcb: unknown version_tag {version_tag!r}; use release_v1 ... release_v6"
+        ) from None
+    return ["test.jsonl" if i == 1 else f"test{i}.jsonl" for i in range(1, n + 1)]
+
+
+#: The release's files on the hub (and in a local snapshot), chosen by `version_tag`.
+LCB_FILES = ReleaseFiles(
+    option="version_tag",
+    default="release_v6",
+    names=lcb_release_names,
+    pattern="test*.jsonl",
+    described="test.jsonl ... test6.jsonl",
+)
 
 
 def check_lcb_options(start: str | None = None, end: str | None = None) -> None:
@@ -71,25 +100,17 @@ def decode_private_tests(value: Any) -> list[Any]:
     return obj
 
 
+def _lcb_kind(test: dict[str, Any]) -> str:
+    return str(test.get("testtype", "stdin"))
+
+
 def _convert_tests(raw: list[Any]) -> tuple[str, list[dict[str, str]]]:
-    kinds = {t.get("testtype", "stdin") for t in raw if isinstance(t, dict)}
-    if len(kinds) > 1:
-        raise RecordError("tests", f"mixes test types {sorted(kinds)}")
-    kind = kinds.pop() if kinds else "stdin"
+    kind = list_test_kind(raw, _lcb_kind)
     tests = []
     for i, t in enumerate(raw):
-        if not isinstance(t, dict) or "input" not in t or "output" not in t:
-            raise RecordError("tests", f"test {i} must be an object with input and output")
+        t = list_test(t, i)
         if kind == "functional":
-            out = t["output"]
-            out_json = out if isinstance(out, str) else dumps(out)
-            try:
-                loads(out_json, "tests")
-            except RecordError as e:
-                raise RecordError("tests", f"test {i}: functional output {e.message}") from None
-            tests.append(
-                {"input": dumps(lines_to_args(str(t["input"]))), "output": out_json.strip()}
-            )
+            tests.append(functional_test(t, i))
         else:
             tests.append({"input": str(t["input"]), "output": str(t["output"])})
     return ("call" if kind == "functional" else "stdio"), tests

@@ -248,3 +248,32 @@ def test_a_local_lcb_snapshot_reads_the_release_asked_for(tmp_path):
         shutil.copy(HUB / "lcb" / "test.jsonl", tmp_path / name)
     assert len(list(iter_source("lcb", tmp_path, version_tag="release_v1"))) == 3
     assert len(list(iter_source("lcb", tmp_path, version_tag="release_v2"))) == 6
+
+
+def test_a_release_is_part_of_a_sources_declaration_not_a_special_case(tmp_path, monkeypatch):
+    # A second source declared with its own ReleaseFiles goes through the same loader as lcb:
+    # its option is a loader option (not split), a snapshot folder reads only the files it
+    # names, and the hub URLs and the words in `codemix sources` come from the declaration.
+    from curation.sources import Source, how_read, how_read_locally, source_options
+    from curation.sources.hub import HUB_URL, ReleaseFiles
+    from curation.sources.lcb import convert_lcb
+
+    release = ReleaseFiles(
+        option="edition",
+        default="e2",
+        names=lambda e: [f"part{i}.jsonl" for i in range(1, int(e[1:]) + 1)],
+        pattern="part*.jsonl",
+        described="part1.jsonl ... part2.jsonl",
+    )
+    toy = Source("toy", "hub", "a toy release", ("stdio",), convert_lcb, hub_id="me/toy",
+                 splits=("test",), release=release)  # fmt: skip
+    for name in ("part1.jsonl", "part2.jsonl", "part3.jsonl"):
+        shutil.copy(HUB / "lcb" / "test.jsonl", tmp_path / name)
+    assert source_options(toy) == ["edition", "end", "start"]
+    assert len(list(iter_source(toy, tmp_path, edition="e1"))) == 3
+    assert len(list(iter_source(toy, tmp_path))) == 6  # the default edition: two files
+    with pytest.raises(UserError, match="split"):
+        iter_source(toy, tmp_path, split="test")
+    assert release.urls("me/toy", "e2") == [f"{HUB_URL}/me/toy/part1.jsonl", f"{HUB_URL}/me/toy/part2.jsonl"]
+    assert "part1.jsonl ... part2.jsonl (up to edition)" in how_read(toy)
+    assert "part*.jsonl (up to edition)" in how_read_locally(toy)

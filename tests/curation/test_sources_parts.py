@@ -140,6 +140,36 @@ def test_deepcoder_reads_primeintellect_style_list_tests():
     )
 
 
+def test_lcb_and_deepcoder_convert_functional_tests_alike():
+    # One conversion (callnorm.functional_test) for LiveCodeBench's functional tests, read
+    # directly (lcb) or inside DeepCoder's lcbv5 config; the same errors from both.
+    from curation.sources.deepcoder import convert_deepcoder
+    from curation.sources.lcb import convert_lcb
+
+    meta = json.dumps({"func_name": "add"})
+    good = [{"input": "1\n2", "output": "3", "testtype": "functional"}]
+    bad = [{"input": "1", "output": "not json", "testtype": "functional"}]
+    mixed = good + [{"input": "1", "output": "1", "testtype": "stdin"}]
+
+    def lcb(tests):
+        return convert_lcb({"question_content": "Add.", "public_test_cases": json.dumps(tests),
+                            "private_test_cases": "", "metadata": meta})  # fmt: skip
+
+    def deepcoder(tests):
+        return convert_deepcoder({"problem": "Add.", "tests": json.dumps(tests), "metadata": meta})
+
+    for convert in (lcb, deepcoder):
+        rec = convert(good)
+        assert (rec["test_type"], rec["entry_point"]) == ("call", "add")
+        assert rec["tests"] == [{"input": "[1, 2]", "output": "3"}]
+        with pytest.raises(RecordError, match="test 0: functional output"):
+            convert(bad)
+        with pytest.raises(RecordError, match="mixes test types"):
+            convert(mixed)
+        with pytest.raises(RecordError, match="test 1 must be an object"):
+            convert(good + ["x"])
+
+
 def _checker(source: str):
     ns: dict = {}
     exec(wrap_argv_checker(source), ns)
