@@ -430,10 +430,12 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
 
 def _decontamination(cfg: BuildConfig, stages: list[Stage]) -> list[dict[str, Any]]:
     """What the build was decontaminated against: each benchmark's file, sha256, licence and size."""
-    stage = next((s for s in stages if s.name == "decontam"), None)
+    from filters.decontam import DecontamStage  # imported already when the build has the stage
+
+    stage = next((s for s in stages if isinstance(s, DecontamStage)), None)
     if stage is None:
         return []
-    sizes = Counter(p.benchmark for p in getattr(stage, "problems", []))
+    sizes = stage.benchmark_sizes()
     out = []
     for spec in cfg.decontam.against:
         d = describe_benchmark(spec)
