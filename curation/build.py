@@ -82,7 +82,7 @@ class SourceSpec:
 def _deprecated_flat(name: str) -> None:
     stage, setting = FLAT_SETTINGS[name]
     warnings.warn(
-        f"BuildConfig.{name} is deprecated; use BuildConfig.{stage}.{setting} "
+        f"BuildConfig.{name} is deprecated (removed in 0.3); use BuildConfig.{stage}.{setting} "
         f"({STAGE_SETTINGS[stage].__name__})",
         DeprecationWarning,
         stacklevel=3,
@@ -99,7 +99,8 @@ class BuildConfig:
     `decontam.against` stands for them); an empty `against` turns it off and removes `decontam`
     from `stages`; without `verify`, `amplify` (which strengthens suites for verify's decision) is
     removed too. So the configured stages are the ones that run. The older flat names
-    (`min_tests=`, `buckets=`, ..., `FLAT_SETTINGS`) still work, with a DeprecationWarning.
+    (`min_tests=`, `buckets=`, ..., `FLAT_SETTINGS`) still work, with a DeprecationWarning; they
+    are removed in 0.3.
     """
 
     sources: list[SourceSpec]
@@ -430,10 +431,12 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
 
 def _decontamination(cfg: BuildConfig, stages: list[Stage]) -> list[dict[str, Any]]:
     """What the build was decontaminated against: each benchmark's file, sha256, licence and size."""
-    stage = next((s for s in stages if s.name == "decontam"), None)
+    from filters.decontam import DecontamStage  # imported already when the build has the stage
+
+    stage = next((s for s in stages if isinstance(s, DecontamStage)), None)
     if stage is None:
         return []
-    sizes = Counter(p.benchmark for p in getattr(stage, "problems", []))
+    sizes = stage.benchmark_sizes()
     out = []
     for spec in cfg.decontam.against:
         d = describe_benchmark(spec)

@@ -145,6 +145,13 @@ class DecontamStage(RowStage):
         self.problems = probs
         self._build()
 
+    def benchmark_sizes(self) -> dict[str, int]:
+        """How many loaded benchmark problems each benchmark name has (the build's manifest)."""
+        sizes: dict[str, int] = {}
+        for p in self.problems:
+            sizes[p.benchmark] = sizes.get(p.benchmark, 0) + 1
+        return sizes
+
     def config(self) -> dict[str, Any]:
         return {
             "against": self.against,

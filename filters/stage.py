@@ -84,9 +84,9 @@ class Stage(ABC):
 
     @property
     def is_global(self) -> bool:
-        """Deprecated: use `isinstance(stage, GlobalStage)`."""
+        """Deprecated (removed in 0.3): use `isinstance(stage, GlobalStage)`."""
         warnings.warn(
-            "Stage.is_global is deprecated; use isinstance(stage, GlobalStage)",
+            "Stage.is_global is deprecated (removed in 0.3); use isinstance(stage, GlobalStage)",
             DeprecationWarning,
             stacklevel=2,
         )

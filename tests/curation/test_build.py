@@ -289,3 +289,18 @@ def test_livecodebench_by_release_date_from_a_local_file(tmp_path):
         1,
         False,
     )
+
+
+def test_the_manifest_counts_benchmark_problems_through_the_stage():
+    """`_decontamination` reads the decontam stage's `benchmark_sizes()`, not an attribute by
+    name (a getattr with a default of [] would have reported 0 problems with no error)."""
+    from curation.build import BuildConfig, _decontamination
+    from filters.decontam import DecontamStage
+
+    stage = DecontamStage(against=["humaneval"])
+    assert stage.benchmark_sizes() == {"humaneval": 164}
+    cfg = BuildConfig(sources=[])
+    cfg.decontam.against = ["humaneval"]
+    (entry,) = _decontamination(cfg, [stage])
+    assert entry["name"] == "humaneval" and entry["problems"] == 164
+    assert _decontamination(cfg, []) == []
