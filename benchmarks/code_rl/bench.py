@@ -10,7 +10,8 @@ Steps (each skipped when its output exists, so the grid completes in parts):
    `results/<setting>/<arm>/seed<k>.json` (in the repository: small, resumable);
 4. summary: final held-out pass@1 per source and mean with paired standard errors against
    uniform, rollouts (discarded included) and compute to reach uniform's final pass rate, the
-   scorer's quality; `results/<setting>/summary.json` and a table.
+   scorer's quality; `results/<setting>/summary.json` (development seeds) or
+   `summary-fresh.json` (the headline seeds: never mixed with the development ones) and a table.
 
     OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --quick          # under 3 minutes
     OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --part dev       # arms on development seeds
@@ -194,6 +195,14 @@ def _model(
     return rec
 
 
+def _part_of(seeds: list[int]) -> str:
+    """The seed set `seeds` belong to (summaries never mix development and fresh seeds)."""
+    for name, part in PARTS.items():
+        if set(seeds) <= set(part):
+            return name
+    return "seeds-" + "-".join(map(str, sorted(seeds)))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -295,8 +304,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"rollouts {last['rollouts']}, {r['wall_s']:.0f} s",
                     flush=True,
                 )
-        summary = summarize(root, model_rec, data, times, inputs=fp)
-        (root / "summary.json").write_text(json.dumps(summary, indent=1))
+        part = _part_of(seeds)
+        summary = summarize(root, model_rec, data, times, inputs=fp, seeds=set(PARTS.get(part, seeds)))
+        (root / ("summary.json" if part == "dev" else f"summary-{part}.json")).write_text(
+            json.dumps(summary, indent=1)
+        )
         print(setting)
         print(table(summary))
     return 0

@@ -15,12 +15,17 @@ __all__ = ["summarize", "table"]
 BASE = "uniform"
 
 
-def _load(root: Path, inputs: str | None = None) -> dict[str, dict[int, dict[str, Any]]]:
+def _load(
+    root: Path, inputs: str | None = None, seeds: set[int] | None = None
+) -> dict[str, dict[int, dict[str, Any]]]:
     """The run files under `root`; with `inputs`, only the runs made on those frozen inputs (a run
-    on other inputs is named and left out, so two sets of inputs never mix in one summary)."""
+    on other inputs is named and left out, so two sets of inputs never mix in one summary); with
+    `seeds`, only those seeds (development and fresh seeds are summarised apart)."""
     runs: dict[str, dict[int, dict[str, Any]]] = {}
     for f in sorted(root.glob("*/seed*.json")):
         r = json.loads(f.read_text())
+        if seeds is not None and int(r["seed"]) not in seeds:
+            continue
         if inputs is not None and r.get("inputs") != inputs:
             print(f"{f}: made on inputs {r.get('inputs')}, not {inputs}: left out of the summary")
             continue
@@ -58,8 +63,9 @@ def summarize(
     data: dict[str, Any],
     times: dict[str, float],
     inputs: str | None = None,
+    seeds: set[int] | None = None,
 ) -> dict[str, Any]:
-    runs = _load(root, inputs)
+    runs = _load(root, inputs, seeds)
     for arm in runs.values():
         for r in arm.values():
             for p in r["curve"]:
