@@ -18,7 +18,16 @@ import ast
 import random
 from collections.abc import Callable
 
-__all__ = ["mutation_sites", "generate_mutants", "reachable_nodes"]
+__all__ = [
+    "mutation_sites",
+    "generate_mutants",
+    "reachable_nodes",
+    "mutants_of",
+    "MUTATED_LANGUAGES",
+]
+
+#: the languages mutants are made in (C++: `filters.cpp_mutants`, token mutants)
+MUTATED_LANGUAGES = ("python", "cpp")
 
 _CMP: dict[type, type] = {
     ast.Lt: ast.LtE,
@@ -206,3 +215,18 @@ def generate_mutants(code: str, n: int = 8, seed: int = 0, focus: str | None = N
             seen.add(src)
             out.append(src)
     return out
+
+
+def mutants_of(
+    code: str, language: str, n: int = 8, seed: int = 0, focus: str | None = None
+) -> list[str]:
+    """Up to `n` mutants of `code` in its `language`: Python's from the AST (`focus`: the entry
+    point they stay within), C++'s from its tokens (within what `main` reaches); none in a
+    language no mutants are made in."""
+    if language == "python":
+        return generate_mutants(code, n, seed, focus)
+    if language == "cpp":
+        from filters.cpp_mutants import generate_cpp_mutants
+
+        return generate_cpp_mutants(code, n, seed)
+    return []

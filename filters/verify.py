@@ -24,7 +24,7 @@ import pyarrow as pa
 from filters.judge_style import allows_several_answers, comparison_of
 from filters.judged import count_tests, judged_problem
 from filters.languages import judged_programs
-from filters.mutants import generate_mutants
+from filters.mutants import mutants_of
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
 from filters.settings import CALIBRATION_LIMIT_S, VerifyConfig
@@ -68,8 +68,9 @@ class _Row:
     decision: Decision | None = None
     #: the language of each of `solutions` ("python", "cpp")
     languages: list[str] = field(default_factory=list)
-    #: the fastest passing Python reference, whose mutants measure the tests
-    python_ref: str | None = None
+    #: the reference whose mutants measure the tests, and its language: the fastest passing
+    #: Python one, else the fastest passing C++ one (`filters.mutants.mutants_of`)
+    mutated: tuple[str, str] | None = None
 
     def opts(self, k: int, **more: Any) -> dict[str, Any]:
         """`run` options of solution k: its language, and `more`."""
@@ -386,7 +387,7 @@ class VerifyStage(Stage):
         for r in todo:
             flaky = []
             fastest: tuple[str, float] | None = None
-            python_cpu = math.inf
+            mutated_cpu = {"python": math.inf, "cpp": math.inf}
             ac_codes = [k for k, res in enumerate(r.first or []) if res.verdict == "AC"]
             for slot, series in enumerate(runs.get(r.index, [])):
                 k = ac_codes[slot]
@@ -405,8 +406,11 @@ class VerifyStage(Stage):
                 cpu = min(x.cpu_ms for x in series if x.verdict == "AC")
                 if fastest is None or cpu < fastest[1]:
                     fastest = (r.solutions[k], cpu)
-                if r.opts(k)["language"] == "python" and cpu < python_cpu:
-                    r.python_ref, python_cpu = r.solutions[k], cpu
+                lang = r.opts(k)["language"]
+                if lang in mutated_cpu and cpu < mutated_cpu[lang]:
+                    mutated_cpu[lang] = cpu
+                    if lang == "python" or r.mutated is None or r.mutated[1] != "python":
+                        r.mutated = (r.solutions[k], lang)
             if flaky:
                 r.decision = Decision.drop(
                     "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
@@ -419,11 +423,11 @@ class VerifyStage(Stage):
         jobs = []
         owners = []
         for r in todo:
-            # mutants are made of Python: from the fastest passing Python reference, if any
-            code = r.python_ref
+            # mutants of the fastest passing Python reference, else of the fastest C++ one
             wrong = judged_programs(r.row, self.max_solutions, "incorrect_solutions")
+            code, mutant_lang = r.mutated or (None, "python")
             muts = (
-                generate_mutants(code, self.mutants, self.seed, r.problem.get("entry_point"))
+                mutants_of(code, mutant_lang, self.mutants, self.seed, r.problem.get("entry_point"))
                 if self.mutants > 0 and code is not None
                 else []
             )
@@ -432,14 +436,20 @@ class VerifyStage(Stage):
                 jobs.append((r.problem, c, opts))
                 owners.append((r.index, "incorrect", k))
             for k, m in enumerate(muts):
-                jobs.append((r.problem, m, {"time_limit_s": r.limit, "stop_on_failure": True}))
+                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang}
+                jobs.append((r.problem, m, opts))
                 owners.append((r.index, "mutant", k))
         results = self.sandbox.run_many(jobs)
         per_row: dict[int, list[tuple[str, int, RunResult]]] = {}
         for (idx, kind, k), res in zip(owners, results):
             per_row.setdefault(idx, []).append((kind, k, res))
         for r in todo:
-            judged = [(kind, k, x) for kind, k, x in per_row.get(r.index, []) if x.verdict != "SE"]
+            # a harness fault says nothing of the tests, nor a token mutant that does not compile
+            judged = [
+                (kind, k, x)
+                for kind, k, x in per_row.get(r.index, [])
+                if x.verdict != "SE" and not (kind == "mutant" and x.verdict == "CE")
+            ]
             rejected = sum(x.verdict != "AC" for _, _, x in judged)
             strength = rejected / len(judged) if judged else None
             accepted_wrong = [
