@@ -126,7 +126,9 @@ def _reachable(toks: list[tuple[str, str, int]]) -> set[int] | None:
     names = {name for name, _, _ in blocks}
     if "main" not in names:
         return None
-    seen, todo, allowed = set(), ["main"], set()
+    seen: set[str] = set()
+    todo = ["main"]
+    allowed: set[int] = set()
     while todo:
         name = todo.pop()
         if name in seen:
