@@ -1,0 +1,83 @@
+"""The lifecycle every stage that runs programs shares (verify, amplify): its settings as one object,
+a sandbox started on first use (or one the caller passes and keeps), a sibling sandbox with the
+next hash seed for reruns, and `close()` stopping what the stage started. A stage crosses process
+boundaries (a Ray executor pickles it) without its sandboxes: the copy starts its own."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from filters.sandbox import Sandbox
+from filters.stage import Stage
+
+__all__ = ["SandboxedStage"]
+
+
+class SandboxedStage(Stage):
+    """A stage that judges by running programs. Subclasses set `settings_class`; the constructor
+    takes that settings object and/or its fields by name (`VerifyStage(min_tests=3)`), the
+    build's `workers` (sandbox processes) and an optional `sandbox` the caller owns."""
+
+    def __init__(
+        self,
+        settings: Any | None = None,
+        *,
+        workers: int | None = None,
+        sandbox: Sandbox | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.settings = self.settings_from(settings, overrides)
+        self.workers = workers
+        self._sandbox = sandbox
+        self._own_sandbox = sandbox is None
+        self._rerun: Sandbox | None = None
+        self._lock = threading.Lock()  # a stage may judge problems on threads; one rerun sandbox
+
+    @classmethod
+    def from_settings(cls, settings: Any | None = None, **resources: Any) -> Stage:
+        return cls(settings, workers=resources.get("workers"))
+
+    def reruns_on_next_hash_seed(self) -> bool:
+        """Whether reruns go to a sibling sandbox with the next hash seed (True) or to `sandbox`."""
+        return True
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            self._sandbox = Sandbox(self.workers)
+        return self._sandbox
+
+    @property
+    def rerun_sandbox(self) -> Sandbox:
+        """Where a rerun goes: a sibling of `sandbox` with the next hash seed (so a result that
+        depends on string hashing shows), or `sandbox` itself when the stage says so."""
+        if not self.reruns_on_next_hash_seed():
+            return self.sandbox
+        with self._lock:
+            if self._rerun is None:
+                self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
+            return self._rerun
+
+    def environment(self) -> dict[str, Any]:
+        """The isolation actually in force (namespaces, uid, limits), for the manifest."""
+        return {"isolation": self.sandbox.isolation_report()}
+
+    def close(self) -> None:
+        """Stop the sandboxes this stage started (a sandbox passed in is left to its owner)."""
+        if self._rerun is not None:
+            self._rerun.close()
+            self._rerun = None
+        if self._own_sandbox and self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.update(_sandbox=None, _rerun=None, _own_sandbox=True)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
