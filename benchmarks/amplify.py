@@ -372,7 +372,7 @@ def part_strong(sb: Sandbox, rows: list[dict[str, Any]], keep: int = 3) -> dict[
         full = full_by[c["problem_id"].removesuffix("#first3")]
         a = dict(c, **d.columns)
         if a["generated_tests"]:  # soundness: references the stage did not label with
-            n, bad = _held_out_references(sb, full, a, stage.max_solutions)
+            n, bad = _held_out_references(sb, full, a, stage.settings.max_solutions)
             checked, false_failures = checked + n, false_failures + bad
             if bad:
                 unsound.append(full["id"])

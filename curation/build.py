@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
 from curation.decontam_hub import hub_benchmark
 from curation.executors import make_executor
-from curation.ingest import ROW_COLUMN, ExactIdStage
+from curation.ingest import ROW_COLUMN
 from curation.notes import source_notes
 from curation.pipeline import Pipeline, Progress, StageRun, rejected_rows
 from curation.store import (
@@ -42,15 +42,7 @@ from filters.contracts import (
     UserError,
 )
 from filters.decontam_refs import describe_benchmark, expand_benchmarks
-from filters.settings import (
-    FLAT_SETTINGS,
-    STAGE_SETTINGS,
-    AmplifyConfig,
-    DecontamConfig,
-    DedupConfig,
-    DifficultyConfig,
-    VerifyConfig,
-)
+from filters.settings import DEFAULT_STAGES, FLAT_SETTINGS, STAGE_SETTINGS, STAGES
 from filters.stage import GlobalStage, Stage
 
 __all__ = [
@@ -65,8 +57,6 @@ __all__ = [
     "FLAT_SETTINGS",
     "STAGE_SETTINGS",
 ]
-
-DEFAULT_STAGES = ("exact_id", "decontam", "amplify", "verify", "dedup", "difficulty")
 
 
 @dataclass
@@ -89,12 +79,12 @@ def _deprecated_flat(name: str) -> None:
     )
 
 
-@dataclass(init=False)
 class BuildConfig:
     """Everything that determines a build's output (stored in the manifest as the resolved recipe).
 
     Each stage's settings are nested, in the stage's own settings class (`filters/settings.py`,
-    where every default lives): `amplify`, `verify`, `dedup`, `decontam`, `difficulty`.
+    where every default lives), under the stage's name: `amplify`, `verify`, `dedup`, `decontam`,
+    `difficulty` (every stage of `filters.settings.STAGES` that has settings).
     Decontamination is on by default, against every benchmark shipped with codemix (`shipped` in
     `decontam.against` stands for them); an empty `against` turns it off and removes `decontam`
     from `stages`; without `verify`, `amplify` (which strengthens suites for verify's decision) is
@@ -107,11 +97,6 @@ class BuildConfig:
     stages: list[str]
     shard_rows: int
     batch_rows: int
-    amplify: AmplifyConfig
-    verify: VerifyConfig
-    dedup: DedupConfig
-    decontam: DecontamConfig
-    difficulty: DifficultyConfig
 
     def __init__(
         self,
@@ -119,36 +104,47 @@ class BuildConfig:
         stages: list[str] | None = None,
         shard_rows: int = 10_000,
         batch_rows: int = 256,
-        verify: VerifyConfig | None = None,
-        dedup: DedupConfig | None = None,
-        decontam: DecontamConfig | None = None,
-        difficulty: DifficultyConfig | None = None,
-        amplify: AmplifyConfig | None = None,
-        **flat: Any,
+        **settings: Any,
     ) -> None:
         self.sources = sources
-        self.stages = list(stages) if stages is not None else list(DEFAULT_STAGES)
+        self.stages = list(stages) if stages is not None else list(STAGES)
         self.shard_rows = shard_rows
         self.batch_rows = batch_rows
-        # copies: a configuration never shares its settings with another (dataclasses.replace)
-        self.amplify = replace(amplify) if amplify is not None else AmplifyConfig()
-        self.verify = replace(verify) if verify is not None else VerifyConfig()
-        self.dedup = replace(dedup) if dedup is not None else DedupConfig()
-        self.decontam = replace(decontam) if decontam is not None else DecontamConfig()
-        self.difficulty = replace(difficulty) if difficulty is not None else DifficultyConfig()
-        unknown = sorted(set(flat) - set(FLAT_SETTINGS))
+        unknown = sorted(set(settings) - set(STAGE_SETTINGS) - set(FLAT_SETTINGS))
         if unknown:
             raise TypeError(f"BuildConfig() got unexpected keyword argument(s) {', '.join(unknown)}")
-        for name, value in flat.items():
-            _deprecated_flat(name)
-            stage, setting = FLAT_SETTINGS[name]
-            setattr(getattr(self, stage), setting, value)
+        for stage, settings_class in STAGE_SETTINGS.items():
+            given: Any = settings.get(stage)
+            if given is not None and not isinstance(given, settings_class):
+                raise TypeError(
+                    f"BuildConfig({stage}=...) takes {settings_class.__name__}, got {type(given).__name__}"
+                )
+            # a copy: a configuration never shares its settings with another
+            self.__dict__[stage] = replace(cast(Any, given)) if given is not None else settings_class()
+        for name, value in settings.items():
+            if name in FLAT_SETTINGS:
+                _deprecated_flat(name)
+                stage, setting = FLAT_SETTINGS[name]
+                setattr(getattr(self, stage), setting, value)
         self.dedup.prefer = tuple(self.dedup.prefer)
         self.decontam.against = tuple(expand_benchmarks(list(self.decontam.against)))
         if not self.decontam.against:
             self.stages = [s for s in self.stages if s != "decontam"]
         if "verify" not in self.stages:  # amplify strengthens suites for verify's decision only
             self.stages = [s for s in self.stages if s != "amplify"]
+
+    def _fields(self) -> dict[str, Any]:
+        """The constructor's arguments that rebuild this configuration (settings not copied)."""
+        base = {k: getattr(self, k) for k in ("sources", "stages", "shard_rows", "batch_rows")}
+        return {**base, **{stage: getattr(self, stage) for stage in STAGE_SETTINGS}}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BuildConfig) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass
+
+    def __repr__(self) -> str:
+        return f"BuildConfig({', '.join(f'{k}={v!r}' for k, v in self._fields().items())})"
 
     def __getattr__(self, name: str) -> Any:
         if name in FLAT_SETTINGS:  # only reached for names that are not attributes
@@ -168,16 +164,24 @@ class BuildConfig:
     def updated(self, **settings: Any) -> BuildConfig:
         """A copy with some settings changed: fields (`shard_rows=`, `stages=`, `verify=`, ...), or
         a stage's setting by its command-line name (`min_tests=`, `buckets=`: `FLAT_SETTINGS`)."""
-        fields_given = {k: v for k, v in settings.items() if k not in FLAT_SETTINGS}
-        new = replace(self, **fields_given)
+        fields = self._fields()
+        unknown = sorted(set(settings) - set(fields) - set(FLAT_SETTINGS))
+        if unknown:
+            raise TypeError(f"BuildConfig.updated() got unexpected keyword argument(s) {', '.join(unknown)}")
+        fields.update({k: v for k, v in settings.items() if k not in FLAT_SETTINGS})
+        new = BuildConfig(**fields)
         for name in settings.keys() & FLAT_SETTINGS.keys():
             stage, setting = FLAT_SETTINGS[name]
             setattr(getattr(new, stage), setting, settings[name])
-        return replace(new)  # normalised again: `shipped` expanded, no decontam stage without benchmarks
+        # normalised again: `shipped` expanded, no decontam stage without benchmarks
+        return BuildConfig(**new._fields())
 
     def as_dict(self) -> dict[str, Any]:
         """The configuration as JSON data (tuples as lists), as the manifest stores it."""
-        return json.loads(json.dumps(asdict(self)))
+        fields = self._fields()
+        data = {k: [asdict(s) for s in v] if k == "sources" else v for k, v in fields.items()}
+        data.update({stage: asdict(fields[stage]) for stage in STAGE_SETTINGS})
+        return json.loads(json.dumps(data))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BuildConfig:
@@ -213,36 +217,35 @@ def source_stream(specs: list[SourceSpec]) -> Iterator[dict[str, Any] | RecordEr
         yield from itertools.islice(it, spec.limit) if spec.limit is not None else it
 
 
+def _amplify_settings(cfg: BuildConfig) -> tuple[Any, dict[str, Any]]:
+    # a suite grows to at least what verify asks for
+    target = max(cfg.amplify.target_tests, cfg.verify.min_tests)
+    return replace(cfg.amplify, target_tests=target), {}
+
+
+def _decontam_settings(cfg: BuildConfig) -> tuple[Any, dict[str, Any]]:
+    from curation.decontam_hub import hub_problems
+
+    d = cfg.decontam  # a bare `lcb` is LiveCodeBench's window, read from the hub
+    return d, {"problems": hub_problems(d.against, d.lcb_start, d.lcb_end)}
+
+
+#: What a stage takes from the rest of the build besides its own settings: a rule across stages,
+#: an input only `curation` can load (the hub). Most stages need none.
+_FROM_BUILD = {"amplify": _amplify_settings, "decontam": _decontam_settings}
+
+
 def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
-    """One configured stage. Imports lazily: a build pays only for what it runs."""
-    if name == "exact_id":
-        return ExactIdStage()
-    if name == "amplify":
-        from filters.amplify import AmplifyStage
-
-        settings = asdict(cfg.amplify)
-        # a suite grows to at least what verify asks for
-        settings["target_tests"] = max(cfg.amplify.target_tests, cfg.verify.min_tests)
-        return AmplifyStage(workers=workers, **settings)
-    if name == "verify":
-        from filters.verify import VerifyStage
-
-        return VerifyStage(workers=workers, **asdict(cfg.verify))
-    if name == "dedup":
-        from filters.dedup import DedupStage
-
-        return DedupStage(**asdict(cfg.dedup))
-    if name == "decontam":
-        from curation.decontam_hub import hub_problems
-        from filters.decontam import DecontamStage
-
-        d = cfg.decontam  # a bare `lcb` is LiveCodeBench's window, read from the hub
-        return DecontamStage(**asdict(d), problems=hub_problems(d.against, d.lcb_start, d.lcb_end))
-    if name == "difficulty":
-        from filters.difficulty import DifficultyStage
-
-        return DifficultyStage(**asdict(cfg.difficulty))
-    raise UserError(f"unknown stage {name!r}; known stages: {', '.join(DEFAULT_STAGES)}")
+    """One configured stage, from the registry (`filters.settings.STAGES`): its class, imported
+    only now (a build pays only for what it runs), made from its settings in `cfg`."""
+    entry = STAGES.get(name)
+    if entry is None:
+        raise UserError(f"unknown stage {name!r}; known stages: {', '.join(STAGES)}")
+    settings = getattr(cfg, name) if entry.settings is not None else None
+    extra: dict[str, Any] = {}
+    if name in _FROM_BUILD:
+        settings, extra = _FROM_BUILD[name](cfg)
+    return entry.load().from_settings(settings, workers=workers, **extra)
 
 
 def make_stages(cfg: BuildConfig, workers: int | None) -> list[Stage]:
@@ -259,8 +262,6 @@ OPTION_OF = {
     "batch_rows": "--batch-rows",
     **{f"{stage}.{setting}": f"--{name.replace('_', '-')}" for name, (stage, setting) in FLAT_SETTINGS.items()},
     "decontam.against": "--decontaminate-against/--no-decontaminate",
-    "verify.mutants": "recipe key verify.mutants",
-    "verify.min_mutation_score": "recipe key verify.min_mutation_score",
 }
 
 

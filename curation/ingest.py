@@ -18,15 +18,14 @@ from filters.contracts import (
     PROBLEM_ID,
     REJECT_DETAIL,
     REJECT_REASON,
+    ROW_COLUMN,
     RecordError,
     problem_id,
 )
-from filters.stage import Decision, GlobalStage
 
-__all__ = ["ROW_COLUMN", "SCHEMA_STAGE", "IngestBatch", "ingest_batches", "ExactIdStage"]
+__all__ = ["ROW_COLUMN", "SCHEMA_STAGE", "IngestBatch", "ingest_batches"]
 
-#: Hidden column: the row's position in the input stream. Fixes order and ties; dropped from shards.
-ROW_COLUMN = "_row"
+#: The schema check's name in a build's counts (rows that do not fit the record are dropped there).
 SCHEMA_STAGE = "schema"
 _INGEST_SCHEMA = pa.schema([*KEPT_BASE_SCHEMA, pa.field(ROW_COLUMN, pa.int64())])
 
@@ -104,27 +103,3 @@ def ingest_batches(
             unit, buf = unit + 1, []
     if buf and unit >= skip_units:
         yield unit, _convert(buf)
-
-
-class ExactIdStage(GlobalStage):
-    """Drops a row whose `problem_id` appeared earlier in the input (the first one stays)."""
-
-    name = "exact_id"
-
-    def __init__(self) -> None:
-        self._first: dict[str, int] = {}
-
-    def observe(self, batch: pa.Table) -> None:
-        for pid, ordinal in zip(batch.column("problem_id").to_pylist(), batch.column(ROW_COLUMN).to_pylist()):
-            if pid not in self._first or ordinal < self._first[pid]:
-                self._first[pid] = ordinal
-
-    def decide(self) -> None:
-        pass
-
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
-        out = []
-        for r in rows:
-            first = self._first.get(r["problem_id"], r[ROW_COLUMN])
-            out.append(Decision(True) if first == r[ROW_COLUMN] else Decision.drop(f"duplicate_id:{r['problem_id']}"))
-        return out

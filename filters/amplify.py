@@ -27,7 +27,6 @@ import ast
 import json
 import math
 import random
-import threading
 import zlib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -46,11 +45,12 @@ from filters.labelling import (
     mutated_reference,
 )
 from filters.mutants import generate_mutants
-from filters.sandbox import RunResult, Sandbox
+from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
 from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
+from filters.sandboxed_stage import SandboxedStage
 from filters.settings import CALIBRATION_LIMIT_S, AmplifyConfig
-from filters.stage import Decision, Stage
+from filters.stage import Decision
 
 __all__ = [
     "AmplifyConfig",
@@ -321,7 +321,7 @@ def _canonical(text: str, kind: str) -> str:
     return "\n".join(line.rstrip() for line in text.rstrip().split("\n"))
 
 
-class AmplifyStage(Stage):
+class AmplifyStage(SandboxedStage):
     """Add generated tests to problems with few or weak tests (never drops a row).
 
     min_tests / target_tests: a problem with at least `target_tests` tests whose mutants all die is
@@ -353,75 +353,8 @@ class AmplifyStage(Stage):
         ]
     )
 
-    def __init__(
-        self,
-        workers: int | None = None,
-        *,
-        target_tests: int = AmplifyConfig.target_tests,
-        max_generated: int = AmplifyConfig.max_generated,
-        mutants: int = AmplifyConfig.mutants,
-        rounds: int = AmplifyConfig.rounds,
-        candidates: int = AmplifyConfig.candidates,
-        max_solutions: int = AmplifyConfig.max_solutions,
-        max_output_bytes: int = AmplifyConfig.max_output_bytes,
-        time_floor_s: float = AmplifyConfig.time_floor_s,
-        time_factor: float = AmplifyConfig.time_factor,
-        seed: int = AmplifyConfig.seed,
-        sandbox: Sandbox | None = None,
-    ) -> None:
-        self.workers = workers
-        self.target_tests = target_tests
-        self.max_generated = max_generated
-        self.mutants = mutants
-        self.rounds = rounds
-        self.candidates = candidates
-        self.max_solutions = max_solutions
-        self.max_output_bytes = max_output_bytes
-        self.time_floor_s = time_floor_s
-        self.time_factor = time_factor
-        self.seed = seed
-        self._sandbox = sandbox
-        self._own_sandbox = sandbox is None
-        self._rerun: Sandbox | None = None
-        self._lock = threading.Lock()  # problems are amplified on threads; one rerun sandbox
-
-    def config(self) -> dict[str, Any]:
-        keys = ("target_tests", "max_generated", "mutants", "rounds", "candidates",
-                "max_solutions", "max_output_bytes", "time_floor_s", "time_factor", "seed")  # fmt: skip
-        return {k: getattr(self, k) for k in keys}
-
-    @property
-    def sandbox(self) -> Sandbox:
-        if self._sandbox is None:
-            self._sandbox = Sandbox(self.workers)
-        return self._sandbox
-
-    @property
-    def rerun_sandbox(self) -> Sandbox:
-        """Where a new test's label is checked again: a sibling sandbox with the next hash seed."""
-        with self._lock:
-            if self._rerun is None:
-                self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
-            return self._rerun
-
-    def close(self) -> None:
-        """Stop the sandboxes this stage started (a sandbox passed in is left to its owner)."""
-        if self._rerun is not None:
-            self._rerun.close()
-            self._rerun = None
-        if self._own_sandbox and self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state.update(_sandbox=None, _rerun=None, _own_sandbox=True)
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
+    settings_class = AmplifyConfig
+    settings: AmplifyConfig
 
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
         threads = max(1, min(len(rows), self.sandbox.n_workers))
@@ -460,7 +393,7 @@ class AmplifyStage(Stage):
         if base is None:
             return _Outcome("skipped", why or "")
         # references in every language the sandbox judges here label the new inputs
-        refs = labelling_references(row, base.get("test_type"), self.max_solutions)
+        refs = labelling_references(row, base.get("test_type"), self.settings.max_solutions)
         if not refs:
             return _Outcome("skipped", "no reference solution")
         src_limit = row.get("time_limit_s")
@@ -510,11 +443,11 @@ class AmplifyStage(Stage):
         """max(floor, factor x the slowest passing reference's slowest test): from the fastest,
         a slower reference that must agree on every new test would time out on them."""
         slowest = max(r.max_test_cpu_ms for _, _, r in passing)
-        return max(self.time_floor_s, math.ceil(self.time_factor * slowest / 100.0) / 10.0)
+        return max(self.settings.time_floor_s, math.ceil(self.settings.time_factor * slowest / 100.0) / 10.0)
 
     def _mutant_limit(self, limit: float, ref_ms: float) -> float:
         """A mutant's time limit on tests the slowest reference takes `ref_ms` on (at most)."""
-        own = math.ceil(self.time_factor * ref_ms / 100.0) / 10.0
+        own = math.ceil(self.settings.time_factor * ref_ms / 100.0) / 10.0
         return min(limit, max(MUTANT_TIME_FLOOR_S, own))
 
     def _grow(
@@ -535,7 +468,7 @@ class AmplifyStage(Stage):
         kind = base.get("test_type") or "stdio"
         key = str(row.get("problem_id") or row.get("id"))
         mutants = (
-            generate_mutants(mutated, self.mutants, self.seed + 1, base.get("entry_point"))
+            generate_mutants(mutated, self.settings.mutants, self.settings.seed + 1, base.get("entry_point"))
             if mutated is not None
             else []
         )
@@ -550,7 +483,7 @@ class AmplifyStage(Stage):
                 alive.append(m)
         judged = sum(1 for _ in mutants)
         killed_before = judged - len(alive)
-        if len(originals) >= self.target_tests and not alive:
+        if len(originals) >= self.settings.target_tests and not alive:
             why_not = ("the original tests kill every mutant" if mutated is not None else
                        "no Python reference to mutate, and the original tests reach the target")
             return _Outcome("not_needed", why_not,
@@ -565,8 +498,8 @@ class AmplifyStage(Stage):
             base,
             refs,
             limit,
-            1000.0 * limit / self.time_factor,
-            max(self.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
+            1000.0 * limit / self.settings.time_factor,
+            max(self.settings.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
             *self._shapes(base, refs[0][0], originals, limit),
         )
         seen = {_canonical(t["input"], kind) for t in originals}
@@ -574,14 +507,14 @@ class AmplifyStage(Stage):
         spare: list[dict[str, Any]] = []
         why: Counter[str] = Counter()
         cost: dict[str, float] = {}  # a new test's input -> the slowest reference's CPU ms on it
-        for round_ in range(self.rounds):
+        for round_ in range(self.settings.rounds):
             cands = []
-            wanted = self.candidates
+            wanted = self.settings.candidates
             if not alive:  # the mutants are all dead: only the tests the target still lacks
-                need = self.target_tests - len(originals) - len(chosen) - len(spare)
-                wanted = min(self.candidates, 2 * max(1, need))
+                need = self.settings.target_tests - len(originals) - len(chosen) - len(spare)
+                wanted = min(self.settings.candidates, 2 * max(1, need))
             for k in range(wanted):
-                s = _seed_of(self.seed, key, round_, k)
+                s = _seed_of(self.settings.seed, key, round_, k)
                 parent = k % len(originals)
                 try:
                     text = gen.generate(random.Random(s), parent)
@@ -617,14 +550,14 @@ class AmplifyStage(Stage):
             for i, t in enumerate(tests):
                 (chosen if i in kills else spare).append(t)
             total = len(originals) + len(chosen)
-            if len(chosen) >= self.max_generated:
+            if len(chosen) >= self.settings.max_generated:
                 break
-            if not alive and total + len(spare) >= self.target_tests:
+            if not alive and total + len(spare) >= self.settings.target_tests:
                 break
-            if not kills and total + len(spare) >= self.target_tests:
+            if not kills and total + len(spare) >= self.settings.target_tests:
                 break  # a plateau: the survivors look equivalent to the reference
-        chosen = chosen[: self.max_generated]
-        need = max(0, self.target_tests - len(originals) - len(chosen))
+        chosen = chosen[: self.settings.max_generated]
+        need = max(0, self.settings.target_tests - len(originals) - len(chosen))
         outputs = {t["output"] for t in [*originals, *chosen]}
         spare.sort(key=lambda t: t["output"] in outputs)  # new outputs first (a stable sort)
         chosen.extend(spare[:need])

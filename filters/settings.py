@@ -7,9 +7,15 @@ sandbox, numpy or pyarrow), so the command line and the build read defaults with
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from filters.decontam_refs import DEFAULT_BENCHMARKS
+
+if TYPE_CHECKING:
+    from filters.stage import Stage
 
 __all__ = [
     "AmplifyConfig",
@@ -17,6 +23,11 @@ __all__ = [
     "DedupConfig",
     "DecontamConfig",
     "DifficultyConfig",
+    "StageEntry",
+    "Flag",
+    "STAGES",
+    "DEFAULT_STAGES",
+    "FLAGS",
     "STAGE_SETTINGS",
     "FLAT_SETTINGS",
     "CALIBRATION_LIMIT_S",
@@ -106,27 +117,121 @@ class DifficultyConfig:
     min_align: int = 30
 
 
-#: The stages' settings in a BuildConfig (`curation.build`): attribute -> its class.
-STAGE_SETTINGS: dict[str, type] = {
-    "amplify": AmplifyConfig,
-    "verify": VerifyConfig,
-    "dedup": DedupConfig,
-    "decontam": DecontamConfig,
-    "difficulty": DifficultyConfig,
+@dataclass(frozen=True)
+class StageEntry:
+    """A build stage: where its class lives (`module:Class`, imported only when the stage runs, so
+    reading the registry loads no stage) and its settings class (None: it has no settings)."""
+
+    stage: str
+    settings: type | None = None
+
+    def load(self) -> type[Stage]:
+        module, _, name = self.stage.partition(":")
+        cls: type[Stage] = getattr(importlib.import_module(module), name)
+        return cls
+
+
+#: Every build stage, in the order a build runs them: the one declaration of a stage. A build
+#: (`curation.build`: `BuildConfig`, `make_stage`), recipes (`[build.<name>]`) and the command
+#: line (`--skip`) all read it. docs/pipeline.md, "Adding a stage".
+STAGES: dict[str, StageEntry] = {
+    "exact_id": StageEntry("filters.exact_id:ExactIdStage"),
+    "decontam": StageEntry("filters.decontam:DecontamStage", DecontamConfig),
+    "amplify": StageEntry("filters.amplify:AmplifyStage", AmplifyConfig),
+    "verify": StageEntry("filters.verify:VerifyStage", VerifyConfig),
+    "dedup": StageEntry("filters.dedup:DedupStage", DedupConfig),
+    "difficulty": StageEntry("filters.difficulty:DifficultyStage", DifficultyConfig),
 }
 
-#: The flat names of the settings the command line sets (`--min-tests` sets `min_tests`), which
-#: BuildConfig and recipes accepted before the stages' settings were nested: name -> (stage, setting).
+#: The stages codemix ships, in the order a build runs them (a build's default is every stage in
+#: `STAGES`, which a stage registered there joins).
+DEFAULT_STAGES: tuple[str, ...] = tuple(STAGES)
+
+
+class _StageSettings(Mapping[str, type]):
+    """A live view of `STAGES`: stage name -> its settings class, for the stages that have one."""
+
+    def __getitem__(self, name: str) -> type:
+        settings = STAGES[name].settings
+        if settings is None:
+            raise KeyError(name)
+        return settings
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, entry in STAGES.items() if entry.settings is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+#: The stages' settings in a BuildConfig (`curation.build`): attribute -> its class (a view of
+#: `STAGES`, so a stage registered there has its settings here too).
+STAGE_SETTINGS: Mapping[str, type] = _StageSettings()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A stage's setting that the command line sets (`codemix build --<name>`), by its flat name;
+    BuildConfig and recipes accepted the flat names before the stages' settings were nested."""
+
+    stage: str
+    setting: str
+    help: str
+    metavar: str | None = None
+
+
+#: The command line's stage options: flat name -> Flag. `codemix build` makes one option per entry
+#: (`min_tests` is `--min-tests`; its type and default are the setting's), so a setting gets an
+#: option by one entry here.
+FLAGS: dict[str, Flag] = {
+    "min_tests": Flag("verify", "min_tests", "Drop problems with fewer tests, too_few_tests."),
+    "mutants": Flag(
+        "verify", "mutants", "Mutants of a reference that measure a suite's strength (0: none)."
+    ),
+    "min_mutation_score": Flag(
+        "verify",
+        "min_mutation_score",
+        "Without known-incorrect solutions, a suite killing fewer of the mutants is weak_tests.",
+    ),
+    "keep_incomplete_tests": Flag(
+        "verify",
+        "keep_incomplete_tests",
+        "Judge problems whose source says it left tests out (open-r1/codeforces), instead of "
+        "dropping them as incomplete_tests: their tests may accept programs the real judge rejects.",
+    ),
+    "dedup_threshold": Flag(
+        "dedup", "threshold", "Jaccard similarity that makes a duplicate, in (0, 1]."
+    ),
+    "prefer": Flag(
+        "dedup",
+        "prefer",
+        "Source to keep first in a duplicate cluster; repeatable, in order.",
+        metavar="SOURCE",
+    ),
+    "decontaminate_against": Flag(
+        "decontam",
+        "against",
+        f"Benchmark NAME ({', '.join(DEFAULT_BENCHMARKS)}, lcb: LiveCodeBench from the hub), "
+        "NAME=PATH (lcb=PATH: a local file) or a canonical PATH; repeatable. Replaces the default, "
+        "every shipped benchmark, which `shipped` stands for.",
+        metavar="BENCHMARK",
+    ),
+    "ngram": Flag("decontam", "ngram", "Word n-gram length for decontamination."),
+    "lcb_start": Flag(
+        "decontam",
+        "lcb_start",
+        "With lcb or lcb=PATH: only LiveCodeBench problems released on or after this date "
+        "(YYYY-MM-DD).",
+    ),
+    "lcb_end": Flag(
+        "decontam",
+        "lcb_end",
+        "With lcb or lcb=PATH: only LiveCodeBench problems released on or before this date.",
+    ),
+    "buckets": Flag("difficulty", "buckets", "Number of difficulty buckets, quantiles."),
+}
+
+#: The flat names of the settings the command line sets: name -> (stage, setting).
 FLAT_SETTINGS: dict[str, tuple[str, str]] = {
-    "min_tests": ("verify", "min_tests"),
-    "mutants": ("verify", "mutants"),
-    "min_mutation_score": ("verify", "min_mutation_score"),
-    "keep_incomplete_tests": ("verify", "keep_incomplete_tests"),
-    "dedup_threshold": ("dedup", "threshold"),
-    "prefer": ("dedup", "prefer"),
-    "decontaminate_against": ("decontam", "against"),
-    "ngram": ("decontam", "ngram"),
-    "lcb_start": ("decontam", "lcb_start"),
-    "lcb_end": ("decontam", "lcb_end"),
-    "buckets": ("difficulty", "buckets"),
+    name: (flag.stage, flag.setting) for name, flag in FLAGS.items()
 }

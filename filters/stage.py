@@ -14,10 +14,11 @@ once at the end, which releases what the stage holds (a sandbox's processes).
 
 from __future__ import annotations
 
+import inspect
 import json
 import warnings
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -63,14 +64,47 @@ class Stage(ABC):
     #: Columns holding measurements (times) or values derived from them: they differ between
     #: two runs of the same build, so reproducibility checks compare everything else.
     measured_columns: ClassVar[tuple[str, ...]] = ()
+    #: The class of this stage's settings (a dataclass in `filters/settings.py`, registered with the
+    #: stage in `filters.settings.STAGES`); None for a stage without settings.
+    settings_class: ClassVar[type | None] = None
+    #: The stage's settings object, for a stage that keeps one (`settings_from`); None otherwise.
+    settings: Any = None
+
+    @classmethod
+    def from_settings(cls, settings: Any | None = None, **resources: Any) -> Stage:
+        """The stage configured by its settings object (`settings_class`; None: the defaults).
+        `resources` are what the build hands a stage besides settings (`workers`, decontam's
+        `problems`); a stage takes the ones its constructor names. The default passes the settings'
+        fields and those resources as keyword arguments."""
+        fields = asdict(settings) if settings is not None else {}
+        params = inspect.signature(cls).parameters
+        taken = {k: v for k, v in resources.items() if k in params}
+        return cls(**fields, **taken)
+
+    def settings_from(self, settings: Any | None, overrides: dict[str, Any]) -> Any:
+        """A private copy of `settings` (None: `settings_class`'s defaults) with `overrides` applied:
+        a stage that keeps its settings as one object (`self.settings`) builds it with this. An
+        unknown name is a TypeError, as for any keyword argument."""
+        cls = type(self).settings_class
+        if cls is None:
+            raise TypeError(f"{type(self).__name__} declares no settings_class")
+        if settings is not None and not isinstance(settings, cls):
+            raise TypeError(f"{type(self).__name__} takes {cls.__name__}, got {type(settings).__name__}")
+        base: Any = settings if settings is not None else cls()
+        try:
+            return replace(base, **overrides)
+        except TypeError as e:
+            raise TypeError(f"{type(self).__name__}(): {e}") from None
 
     @abstractmethod
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
         """One Decision per input row, in order."""
 
     def config(self) -> dict[str, Any]:
-        """Parameters that change this stage's result; stored in the manifest."""
-        return {}
+        """Parameters that change this stage's result; stored in the manifest. The default: the
+        fields of the stage's settings object (`self.settings`), if it keeps one."""
+        s = self.settings
+        return asdict(s) if is_dataclass(s) and not isinstance(s, type) else {}
 
     def environment(self) -> dict[str, Any] | None:
         """What this run found about its surroundings (isolation in force, a fit's diagnostics),

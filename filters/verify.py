@@ -25,10 +25,11 @@ from filters.judge_style import allows_several_answers, comparison_of
 from filters.judged import count_tests, judged_problem
 from filters.languages import judged_programs
 from filters.mutants import mutants_of
-from filters.sandbox import RunResult, Sandbox
+from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import convert_problem
+from filters.sandboxed_stage import SandboxedStage
 from filters.settings import CALIBRATION_LIMIT_S, VerifyConfig
-from filters.stage import Decision, Stage
+from filters.stage import Decision
 
 __all__ = [
     "VerifyConfig",
@@ -90,7 +91,7 @@ def reward_isolation(problem: dict[str, Any]) -> str:
     return "converted" if converted is not None else "in-process"
 
 
-class VerifyStage(Stage):
+class VerifyStage(SandboxedStage):
     """Judge reference solutions in a sandbox; keep problems with a passing, stable solution.
 
     workers: sandbox workers (default: the CPUs available); min_tests: fewer tests -> `too_few_tests`;
@@ -127,92 +128,15 @@ class VerifyStage(Stage):
         ]
     )
 
-    def __init__(
-        self,
-        workers: int | None = None,
-        min_tests: int = VerifyConfig.min_tests,
-        repeats: int = VerifyConfig.repeats,
-        mutants: int = VerifyConfig.mutants,
-        sandbox: Sandbox | None = None,
-        *,
-        time_floor_s: float = VerifyConfig.time_floor_s,
-        time_factor: float = VerifyConfig.time_factor,
-        max_solutions: int = VerifyConfig.max_solutions,
-        drop_weak: bool = VerifyConfig.drop_weak,
-        seed: int = VerifyConfig.seed,
-        hash_check: bool = VerifyConfig.hash_check,
-        min_mutation_score: float = VerifyConfig.min_mutation_score,
-        keep_incomplete_tests: bool = VerifyConfig.keep_incomplete_tests,
-    ) -> None:
-        self.workers = workers
-        self.min_tests = min_tests
-        self.repeats = max(1, repeats)
-        self.mutants = mutants
-        self.time_floor_s = time_floor_s
-        self.time_factor = time_factor
-        self.max_solutions = max_solutions
-        self.drop_weak = drop_weak
-        self.seed = seed
-        self.hash_check = hash_check
-        self.min_mutation_score = min_mutation_score
-        self.keep_incomplete_tests = keep_incomplete_tests
-        self._sandbox = sandbox
-        self._own_sandbox = sandbox is None
-        self._rerun_sandbox: Sandbox | None = None
+    settings_class = VerifyConfig
+    settings: VerifyConfig
 
-    def config(self) -> dict[str, Any]:
-        cfg = {
-            k: getattr(self, k)
-            for k in (
-                "min_tests",
-                "repeats",
-                "mutants",
-                "time_floor_s",
-                "time_factor",
-                "max_solutions",
-                "drop_weak",
-                "seed",
-                "hash_check",
-                "min_mutation_score",
-                "keep_incomplete_tests",
-            )
-        }
-        return cfg
+    def reruns_on_next_hash_seed(self) -> bool:
+        return self.settings.hash_check
 
     def environment(self) -> dict[str, Any]:
         """The isolation actually in force (namespaces, uid, limits), for the manifest."""
         return {"isolation": self.sandbox.isolation_report()}
-
-    @property
-    def sandbox(self) -> Sandbox:
-        if self._sandbox is None:
-            self._sandbox = Sandbox(self.workers)
-        return self._sandbox
-
-    @property
-    def rerun_sandbox(self) -> Sandbox:
-        """Where reruns go: with `hash_check`, a sibling of `sandbox` with the next hash seed."""
-        if not self.hash_check:
-            return self.sandbox
-        if self._rerun_sandbox is None:
-            self._rerun_sandbox = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
-        return self._rerun_sandbox
-
-    def close(self) -> None:
-        """Stop the sandboxes this stage started (a sandbox passed in is left to its owner)."""
-        if self._rerun_sandbox is not None:
-            self._rerun_sandbox.close()
-            self._rerun_sandbox = None
-        if self._own_sandbox and self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_sandbox"] = None
-        state["_rerun_sandbox"] = None
-        state["_own_sandbox"] = True
-        return state
 
     # ---- judging ------------------------------------------------------------------------------
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
@@ -227,7 +151,7 @@ class VerifyStage(Stage):
                 bad: str | None = str(e)
             else:
                 bad = None
-            refs = judged_programs(row, self.max_solutions)
+            refs = judged_programs(row, self.settings.max_solutions)
             r = _Row(i, problem, [c for c, _ in refs], row, languages=[lang for _, lang in refs])
             every.append(r)
             n = count_tests(row)
@@ -235,10 +159,12 @@ class VerifyStage(Stage):
                 r.decision = Decision.drop("bad_generated_tests", error=bad, tests_total=n)
             elif n == 0:
                 r.decision = Decision.drop("no_tests", tests_total=0)
-            elif row.get("tests_complete") is False and not self.keep_incomplete_tests:
+            elif row.get("tests_complete") is False and not self.settings.keep_incomplete_tests:
                 r.decision = Decision.drop("incomplete_tests", tests_total=n)
-            elif n < self.min_tests:
-                r.decision = Decision.drop("too_few_tests", tests_total=n, min_tests=self.min_tests)
+            elif n < self.settings.min_tests:
+                r.decision = Decision.drop(
+                    "too_few_tests", tests_total=n, min_tests=self.settings.min_tests
+                )
             elif not r.solutions:
                 r.decision = Decision.drop(
                     "no_passing_solution",
@@ -300,7 +226,10 @@ class VerifyStage(Stage):
                     python or passing, key=lambda x: x.cpu_ms if whole_run else x.max_test_cpu_ms
                 )
                 r.limit = calibrated_time_limit(
-                    slowest, self.time_floor_s, self.time_factor, whole_run=whole_run
+                    slowest,
+                    self.settings.time_floor_s,
+                    self.settings.time_factor,
+                    whole_run=whole_run,
                 )
                 r.limit_source = "calibrated"
 
@@ -335,7 +264,7 @@ class VerifyStage(Stage):
     def _recheck_failures(self, failed: list[_Row]) -> None:
         """A problem no reference passes, rerun under the next hash seed: if a reference passes
         there, its expected output follows set iteration order (`flaky`, as a rerun would show)."""
-        if not self.hash_check:
+        if not self.settings.hash_check:
             return
         jobs, owners = [], []
         for r in failed:
@@ -377,7 +306,7 @@ class VerifyStage(Stage):
             for k, res in enumerate(r.first):
                 if res.verdict == "AC":
                     runs.setdefault(r.index, []).append([res])
-                    for _ in range(self.repeats - 1):
+                    for _ in range(max(1, self.settings.repeats) - 1):
                         jobs.append((r.problem, r.solutions[k], r.opts(k, time_limit_s=r.limit)))
                         owners.append((r.index, len(runs[r.index]) - 1, k))
         rerun = self.rerun_sandbox if jobs else self.sandbox
@@ -424,11 +353,17 @@ class VerifyStage(Stage):
         owners = []
         for r in todo:
             # mutants of the fastest passing Python reference, else of the fastest C++ one
-            wrong = judged_programs(r.row, self.max_solutions, "incorrect_solutions")
+            wrong = judged_programs(r.row, self.settings.max_solutions, "incorrect_solutions")
             code, mutant_lang = r.mutated or (None, "python")
             muts = (
-                mutants_of(code, mutant_lang, self.mutants, self.seed, r.problem.get("entry_point"))
-                if self.mutants > 0 and code is not None
+                mutants_of(
+                    code,
+                    mutant_lang,
+                    self.settings.mutants,
+                    self.settings.seed,
+                    r.problem.get("entry_point"),
+                )
+                if self.settings.mutants > 0 and code is not None
                 else []
             )
             for k, (c, lang) in enumerate(wrong):
@@ -464,7 +399,7 @@ class VerifyStage(Stage):
             )
             verdicts = [x.verdict for x in r.first or []]
             n_tests = count_tests(r.row)
-            if accepted_wrong and self.drop_weak:
+            if accepted_wrong and self.settings.drop_weak:
                 r.decision = Decision.drop(
                     "weak_tests",
                     accepted_incorrect=accepted_wrong,
@@ -474,15 +409,15 @@ class VerifyStage(Stage):
                 )
                 continue
             if (
-                self.drop_weak
+                self.settings.drop_weak
                 and not has_incorrect
                 and score is not None
-                and score < self.min_mutation_score
+                and score < self.settings.min_mutation_score
             ):
                 r.decision = Decision.drop(
                     "weak_tests",
                     mutation_score=score,
-                    min_mutation_score=self.min_mutation_score,
+                    min_mutation_score=self.settings.min_mutation_score,
                     mutants=len(mutant_runs),
                     test_strength=strength,
                     solution_verdicts=verdicts,

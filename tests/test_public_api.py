@@ -103,6 +103,7 @@ PUBLIC = {
         'REJECT_DETAIL',
         'REJECT_REASON',
         'REJECT_STAGE',
+        'ROW_COLUMN',
         'RecordError',
         'SCHEMA_VERSION',
         'TEST_STRUCT',

@@ -7,33 +7,26 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin, get_type_hints
 
 import typer
 from rich.console import Console
 
-from curation.build import (
-    DEFAULT_STAGES,
-    FLAT_SETTINGS,
-    STAGE_SETTINGS,
-    BuildConfig,
-    SourceSpec,
-    build,
-)
+from curation.build import DEFAULT_STAGES, STAGE_SETTINGS, BuildConfig, SourceSpec, build
 from curation.commands import app
 from curation.progress import ProgressReporter
 from filters.contracts import UserError
-from filters.decontam_refs import DEFAULT_BENCHMARKS
+from filters.settings import FLAGS, STAGES
 
-__all__ = ["build_command", "parse_source_specs"]
+__all__ = ["build_command", "build_config", "print_summary", "parse_source_specs"]
 
 
 def _default(name: str) -> Any:
     """A setting's default, for the help text: the options themselves default to "not given", so
     the defaults are those of the configuration (BuildConfig, and each stage's in filters/settings.py)."""
-    if name in FLAT_SETTINGS:
-        stage, setting = FLAT_SETTINGS[name]
-        return getattr(STAGE_SETTINGS[stage], setting)
+    if name in FLAGS:
+        flag = FLAGS[name]
+        return getattr(STAGE_SETTINGS[flag.stage], flag.setting)
     return inspect.signature(BuildConfig).parameters[name].default
 
 
@@ -50,141 +43,107 @@ def parse_source_specs(values: list[str], limit: int | None) -> list[SourceSpec]
     return specs
 
 
-@app.command("build")
-def build_command(
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Output directory (created; an unfinished one is resumed)."
-    ),
-    source: list[str] = typer.Option(
-        None,
-        "--source",
-        "-s",
-        metavar="SOURCE",
-        help="NAME, NAME:PATH or a canonical JSONL/Parquet path; repeatable. Default: the embedded demo.",
-    ),
-    limit: int | None = typer.Option(None, "--limit", help="Read at most N rows from each source."),
-    workers: int | None = typer.Option(
-        None, "--workers", "-j", help="Parallel sandbox workers (default: all cores)."
-    ),
-    shard_rows: int | None = typer.Option(
-        None, "--shard-rows", help=f"Rows per output shard (default {_default('shard_rows')})."
-    ),
-    batch_rows: int | None = typer.Option(
-        None,
-        "--batch-rows",
-        help=f"Rows per unit of work, the resume granularity (default {_default('batch_rows')}).",
-    ),
-    min_tests: int | None = typer.Option(
-        None,
-        "--min-tests",
-        help=f"Drop problems with fewer tests, too_few_tests (default {_default('min_tests')}).",
-    ),
-    keep_incomplete_tests: bool = typer.Option(
-        False,
-        "--keep-incomplete-tests",
-        help="Judge problems whose source says it left tests out (open-r1/codeforces), instead of "
-        "dropping them as incomplete_tests: their tests may accept programs the real judge rejects.",
-    ),
-    dedup_threshold: float | None = typer.Option(
-        None,
-        "--dedup-threshold",
-        help=f"Jaccard similarity that makes a duplicate (default {_default('dedup_threshold')}).",
-    ),
-    prefer: list[str] = typer.Option(
-        None,
-        "--prefer",
-        metavar="SOURCE",
-        help="Source to keep first in a duplicate cluster; repeatable, in order.",
-    ),
-    decontaminate_against: list[str] = typer.Option(
-        None,
-        "--decontaminate-against",
-        metavar="BENCHMARK",
-        help=f"Benchmark NAME ({', '.join(DEFAULT_BENCHMARKS)}, lcb: LiveCodeBench from the hub), NAME=PATH (lcb=PATH: a local file) or a canonical PATH; repeatable. "
-        f"Replaces the default, every shipped benchmark ({', '.join(DEFAULT_BENCHMARKS)}), which `shipped` stands for.",
-    ),
-    no_decontaminate: bool = typer.Option(
-        False, "--no-decontaminate", help="Do not decontaminate (drops the decontam stage)."
-    ),
-    lcb_start: str | None = typer.Option(
-        None,
-        "--lcb-start",
-        help="With lcb or lcb=PATH: only LiveCodeBench problems released on or after this date (YYYY-MM-DD).",
-    ),
-    lcb_end: str | None = typer.Option(
-        None,
-        "--lcb-end",
-        help="With lcb or lcb=PATH: only LiveCodeBench problems released on or before this date.",
-    ),
-    ngram: int | None = typer.Option(
-        None,
-        "--ngram",
-        help=f"Word n-gram length for decontamination (default {_default('ngram')}).",
-    ),
-    buckets: int | None = typer.Option(
-        None,
-        "--buckets",
-        help=f"Number of difficulty buckets, quantiles (default {_default('buckets')}).",
-    ),
-    skip: list[str] = typer.Option(
-        None,
-        "--skip",
-        metavar="STAGE",
-        help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}"
-        " (skipping verify skips amplify too).",
-    ),
-    recipe: str | None = typer.Option(
-        None,
-        "--recipe",
-        help="A recipe TOML (or a shipped one, see `codemix recipes`); it replaces --source, and stage "
-        "options given on the command line override its settings.",
-    ),
-    executor: str = typer.Option(
-        "local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance)."
-    ),
-    log_json: bool = typer.Option(
-        False, "--log-json", help="Progress and the summary as JSON lines on stderr."
-    ),
-    progress_interval: float = typer.Option(
-        30.0,
-        "--progress-interval",
-        help="Seconds between two plain progress lines when stderr is not a terminal.",
-    ),
-    force: bool = typer.Option(
-        False, "--force", help="Rebuild even if OUT holds a build with another configuration."
-    ),
-) -> None:
-    """Build a curated corpus: verify, deduplicate, decontaminate and rank problems into Parquet shards."""
-    console = Console(stderr=True, soft_wrap=True, highlight=False)
+def _fixed_options() -> list[inspect.Parameter]:
+    """The options that are not a stage's setting (those come from `filters.settings.FLAGS`)."""
+    opt = typer.Option
+    first = {
+        "out": (Path, opt(..., "--out", "-o", help="Output directory (created; an unfinished one is resumed).")),
+        "source": (list[str], opt(None, "--source", "-s", metavar="SOURCE",
+                                  help="NAME, NAME:PATH or a canonical JSONL/Parquet path; repeatable. "
+                                  "Default: the embedded demo.")),
+        "limit": (int | None, opt(None, "--limit", help="Read at most N rows from each source.")),
+        "workers": (int | None, opt(None, "--workers", "-j", help="Parallel sandbox workers (default: all cores).")),
+        "shard_rows": (int | None, opt(None, "--shard-rows",
+                                       help=f"Rows per output shard (default {_default('shard_rows')}).")),
+        "batch_rows": (int | None, opt(None, "--batch-rows", help="Rows per unit of work, the resume "
+                                       f"granularity (default {_default('batch_rows')}).")),
+    }
+    last = {
+        "no_decontaminate": (bool, opt(False, "--no-decontaminate",
+                                       help="Do not decontaminate (drops the decontam stage).")),
+        "skip": (list[str], opt(None, "--skip", metavar="STAGE",
+                                help=f"Stage to skip; repeatable. Stages: {', '.join(DEFAULT_STAGES)}"
+                                " (skipping verify skips amplify too).")),
+        "recipe": (str | None, opt(None, "--recipe", help="A recipe TOML (or a shipped one, see `codemix "
+                                   "recipes`); it replaces --source, and stage options given on the command "
+                                   "line override its settings.")),
+        "executor": (str, opt("local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance).")),
+        "log_json": (bool, opt(False, "--log-json", help="Progress and the summary as JSON lines on stderr.")),
+        "progress_interval": (float, opt(30.0, "--progress-interval",
+                                         help="Seconds between two plain progress lines when stderr is not a terminal.")),
+        "force": (bool, opt(False, "--force", help="Rebuild even if OUT holds a build with another configuration.")),
+    }  # fmt: skip
+    kind = inspect.Parameter.KEYWORD_ONLY
+    return [
+        *(inspect.Parameter(n, kind, default=d, annotation=t) for n, (t, d) in first.items()),
+        *_flag_options(),
+        *(inspect.Parameter(n, kind, default=d, annotation=t) for n, (t, d) in last.items()),
+    ]
+
+
+def _flag_options() -> list[inspect.Parameter]:
+    """One option per stage setting in `filters.settings.FLAGS`: `--min-tests` for `min_tests`,
+    typed as the setting; "not given" by default, so the configuration's default applies."""
+    params = []
+    for name, flag in FLAGS.items():
+        hint = get_type_hints(STAGE_SETTINGS[flag.stage])[flag.setting]
+        option = "--" + name.replace("_", "-")
+        if hint is bool:
+            annotation: Any = bool
+            default = typer.Option(False, option, help=flag.help)
+        else:
+            many = get_origin(hint) is tuple
+            base = get_args(hint)[0] if many else next((a for a in get_args(hint) if a is not type(None)), hint)
+            annotation = list[base] if many else base | None  # type: ignore[valid-type]
+            shown = flag.help
+            if not many and _default(name) is not None:
+                shown = f"{flag.help.rstrip('.')} (default {_default(name)})."
+            default = typer.Option(None, option, help=shown, metavar=flag.metavar)
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+    return params
+
+
+def build_config(
+    source: list[str] | None = None,
+    limit: int | None = None,
+    recipe: str | None = None,
+    skip: list[str] | None = None,
+    no_decontaminate: bool = False,
+    shard_rows: int | None = None,
+    batch_rows: int | None = None,
+    **flags: Any,
+) -> BuildConfig:
+    """The configuration `codemix build` runs, from its options (None: not given), without typer:
+    the embedded demo or the sources or a recipe, then the stage options (`filters.settings.FLAGS`,
+    by flat name), which win over the recipe, then `--skip`. Bad values are a UserError."""
+    unknown = sorted(set(flags) - set(FLAGS))
+    if unknown:
+        raise TypeError(f"build_config() got unexpected keyword argument(s) {', '.join(unknown)}")
     if limit is not None and limit < 1:
         raise UserError("--limit must be at least 1")
     if (shard_rows is not None and shard_rows < 1) or (batch_rows is not None and batch_rows < 1):
         raise UserError("--shard-rows and --batch-rows must be at least 1")
-    if dedup_threshold is not None and not 0 < dedup_threshold <= 1:
+    threshold = flags.get("dedup_threshold")
+    if threshold is not None and not 0 < threshold <= 1:
         raise UserError("--dedup-threshold must be in (0, 1]")
-    if progress_interval <= 0:
-        raise UserError("--progress-interval must be a positive number of seconds")
-    if no_decontaminate and decontaminate_against:
+    if flags.get("mutants") is not None and flags["mutants"] < 0:
+        raise UserError("--mutants must be at least 0")
+    score = flags.get("min_mutation_score")
+    if score is not None and not 0 <= score <= 1:
+        raise UserError("--min-mutation-score must be in [0, 1]")
+    against = flags.pop("decontaminate_against", None)
+    if no_decontaminate and against:
         raise UserError("pass either --decontaminate-against or --no-decontaminate, not both")
-    unknown = [s for s in (skip or []) if s not in DEFAULT_STAGES]
+    unknown = [s for s in (skip or []) if s not in STAGES]
     if unknown:
-        raise UserError(
-            f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(DEFAULT_STAGES)}"
-        )
+        raise UserError(f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(STAGES)}")
     # Only the options given: the defaults live with the settings (BuildConfig and the stages').
-    settings: dict[str, Any] = {
-        "shard_rows": shard_rows,
-        "batch_rows": batch_rows,
-        "min_tests": min_tests,
-        "keep_incomplete_tests": True if keep_incomplete_tests else None,
-        "dedup_threshold": dedup_threshold,
-        "prefer": list(prefer) if prefer else None,
-        "lcb_start": lcb_start,
-        "lcb_end": lcb_end,
-        "ngram": ngram,
-        "buckets": buckets,
-    }
-    given: dict[str, Any] = {k: v for k, v in settings.items() if v is not None}
+    given: dict[str, Any] = {"shard_rows": shard_rows, "batch_rows": batch_rows}
+    for name, value in flags.items():  # a switch left off and an empty list are "not given"
+        many = isinstance(value, (list, tuple))
+        if value is not None and value is not False and not (many and not value):
+            given[name] = list(value) if many else value
+    given = {k: v for k, v in given.items() if v is not None}
     if recipe:
         if source:
             raise UserError("pass either --recipe or --source, not both")
@@ -203,15 +162,33 @@ def build_command(
             parse_source_specs(source, limit) if source else [SourceSpec(name="demo", limit=limit)]
         )
         cfg = BuildConfig(sources=specs)
-    if no_decontaminate or decontaminate_against:
-        given["decontaminate_against"] = [] if no_decontaminate else list(decontaminate_against)
+    if no_decontaminate or against:
+        given["decontaminate_against"] = [] if no_decontaminate else list(against)
         if recipe:  # a recipe without benchmarks has no decontam stage: the option brings it back
-            given["stages"] = [s for s in DEFAULT_STAGES if s in cfg.stages or s == "decontam"]
+            given["stages"] = [s for s in STAGES if s in cfg.stages or s == "decontam"]
     cfg = cfg.updated(**given)  # the command line wins over the recipe
     if skip:  # (updated: the configuration's own rules apply, e.g. no amplify without verify)
         cfg = cfg.updated(stages=[s for s in cfg.stages if s not in skip])
         if "decontam" in skip:  # the configuration says what ran
             cfg = cfg.updated(decontaminate_against=[])
+    return cfg
+
+
+def build_command(
+    *,
+    out: Path,
+    workers: int | None,
+    executor: str,
+    log_json: bool,
+    progress_interval: float,
+    force: bool,
+    **options: Any,
+) -> None:
+    """Build a curated corpus: verify, deduplicate, decontaminate and rank problems into Parquet shards."""
+    console = Console(stderr=True, soft_wrap=True, highlight=False)
+    if progress_interval <= 0:
+        raise UserError("--progress-interval must be a positive number of seconds")
+    cfg = build_config(**options)
     workers = workers or os.cpu_count() or 1
     mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
     try:
@@ -235,13 +212,25 @@ def build_command(
         return
     if result.already_complete:
         console.print(f"{out} already holds this build; nothing to do (use --force to rebuild).")
-        _fail_if_empty(console, failures)
-        return
-    counts = result.manifest["counts"]
+    else:
+        print_summary(console, out, result.manifest, result.resumed)
+    _fail_if_empty(console, failures)
+
+
+_params = _fixed_options()
+build_command.__signature__ = inspect.Signature(_params)  # type: ignore[attr-defined]
+build_command.__annotations__ = {p.name: p.annotation for p in _params} | {"return": None}
+app.command("build")(build_command)
+
+
+def print_summary(console: Console, out: Path, manifest: dict[str, Any], resumed: bool) -> None:
+    """What a finished build did: problems read, kept and rejected, each stage's funnel, the
+    benchmarks it was decontaminated against, its notes."""
+    counts = manifest["counts"]
     n_in, n_out = sum(counts["input"].values()), sum(counts["output"].values())
     console.print(
         f"[bold green]built[/] {out}: {n_in} problems read, {n_out} kept, {counts['rejected']} rejected"
-        + (" (resumed)" if result.resumed else "")
+        + (" (resumed)" if resumed else "")
     )
     for run in counts["stages"]:
         reasons = ", ".join(f"{k}={v}" for k, v in run["reasons"].items())
@@ -249,12 +238,11 @@ def build_command(
             f"  {run['stage']:<11} kept {sum(run['kept'].values()):>6}  dropped {sum(run['dropped'].values()):>5}"
             + (f"  ({reasons})" if reasons else "")
         )
-    against = [d["name"] for d in result.manifest.get("decontamination", [])]
+    against = [d["name"] for d in manifest.get("decontamination", [])]
     console.print(f"  decontaminated against: {', '.join(against) if against else 'nothing'}")
-    for note in result.manifest.get("notes", []):
+    for note in manifest.get("notes", []):
         console.print(f"[bold yellow]note:[/] {note['line']}", markup=True)
     console.print(f"  see `codemix info {out}` and {out}/report/index.html")
-    _fail_if_empty(console, failures)
 
 
 def empty_build_errors(manifest: dict[str, Any]) -> list[str]:

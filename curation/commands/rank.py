@@ -13,17 +13,11 @@ from curation.commands import app
 from curation.pipeline import rerun_stage
 from curation.store import MANIFEST, PROBLEMS_DIR, read_manifest, write_json
 from filters.contracts import UserError
-from filters.difficulty import DifficultyConfig, DifficultyStage, parse_window, read_rollouts
+from filters.difficulty import DifficultyConfig, RankStage, parse_window, read_rollouts
 
 __all__ = ["rank_command", "rank_build"]
 
-STAGE = "rank"
-
-
-class RankStage(DifficultyStage):
-    """The difficulty stage fitted from rollouts, run on a finished build under the name `rank`."""
-
-    name = STAGE
+STAGE = RankStage.name
 
 
 def rank_build(

@@ -37,7 +37,13 @@ from filters.difficulty.stats import quantile_buckets
 from filters.settings import DifficultyConfig
 from filters.stage import Decision, GlobalStage
 
-__all__ = ["DifficultyConfig", "DifficultyStage", "DIFFICULTY_SCHEMA", "ROLLOUT_SCHEMA"]
+__all__ = [
+    "DifficultyConfig",
+    "DifficultyStage",
+    "RankStage",
+    "DIFFICULTY_SCHEMA",
+    "ROLLOUT_SCHEMA",
+]
 
 DIFFICULTY_SCHEMA = pa.schema(
     [
@@ -344,3 +350,10 @@ class DifficultyStage(GlobalStage):
             return None
         rate = res["pass_rate"][self.target_model]
         return None if in_window(rate, self.window) else rate
+
+
+class RankStage(DifficultyStage):
+    """The difficulty stage fitted from rollouts and run on a finished build (`codemix rank`),
+    under a name of its own: its counts and rejected rows are `rank`'s, not the build's."""
+
+    name = "rank"

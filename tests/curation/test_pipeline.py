@@ -6,9 +6,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from curation.ingest import ExactIdStage
 from curation.pipeline import Pipeline, reason_kind
 from curation.schema import RecordError
+from filters.exact_id import ExactIdStage
 from filters.stage import Decision, RowStage
 
 

@@ -70,7 +70,7 @@ def test_keep_incomplete_tests_is_a_flag_and_reaches_verify(monkeypatch, tmp_pat
     assert not _cli_config(monkeypatch, tmp_path).verify.keep_incomplete_tests
     cfg = _cli_config(monkeypatch, tmp_path, "--keep-incomplete-tests")
     assert cfg.verify.keep_incomplete_tests
-    assert make_stage("verify", cfg, 1).keep_incomplete_tests
+    assert make_stage("verify", cfg, 1).settings.keep_incomplete_tests
     recipe = tmp_path / "r.toml"
     recipe.write_text('[build.verify]\nkeep_incomplete_tests = true\n\n[[source]]\nname = "demo"\n')
     assert load_recipe(str(recipe)).verify == cfg.verify
@@ -125,7 +125,7 @@ def test_amplify_and_verify_settings_from_a_recipe_reach_the_stages(tmp_path):
     verify = make_stage("verify", cfg, 1).config()
     assert (verify["min_tests"], verify["min_mutation_score"]) == (12, 0.25)
     default = make_stage("amplify", BuildConfig(sources=[SourceSpec("demo")]), 1).config()
-    assert default["target_tests"] == AmplifyStage().target_tests == 10
+    assert default["target_tests"] == AmplifyStage().settings.target_tests == 10
     bad = tmp_path / "bad.toml"
     bad.write_text('[build.amplify]\ntargets = 3\n\n[[source]]\nname = "demo"\n')
     with pytest.raises(UserError, match=r"unknown \[build.amplify\] key\(s\) targets"):
@@ -166,3 +166,29 @@ def test_a_finished_build_with_an_older_flat_manifest_is_recognised(tmp_path):
                   lcb_start=None, lcb_end=None)  # fmt: skip
     write_json(tmp_path / "manifest.json", {"config": stored})
     assert _prepare_out(tmp_path, cfg, force=False) == (False, True)
+
+
+def test_every_flag_is_an_option_that_reaches_its_stage(monkeypatch, tmp_path):
+    """`codemix build` makes one option per entry of `filters.settings.FLAGS`; `--mutants` and
+    `--min-mutation-score` were named as options in `OPTION_OF` while no such option existed."""
+    from filters.settings import FLAGS
+
+    cfg = _cli_config(monkeypatch, tmp_path, "--mutants", "3", "--min-mutation-score", "0.25")
+    assert (cfg.verify.mutants, cfg.verify.min_mutation_score) == (3, 0.25)
+    assert make_stage("verify", cfg, 1).config()["mutants"] == 3
+    help_text = CliRunner().invoke(app, ["build", "--help"], terminal_width=200).output
+    for name in FLAGS:
+        assert f"--{name.replace('_', '-')}" in help_text, name
+
+
+def test_build_config_resolves_options_without_the_command_line():
+    from curation.commands.build import build_config
+
+    cfg = build_config(source=["demo"], limit=3, min_tests=2, prefer=["demo"], skip=["dedup"])
+    assert cfg.sources[0].limit == 3 and cfg.verify.min_tests == 2
+    assert cfg.dedup.prefer == ("demo",) and "dedup" not in cfg.stages
+    assert build_config() == BuildConfig(sources=[SourceSpec(name="demo")])
+    with pytest.raises(UserError, match="--mutants"):
+        build_config(mutants=-1)
+    with pytest.raises(UserError, match="--skip"):
+        build_config(skip=["nope"])

@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from curation.build import BuildConfig, SourceSpec, build
-from curation.ingest import ExactIdStage
 from curation.pipeline import Pipeline, process_unit, rerun_stage
 from curation.schema import write_jsonl
 from curation.store import read_manifest, read_table, sha256_file
 from filters.contracts import REJECTED_SCHEMA, UserError
+from filters.exact_id import ExactIdStage
 from filters.settings import DecontamConfig
 from filters.stage import Decision, GlobalStage, RowStage, Stage
 

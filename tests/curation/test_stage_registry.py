@@ -72,7 +72,9 @@ def test_a_registered_stage_is_configured_everywhere(words_stage: None, tmp_path
         load_recipe(str(recipe))
 
 
-def test_a_registered_stage_runs_in_a_build_and_is_counted(words_stage: None, tmp_path: Any) -> None:
+def test_a_registered_stage_runs_in_a_build_and_is_counted(
+    words_stage: None, tmp_path: Any
+) -> None:
     limit = 40
     words = _demo_words(limit)
     cut = sorted(words)[len(words) // 3]  # about a third of the demo rows are shorter

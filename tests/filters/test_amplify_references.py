@@ -108,7 +108,9 @@ def test_the_time_limit_comes_from_the_slowest_passing_reference(sb):
     verify = VerifyStage(sandbox=sb, mutants=0, min_tests=1, repeats=1, time_floor_s=0.1)
     (kept,) = verify.process(records_to_table([_two_speeds()])).kept.to_pylist()
     slow = sb.run(_two_speeds(), _SLOW, time_limit_s=10).max_test_cpu_ms
-    assert kept["time_limit_s"] > 2 * slow / 1000.0  # calibrated from the fast one: 0.1 s
+    # calibrated from the fast one it was 0.1 s, under the slow one's time; from the slow one it is
+    # 3x that time (measured again here, under another load: so only "covers it" is asserted)
+    assert kept["time_limit_s"] >= slow / 1000.0 and kept["time_limit_source"] == "calibrated"
 
 
 class _Recording(Sandbox):
