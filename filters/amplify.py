@@ -8,8 +8,9 @@ originals; a tree that reads back as its list arguments and stays a search tree 
 originals' do), twice under different hash seeds, and each is
 accepted by the judge against the first one's output (the same comparison, checker or converted
 assertion the problem is judged with), and the output is small. One output that changes with the
-hash seed makes every label of that reference untrusted: the problem keeps its original tests. Kept tests are chosen by AST
-mutants of a reference (`filters.mutants`): a round keeps the inputs that kill a mutant the suite
+hash seed makes every label of that reference untrusted: the problem keeps its original tests. Kept tests are chosen by
+mutants of a reference (`filters.mutants`: AST mutants of a Python one, else token mutants of a
+C++ one): a round keeps the inputs that kill a mutant the suite
 let through, and stops when none is left (the target), when a round kills nothing more, or at the
 cap on tests; then ordinary kept inputs fill the suite up to `target_tests`.
 
@@ -44,7 +45,7 @@ from filters.labelling import (
     labelling_references,
     mutated_reference,
 )
-from filters.mutants import generate_mutants
+from filters.mutants import mutants_of
 from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
 from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
@@ -456,36 +457,40 @@ class AmplifyStage(SandboxedStage):
         base: dict[str, Any],
         refs: list[tuple[str, str]],
         limit: float,
-        mutated: str | None,
+        mutated: tuple[str, str] | None,
         slowest_ms: float,
     ) -> _Outcome:
         """`refs`: the passing references (source, language), the cheapest first (it labels
         every candidate, the others check what it kept); `mutated`: the reference the mutants come
-        from (the first passing Python one; None: no mutants guide the choice); `slowest_ms`: the
-        slowest reference's slowest original test."""
+        from and its language (`mutated_reference`; None: no mutants guide the choice);
+        `slowest_ms`: the slowest reference's slowest original test."""
         sb = self.sandbox
         originals = list(base["tests"])
         kind = base.get("test_type") or "stdio"
         key = str(row.get("problem_id") or row.get("id"))
+        m_code, m_lang = mutated if mutated is not None else ("", "python")
         mutants = (
-            generate_mutants(mutated, self.settings.mutants, self.settings.seed + 1, base.get("entry_point"))
+            mutants_of(m_code, m_lang, self.settings.mutants, self.settings.seed + 1, base.get("entry_point"))
             if mutated is not None
             else []
         )
         alive: list[str] = []
         m_limit = self._mutant_limit(limit, slowest_ms)
         batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
+        judged = 0
         for m, r in zip(mutants, sb.run_many(
-            [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch})
-             for m in mutants]
+            [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
+                        "language": m_lang}) for m in mutants]
         )):  # fmt: skip
+            if r.verdict == "CE":  # a C++ mutant that does not compile measures nothing
+                continue
+            judged += 1
             if r.verdict in ("AC", "SE"):
                 alive.append(m)
-        judged = sum(1 for _ in mutants)
         killed_before = judged - len(alive)
         if len(originals) >= self.settings.target_tests and not alive:
             why_not = ("the original tests kill every mutant" if mutated is not None else
-                       "no Python reference to mutate, and the original tests reach the target")
+                       "no reference to mutate, and the original tests reach the target")
             return _Outcome("not_needed", why_not,
                             [], killed_before, killed_before, judged)  # fmt: skip
         try:
@@ -539,7 +544,7 @@ class AmplifyStage(SandboxedStage):
             m_limit = self._mutant_limit(limit, max(cost.get(t["input"], 0.0) for t in tests))
             runs = sb.run_many(
                 [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
-                            "stop_on_failure": True, "batch": batch}) for m in alive]
+                            "stop_on_failure": True, "batch": batch, "language": m_lang}) for m in alive]
             )  # fmt: skip
             for m, r in zip(alive, runs):
                 if r.verdict in ("AC", "SE") or r.first_failure is None:

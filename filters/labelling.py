@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from filters.languages import judged_programs
+from filters.mutants import MUTATED_LANGUAGES
 
 __all__ = [
     "labelling_references",
@@ -55,10 +56,15 @@ def fastest_first(passing: Sequence[tuple[str, str, Any]]) -> list[tuple[str, st
     return [(code, lang) for code, lang, _ in ranked]
 
 
-def mutated_reference(passing: Sequence[tuple[str, str, Any]]) -> str | None:
-    """The reference whose AST mutants guide the choice of inputs: the first passing Python one
-    (None when only references in other languages pass)."""
-    return next((code for code, lang, _ in passing if lang == "python"), None)
+def mutated_reference(passing: Sequence[tuple[str, str, Any]]) -> tuple[str, str] | None:
+    """The reference whose mutants guide the choice of inputs, with its language: the first
+    passing Python one (AST mutants), else the first passing C++ one (token mutants,
+    `filters.cpp_mutants`); None when no passing reference is in a language mutants are made in."""
+    for wanted in MUTATED_LANGUAGES:
+        for code, lang, _ in passing:
+            if lang == wanted:
+                return code, lang
+    return None
 
 
 def labelling_languages(refs: Sequence[tuple[str, str]]) -> list[str]:

@@ -74,8 +74,9 @@ def test_which_references_label_and_in_which_order():
         ("c1", "cpp", RunResult("AC", cpu_ms=9.0)),
     ]
     assert fastest_first(passing) == [("c1", "cpp"), ("py1", "python")]
-    assert mutated_reference(passing) == "py1"
-    assert mutated_reference(passing[1:]) is None
+    assert mutated_reference(passing) == ("py1", "python")
+    assert mutated_reference(passing[1:]) == ("c1", "cpp")  # token mutants of the C++ one
+    assert mutated_reference([("j", "java", RunResult("AC"))]) is None
 
 
 def test_python_and_cpp_references_label_together(row, cpp, sb):
@@ -94,7 +95,10 @@ def test_python_and_cpp_references_label_together(row, cpp, sb):
 def test_a_problem_with_only_cpp_references_is_amplified(row, cpp, sb):
     o = AmplifyStage(sandbox=sb, **SETTINGS).amplify(with_refs(row, [(cpp, "cpp")]))
     assert o.status == "amplified", o.note
-    assert o.languages == ["cpp"] and o.mutants == 0  # no Python reference to mutate
+    # guided by token mutants of the C++ reference (before: none, no Python reference to mutate)
+    assert o.languages == ["cpp"] and o.mutants > 0, o.note
+    assert o.killed_before is not None and o.killed_after is not None
+    assert o.killed_after >= o.killed_before
     assert len(row["tests"]) + len(o.tests) >= SETTINGS["target_tests"]
     # the C++ labels are right: the problem's Python reference accepts them
     assert accepted_by(sb, row, row["solutions"][0], "python", o.tests)
