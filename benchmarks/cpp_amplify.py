@@ -9,10 +9,14 @@ Python only, so these C++ references were written by hand), baseline and ours in
            run, checked again; the C++ binaries come from the sandbox's cache, filled by the verify
            section: a compile, 0.37 s of CPU, is measured in cpp_sandbox.py), alternating per problem;
            then with both references (they must agree): status, tests added, which labelled
+  guided   the C++ references alone, amplified without guiding mutants (before) and guided by
+           token mutants of the C++ reference (ours), the same target: tests added, time, and the
+           strength of each suite (original + generated) measured by mutants neither run chose:
+           AST mutants of the Python reference and C++ token mutants with another seed
 
 Writes benchmarks/results/cpp_amplify.json; prints the load average with each section.
 
-    .venv/bin/python benchmarks/cpp_amplify.py [--workers 2] [--target 20]
+    .venv/bin/python benchmarks/cpp_amplify.py [--workers 2] [--target 20] [--sections verify,amplify,guided]
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from cpp_sandbox import DATA, TIME_LIMIT_S, problems  # noqa: E402
 
 from curation.schema import normalize_record, records_to_table  # noqa: E402
 from filters.amplify import AmplifyStage  # noqa: E402
+from filters.mutants import mutants_of  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402
 from filters.verify import VerifyStage  # noqa: E402
 
@@ -123,6 +128,59 @@ def section_amplify(sb: Sandbox, probs: list[dict[str, Any]], target: int) -> di
     return out
 
 
+def _killed(sb: Sandbox, rec: dict[str, Any], tests: list[dict[str, Any]], mutants: list[str],
+            lang: str) -> tuple[int, int]:
+    """(killed, judged) of `mutants` by the suite `tests`; a mutant that does not compile or that
+    the sandbox could not run is not judged."""
+    prob = dict(rec, tests=tests)
+    runs = sb.run_many([(prob, m, {"language": lang, "time_limit_s": TIME_LIMIT_S,
+                                   "stop_on_failure": True}) for m in mutants])  # fmt: skip
+    judged = [r for r in runs if r.verdict not in ("CE", "SE")]
+    return sum(1 for r in judged if r.verdict != "AC"), len(judged)
+
+
+def section_guided(sb: Sandbox, probs: list[dict[str, Any]], target: int, n_mutants: int = 10) -> dict[str, Any]:
+    settings = dict(target_tests=target, rounds=4, candidates=24)
+    arms = {"unguided": AmplifyStage(sandbox=sb, mutants=0, **settings),
+            "cpp_guided": AmplifyStage(sandbox=sb, mutants=n_mutants, cpp_mutants=True, **settings)}  # fmt: skip
+    per: dict[str, Any] = {}
+    for i, p in enumerate(probs):
+        rec = record(p, ("cpp",))
+        held_py = mutants_of(p["python"], "python", n_mutants, seed=101)
+        guiding = set(mutants_of(p["cpp"], "cpp", n_mutants, seed=1))  # amplify's: its seed + 1
+        held_cpp = [m for m in mutants_of(p["cpp"], "cpp", 3 * n_mutants, seed=101) if m not in guiding]
+        held_cpp = held_cpp[:n_mutants]
+        row: dict[str, Any] = {}
+        for name in (list(arms) if i % 2 == 0 else list(arms)[::-1]):  # the load hits both
+            t = time.perf_counter()
+            o = arms[name].amplify(rec)
+            secs = time.perf_counter() - t
+            suite = list(rec["tests"]) + [{"input": x["input"], "output": x["output"]} for x in o.tests]
+            kp, jp = _killed(sb, rec, suite, held_py, "python")
+            kc, jc = _killed(sb, rec, suite, held_cpp, "cpp")
+            row[name] = {"status": o.status, "added": len(o.tests), "guiding_mutants": o.mutants,
+                         "seconds": round(secs, 2), "held_out_python_killed": [kp, jp],
+                         "held_out_cpp_killed": [kc, jc]}  # fmt: skip
+        per[p["id"]] = row
+        print(p["id"], json.dumps(row), flush=True)
+
+    def total(arm: str, key: str) -> list[int]:
+        return [sum(r[arm][key][0] for r in per.values()), sum(r[arm][key][1] for r in per.values())]
+
+    out = {
+        "settings": dict(settings, guiding_mutants=n_mutants, held_out_mutants=n_mutants, held_out_seed=101),
+        "amplified": {a: sum(r[a]["status"] == "amplified" for r in per.values()) for a in arms},
+        "added": {a: sum(r[a]["added"] for r in per.values()) for a in arms},
+        "seconds": {a: round(sum(r[a]["seconds"] for r in per.values()), 1) for a in arms},
+        "held_out_python_killed": {a: total(a, "held_out_python_killed") for a in arms},
+        "held_out_cpp_killed": {a: total(a, "held_out_cpp_killed") for a in arms},
+        "per_problem": per,
+        "load": load_avg(),
+    }
+    print(json.dumps({k: v for k, v in out.items() if k != "per_problem"}, indent=1))
+    return out
+
+
 def _stats(values: list[float]) -> dict[str, float] | None:
     if not values:
         return None
@@ -146,9 +204,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             out["verify"] = section_verify(sb, probs)
         if "amplify" in args.sections:
             out["amplify"] = section_amplify(sb, probs, args.target)
+        if "guided" in args.sections:
+            out["guided"] = section_guided(sb, probs, args.target)
     out["load_at_end"] = load_avg()
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(out, indent=1) + "\n")
+    path = RESULTS if args.sections == "verify,amplify" else RESULTS.with_name(
+        f"cpp_amplify-{args.sections.replace(',', '-')}.json")
+    path.write_text(json.dumps(out, indent=1) + "\n")
     return out
 
 

@@ -9,8 +9,8 @@ originals' do), twice under different hash seeds, and each is
 accepted by the judge against the first one's output (the same comparison, checker or converted
 assertion the problem is judged with), and the output is small. One output that changes with the
 hash seed makes every label of that reference untrusted: the problem keeps its original tests. Kept tests are chosen by
-mutants of a reference (`filters.mutants`: AST mutants of a Python one, else token mutants of a
-C++ one): a round keeps the inputs that kill a mutant the suite
+mutants of a reference (`filters.mutants`: AST mutants of a Python one; token mutants of a C++ one
+when only C++ references pass and `cpp_mutants` is set): a round keeps the inputs that kill a mutant the suite
 let through, and stops when none is left (the target), when a round kills nothing more, or at the
 cap on tests; then ordinary kept inputs fill the suite up to `target_tests`.
 
@@ -421,9 +421,13 @@ class AmplifyStage(SandboxedStage):
         limit = float(src_limit) if src_limit else self._calibrated(passing)
         slowest_ms = max(r.max_test_cpu_ms for _, _, r in passing)
         cheapest_first = fastest_first(passing)
-        out = self._grow(row, base, cheapest_first, limit, mutated_reference(passing), slowest_ms)
+        mutated = mutated_reference(passing, self._mutated_languages())
+        out = self._grow(row, base, cheapest_first, limit, mutated, slowest_ms)
         out.languages = labelling_languages(cheapest_first)
         return out
+
+    def _mutated_languages(self) -> tuple[str, ...]:
+        return ("python", "cpp") if self.settings.cpp_mutants else ("python",)
 
     def _judged_originals(self, row: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         if row.get("test_type") == "assert":
@@ -490,7 +494,7 @@ class AmplifyStage(SandboxedStage):
         killed_before = judged - len(alive)
         if len(originals) >= self.settings.target_tests and not alive:
             why_not = ("the original tests kill every mutant" if mutated is not None else
-                       "no reference to mutate, and the original tests reach the target")
+                       "no Python reference to mutate, and the original tests reach the target")
             return _Outcome("not_needed", why_not,
                             [], killed_before, killed_before, judged)  # fmt: skip
         try:

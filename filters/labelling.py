@@ -56,11 +56,13 @@ def fastest_first(passing: Sequence[tuple[str, str, Any]]) -> list[tuple[str, st
     return [(code, lang) for code, lang, _ in ranked]
 
 
-def mutated_reference(passing: Sequence[tuple[str, str, Any]]) -> tuple[str, str] | None:
+def mutated_reference(
+    passing: Sequence[tuple[str, str, Any]], languages: Sequence[str] = MUTATED_LANGUAGES
+) -> tuple[str, str] | None:
     """The reference whose mutants guide the choice of inputs, with its language: the first
     passing Python one (AST mutants), else the first passing C++ one (token mutants,
-    `filters.cpp_mutants`); None when no passing reference is in a language mutants are made in."""
-    for wanted in MUTATED_LANGUAGES:
+    `filters.cpp_mutants`), among `languages`; None when no passing reference is in one of them."""
+    for wanted in [lang for lang in MUTATED_LANGUAGES if lang in languages]:
         for code, lang, _ in passing:
             if lang == wanted:
                 return code, lang

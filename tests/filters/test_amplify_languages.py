@@ -95,12 +95,20 @@ def test_python_and_cpp_references_label_together(row, cpp, sb):
 def test_a_problem_with_only_cpp_references_is_amplified(row, cpp, sb):
     o = AmplifyStage(sandbox=sb, **SETTINGS).amplify(with_refs(row, [(cpp, "cpp")]))
     assert o.status == "amplified", o.note
-    # guided by token mutants of the C++ reference (before: none, no Python reference to mutate)
+    assert o.languages == ["cpp"] and o.mutants == 0  # no Python reference to mutate
+    assert len(row["tests"]) + len(o.tests) >= SETTINGS["target_tests"]
+    # the C++ labels are right: the problem's Python reference accepts them
+    assert accepted_by(sb, row, row["solutions"][0], "python", o.tests)
+
+
+def test_cpp_mutants_guide_a_cpp_only_problem_when_asked(row, cpp, sb):
+    """`cpp_mutants=True`: token mutants of the C++ reference guide the choice and give the
+    suite's mutation scores (off by default: on 11 CodeContests problems no stronger suites)."""
+    o = AmplifyStage(sandbox=sb, cpp_mutants=True, **SETTINGS).amplify(with_refs(row, [(cpp, "cpp")]))
+    assert o.status == "amplified", o.note
     assert o.languages == ["cpp"] and o.mutants > 0, o.note
     assert o.killed_before is not None and o.killed_after is not None
     assert o.killed_after >= o.killed_before
-    assert len(row["tests"]) + len(o.tests) >= SETTINGS["target_tests"]
-    # the C++ labels are right: the problem's Python reference accepts them
     assert accepted_by(sb, row, row["solutions"][0], "python", o.tests)
 
 
