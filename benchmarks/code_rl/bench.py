@@ -54,6 +54,15 @@ ARMS = {
     ),
     "frontier": Arm("frontier", problems="frontier"),
     "frontier-scored": Arm("frontier-scored", problems="frontier", scorer=True, problem_kw=LEARN),
+    # ablations of the frontier sampler (development seeds): no difficulty prior; a larger explore share
+    "frontier-noprior": Arm(
+        "frontier-noprior",
+        problems="frontier",
+        problem_kw={"difficulty_column": None, "std_column": None},
+    ),
+    "frontier-explore25": Arm(
+        "frontier-explore25", problems="frontier", problem_kw={"explore": 0.25}
+    ),
     "dapo": Arm("dapo", problems="dapo"),
     "mopps": Arm("mopps", problems="mopps"),
     "frontier-scored+acodm-learnability": Arm(
@@ -305,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
         part = _part_of(seeds)
-        summary = summarize(root, model_rec, data, times, inputs=fp, seeds=set(PARTS.get(part, seeds)))
+        summary = summarize(
+            root, model_rec, data, times, inputs=fp, seeds=set(PARTS.get(part, seeds))
+        )
         (root / ("summary.json" if part == "dev" else f"summary-{part}.json")).write_text(
             json.dumps(summary, indent=1)
         )

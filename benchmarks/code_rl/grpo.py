@@ -84,8 +84,7 @@ def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSamp
         mixer=mixer,
         seed=seed,
         num_steps=cfg.steps,
-        **extra,
-        **arm.problem_kw,
+        **{**extra, **arm.problem_kw},
     )
 
 
