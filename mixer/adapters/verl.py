@@ -33,10 +33,10 @@ from torch.utils.data import Sampler
 
 from mixer.adapters.torch import MIXER_STATE_FILE, ROW_KEY, WEIGHTS_ID_KEY, drawn_fields, start_run
 from mixer.base import Mixer
-from mixer.factory import make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
 from mixer.log import logger
-from mixer.problem_factory import make_problem_sampler
+from mixer.policies import make_mixer
+from mixer.problem_samplers import make_problem_sampler
 from mixer.problems import ProblemSampler
 from mixer.rows import ID_COLUMN, check_rows
 from mixer.sampler import LEARNT_FORMAT, LEARNT_FORMAT_KEY, BatchSource, DrawnIndex, MixedSampler
