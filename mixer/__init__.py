@@ -4,13 +4,13 @@ from mixer.acodm import ACODM
 from mixer.base import Mixer
 from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
 from mixer.dump import DUMP
-from mixer.factory import POLICIES, make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
 from mixer.frontier import FrontierSampler
 from mixer.history import load_history
 from mixer.learnability import PassRateModel
+from mixer.policies import POLICIES, make_mixer
 from mixer.posterior import BetaPosteriorSampler
-from mixer.problem_factory import PROBLEM_SAMPLERS, make_problem_sampler
+from mixer.problem_samplers import PROBLEM_SAMPLERS, make_problem_sampler
 from mixer.problems import GroupOutcome, ProblemSampler
 from mixer.proxy import ProxyACODM
 from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand

@@ -1,48 +1,14 @@
-"""Problem samplers by name, for trainer configs (verl's `data.sampler.problems`): "uniform",
-"frontier", "dapo", "band", "greso", "mopps"."""
+"""Old name of `mixer.problem_samplers` (deprecated, removed in 0.3): import
+`make_problem_sampler` from `mixer`."""
 
-from __future__ import annotations
+import warnings
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-import numpy as np
-
-from mixer.base import Mixer
-from mixer.frontier import FrontierSampler
-from mixer.posterior import BetaPosteriorSampler
-from mixer.problems import ProblemSampler
-from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
+from mixer.problem_samplers import PROBLEM_SAMPLERS, make_problem_sampler
 
 __all__ = ["PROBLEM_SAMPLERS", "make_problem_sampler"]
 
-PROBLEM_SAMPLERS: dict[str, type[ProblemSampler]] = {
-    "uniform": ProblemSampler,
-    "frontier": FrontierSampler,
-    "dapo": DynamicSampling,
-    "band": PassRateBand,
-    "greso": GRESO,
-    "mopps": BetaPosteriorSampler,
-}
-
-
-def make_problem_sampler(
-    kind: str,
-    groups: Mapping[str, Sequence[int] | np.ndarray],
-    batch_size: int,
-    mixer: Mixer | str | None = None,
-    seed: int = 0,
-    difficulty: Sequence[float] | np.ndarray | None = None,
-    difficulty_std: Sequence[float] | np.ndarray | None = None,
-    **kwargs: Any,
-) -> ProblemSampler:
-    """The problem sampler `kind` over `groups`; `difficulty` / `difficulty_std` (codemix's [0, 1]
-    scale, NaN where unknown) are the frontier sampler's prior and ignored by the others."""
-    if kind not in PROBLEM_SAMPLERS:
-        raise ValueError(
-            f"unknown problem sampler {kind!r}; choose from {', '.join(PROBLEM_SAMPLERS)}"
-        )
-    cls = PROBLEM_SAMPLERS[kind]
-    if cls is FrontierSampler:
-        kwargs.update(difficulty=difficulty, difficulty_std=difficulty_std)
-    return cls(groups, batch_size, mixer=mixer, seed=seed, **kwargs)
+warnings.warn(
+    "mixer.problem_factory is deprecated (removed in 0.3): import from mixer or mixer.problem_samplers",
+    DeprecationWarning,
+    stacklevel=2,
+)

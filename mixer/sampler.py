@@ -182,7 +182,7 @@ class MixedSampler:
         if empty:
             raise ValueError(f"sources with no examples: {empty}")
         if isinstance(mixer, str):
-            from mixer.factory import make_mixer
+            from mixer.policies import make_mixer
 
             mixer = make_mixer(
                 mixer, len(self.names), names=self.names, seed=seed, **dict(mixer_kwargs or {})

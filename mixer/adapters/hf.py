@@ -94,16 +94,21 @@ def causal_lm_sample_loss(
 
 
 class MixerCallback(TrainerCallback):
-    """Feeds `sampler.mixer` the feedback pushed during each optimizer step; saves the sampler state."""
+    """Feeds `mixed_sampler.mixer` the feedback pushed each optimizer step; saves the sampler state."""
 
     def __init__(
         self, sampler: MixedSampler, index_sampler: MixerRepeatSampler | None = None
     ) -> None:
-        self.sampler = sampler
+        self.mixed_sampler = sampler
         self.index_sampler = index_sampler
         self.pending: list[Feedback] = []
         self.pending_rewards: list[tuple] = []
         self.consumed = 0
+
+    @property
+    def sampler(self) -> MixedSampler:
+        """Read-only alias of `mixed_sampler` (the adapters' one name for the sampler they drive)."""
+        return self.mixed_sampler
 
     def push(self, feedback: Feedback) -> None:
         """Add one micro-batch's feedback (one sampler chunk)."""
@@ -146,7 +151,7 @@ class MixerCallback(TrainerCallback):
         wid: int | dict[int, float] | None = (
             None if not shares else next(iter(shares)) if len(shares) == 1 else shares
         )
-        self.sampler.learn(
+        self.mixed_sampler.learn(
             np.concatenate([p for p, _, _, _ in items]),
             np.concatenate([r for _, r, _, _ in items]),
             weights_id=wid,
@@ -158,7 +163,7 @@ class MixerCallback(TrainerCallback):
         steps = int(state.max_steps or 0)
         start_run(
             type(self).__name__,
-            self.sampler,
+            self.mixed_sampler,
             steps or None,
             origin=f"HF Trainer: {steps} optimizer steps",
         )
@@ -166,7 +171,7 @@ class MixerCallback(TrainerCallback):
 
     def on_step_end(self, args, state, control, **kwargs):  # noqa: ANN001
         if self.pending:
-            self.sampler.mixer.update(merge_feedback(self.pending))
+            self.mixed_sampler.mixer.update(merge_feedback(self.pending))
             self.pending = []
         if self.pending_rewards:
             self._update_problems()
@@ -179,7 +184,11 @@ class MixerCallback(TrainerCallback):
             st = (
                 self.index_sampler.state_dict(consumed=self.consumed)
                 if self.index_sampler is not None
-                else {"sampler": self.sampler.state_dict(), "pending": [], "drawn": self.consumed}
+                else {
+                    "sampler": self.mixed_sampler.state_dict(),
+                    "pending": [],
+                    "drawn": self.consumed,
+                }
             )
             torch.save(st, os.path.join(out, MIXER_STATE_FILE))
         return control

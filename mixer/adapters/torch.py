@@ -119,14 +119,14 @@ class _DrawnBatches:
     """A batch sampler over a `BatchSource`: each batch as `DrawnIndex`es (the draw's weights id)."""
 
     def __init__(self, sampler: MixedSampler) -> None:
-        self.sampler = sampler
+        self.mixed_sampler = sampler
 
     def __iter__(self) -> Iterator[list[DrawnIndex]]:
-        for idx in self.sampler:
-            yield [DrawnIndex(i, self.sampler.last_weights_id) for i in idx]
+        for idx in self.mixed_sampler:
+            yield [DrawnIndex(i, self.mixed_sampler.last_weights_id) for i in idx]
 
     def __len__(self) -> int:
-        return len(self.sampler)
+        return len(self.mixed_sampler)
 
 
 class MixerRepeatSampler(Sampler[int]):
@@ -146,7 +146,7 @@ class MixerRepeatSampler(Sampler[int]):
         repeat_count: int = 1,
         num_batches: int | None = None,
     ) -> None:
-        self.sampler = sampler
+        self.mixed_sampler = sampler
         self.mini_repeat_count = int(mini_repeat_count)
         self.repeat_count = int(repeat_count)
         if num_batches is None:
@@ -158,12 +158,17 @@ class MixerRepeatSampler(Sampler[int]):
         self.recent: list[list[DrawnIndex]] = []
         self.pending: list[list[DrawnIndex]] = []
 
+    @property
+    def sampler(self) -> BatchSource:
+        """Read-only alias of `mixed_sampler` (the adapters' one name for the sampler they drive)."""
+        return self.mixed_sampler
+
     def _next_chunk(self) -> list[DrawnIndex]:
         if self.pending:
             chunk = self.pending.pop(0)
         else:
-            idx = self.sampler.next_batch()
-            chunk = [DrawnIndex(i, self.sampler.last_weights_id) for i in idx]
+            idx = self.mixed_sampler.next_batch()
+            chunk = [DrawnIndex(i, self.mixed_sampler.last_weights_id) for i in idx]
         self.drawn += 1
         self.recent = (self.recent + [chunk])[-64:]
         return chunk
@@ -178,7 +183,10 @@ class MixerRepeatSampler(Sampler[int]):
 
     def __len__(self) -> int:
         return (
-            self.num_batches * self.sampler.batch_size * self.mini_repeat_count * self.repeat_count
+            self.num_batches
+            * self.mixed_sampler.batch_size
+            * self.mini_repeat_count
+            * self.repeat_count
         )
 
     def state_dict(self, consumed: int | None = None) -> dict:
@@ -188,14 +196,14 @@ class MixerRepeatSampler(Sampler[int]):
             raise RuntimeError(f"{ahead} chunks in flight, more than the {len(self.recent)} kept")
         pending = self.recent[len(self.recent) - ahead :] if ahead else []
         return {
-            "sampler": self.sampler.state_dict(),
+            "sampler": self.mixed_sampler.state_dict(),
             "pending": [[int(i) for i in c] for c in [*pending, *self.pending]],
             "pending_ids": [c[0].weights_id if c else None for c in [*pending, *self.pending]],
             "drawn": self.drawn - ahead,
         }
 
     def load_state_dict(self, state: dict) -> None:
-        self.sampler.load_state_dict(state["sampler"])
+        self.mixed_sampler.load_state_dict(state["sampler"])
         ids = state.get("pending_ids") or [None] * len(state["pending"])
         self.pending = [
             [DrawnIndex(i, wid) for i in c] for c, wid in zip(state["pending"], ids, strict=True)

@@ -32,9 +32,9 @@ from mixer.adapters.torch import (
     start_run,
 )
 from mixer.base import Mixer
-from mixer.factory import make_mixer
 from mixer.feedback import weights_id_of
 from mixer.log import logger
+from mixer.policies import make_mixer
 from mixer.rows import check_rows
 from mixer.sampler import BatchSource, MixedSampler
 from mixer.scorers import ReferenceLikelihood, dataset_references

@@ -33,10 +33,10 @@ from torch.utils.data import Sampler
 
 from mixer.adapters.torch import MIXER_STATE_FILE, ROW_KEY, WEIGHTS_ID_KEY, drawn_fields, start_run
 from mixer.base import Mixer
-from mixer.factory import make_mixer
 from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
 from mixer.log import logger
-from mixer.problem_factory import make_problem_sampler
+from mixer.policies import make_mixer
+from mixer.problem_samplers import make_problem_sampler
 from mixer.problems import ProblemSampler
 from mixer.rows import ID_COLUMN, check_rows
 from mixer.sampler import LEARNT_FORMAT, LEARNT_FORMAT_KEY, BatchSource, DrawnIndex, MixedSampler
@@ -354,7 +354,7 @@ class MixerCurriculumSampler(_Base):
                 "their index: set data.custom_cls.path=pkg://mixer.adapters.verl "
                 "data.custom_cls.name=MixerRLHFDataset"
             )
-        self.mixed = sampler
+        self.mixed_sampler = sampler
         self.mixer = sampler.mixer
         self.data_source = data_source
         self.num_batches = max(1, len(data_source) // int(batch_size))
@@ -365,9 +365,16 @@ class MixerCurriculumSampler(_Base):
             sampler.describe() if hasattr(sampler, "describe") else type(sampler).__name__,
         )
 
+    @property
+    def mixed(self) -> BatchSource:
+        """Read-only alias of `mixed_sampler` (the adapters' one name for the sampler they drive)."""
+        return self.mixed_sampler
+
     def start(self, total_training_steps: int | None) -> None:
         """The trainer knows the run's length: one mixer update per training step."""
-        start_run("verl", self.mixed, total_training_steps, origin="verl: total_training_steps")
+        start_run(
+            "verl", self.mixed_sampler, total_training_steps, origin="verl: total_training_steps"
+        )
 
     @staticmethod
     def _problem_sampler(
@@ -400,24 +407,28 @@ class MixerCurriculumSampler(_Base):
 
     def __iter__(self) -> Iterator[DrawnIndex]:
         while self.epoch_pos < self.num_batches:
-            chunk = self.mixed.next_batch()
-            wid = self.mixed.last_weights_id
+            chunk = self.mixed_sampler.next_batch()
+            wid = self.mixed_sampler.last_weights_id
             self.epoch_pos += 1
             for i in chunk:
                 yield DrawnIndex(i, wid)
         self.epoch_pos = 0
 
     def __len__(self) -> int:
-        return self.num_batches * self.mixed.batch_size
+        return self.num_batches * self.mixed_sampler.batch_size
 
     def feedback(self, batch: Any) -> Feedback:
         """The `Feedback` of one step's `DataProto` (scores, advantages), naming the weights that
         drew it: from the rows, or the last draw when the loader has no workers."""
         fb = feedback_from_batch(
-            batch, self.mixed.names, self.source_key, self.pass_threshold, self.mixed.source_of
+            batch,
+            self.mixed_sampler.names,
+            self.source_key,
+            self.pass_threshold,
+            self.mixed_sampler.source_of,
         )
         if fb.weights_id is None:
-            fb.weights_id = self.mixed.last_weights_id
+            fb.weights_id = self.mixed_sampler.last_weights_id
         return fb
 
     def update(self, batch: Any) -> None:
@@ -445,29 +456,29 @@ class MixerCurriculumSampler(_Base):
                     "MixerRLHFDataset"
                 )
             fb = feedback_from_rows(
-                scores, non_tensor, self.mixed.names, self.source_key, self.pass_threshold,
+                scores, non_tensor, self.mixed_sampler.names, self.source_key, self.pass_threshold,
                 advantages,
             )  # fmt: skip
             if fb.weights_id is None:
-                fb.weights_id = self.mixed.last_weights_id
+                fb.weights_id = self.mixed_sampler.last_weights_id
             self.mixer.update(fb)
             return
         wid = weights_id_of(x.get(WEIGHTS_ID_KEY) for x in infos)
         uid = non_tensor.get("uid")
-        self.mixed.learn(
+        self.mixed_sampler.learn(
             np.array([int(x[ROW_KEY]) for x in infos], dtype=np.int64),
             np.asarray(scores, dtype=np.float64),
-            weights_id=self.mixed.last_weights_id if wid is None else wid,
+            weights_id=self.mixed_sampler.last_weights_id if wid is None else wid,
             group_ids=None if uid is None else np.asarray(_as_list(uid), dtype=object),
             advantages=advantages,
             pass_threshold=self.pass_threshold,
         )
 
     def state_dict(self) -> dict:
-        return {"mixed": self.mixed.state_dict(), "epoch_pos": self.epoch_pos}
+        return {"mixed": self.mixed_sampler.state_dict(), "epoch_pos": self.epoch_pos}
 
     def load_state_dict(self, state: dict) -> None:
-        self.mixed.load_state_dict(state["mixed"])
+        self.mixed_sampler.load_state_dict(state["mixed"])
         self.epoch_pos = int(state["epoch_pos"])
 
 
@@ -487,7 +498,7 @@ def save_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
     import torch
 
     os.makedirs(path, exist_ok=True)
-    torch.save(sampler.mixed.learnt_state(), os.path.join(path, MIXER_STATE_FILE))
+    torch.save(sampler.mixed_sampler.learnt_state(), os.path.join(path, MIXER_STATE_FILE))
 
 
 def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
@@ -499,12 +510,12 @@ def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
     if os.path.isfile(mixer_file):
         state = torch.load(mixer_file, weights_only=True)
         if state.get(LEARNT_FORMAT_KEY) == LEARNT_FORMAT:
-            sampler.mixed.load_learnt_state(state)
+            sampler.mixed_sampler.load_learnt_state(state)
         else:  # written before 0.2: the mixer's state here, a problem sampler's in its own file
             sampler.mixer.load_state_dict(state)
     learnt = os.path.join(path, PROBLEM_STATE_FILE)
     if os.path.isfile(learnt):
-        sampler.mixed.load_learnt_state(torch.load(learnt, weights_only=True))
+        sampler.mixed_sampler.load_learnt_state(torch.load(learnt, weights_only=True))
 
 
 def mixer_trainer_class(base: type) -> type:
@@ -582,14 +593,14 @@ def feedback_from_tensordict(
     fb = feedback_from_rows(
         scores,
         non_tensor,
-        sampler.mixed.names,
+        sampler.mixed_sampler.names,
         sampler.source_key,
         sampler.pass_threshold,
         None,
-        sampler.mixed.source_of,
+        sampler.mixed_sampler.source_of,
     )
     if fb.weights_id is None:
-        fb.weights_id = sampler.mixed.last_weights_id
+        fb.weights_id = sampler.mixed_sampler.last_weights_id
     return fb
 
 

@@ -260,7 +260,7 @@ def mixer_v1_trainer_class() -> type:
             )
             feed_tensordict(td, self.mixer_sampler, fields=(key,))
             w = self.mixer_sampler.mixer.weights()
-            for name, x in zip(self.mixer_sampler.mixed.names, w, strict=True):
+            for name, x in zip(self.mixer_sampler.mixed_sampler.names, w, strict=True):
                 metrics[f"mixer/weight/{name}"] = float(x)
             return batch
 

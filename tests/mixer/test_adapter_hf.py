@@ -158,3 +158,13 @@ def test_a_sampler_of_other_rows_is_refused_and_acodm_hears_max_steps(tmp_path, 
     lines = [r.getMessage() for r in caplog.records]
     assert any("mixing with acodm over 2 sources (easy 20, noisy 20)" in x for x in lines), lines
     assert not any("assuming horizon" in x for x in lines)  # no guess: the length was told
+
+
+def test_callback_and_trainer_name_their_sampler_mixed_sampler(tmp_path) -> None:
+    """One attribute name for the sampler an adapter drives; the callback's old `sampler` reads it."""
+    tr = _trainer(str(tmp_path), max_steps=1)
+    cb = tr.mixer_callback
+    assert cb.mixed_sampler is tr.mixed_sampler is tr.index_sampler.mixed_sampler
+    assert cb.sampler is cb.mixed_sampler and tr.index_sampler.sampler is tr.mixed_sampler
+    with pytest.raises(AttributeError):
+        cb.sampler = tr.mixed_sampler

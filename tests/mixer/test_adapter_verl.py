@@ -99,7 +99,10 @@ def test_feedback_from_batch_reads_scores_advantages_and_groups() -> None:
 def test_sampler_stream_update_and_resume() -> None:
     ds = _Prompts()
     s = MixerCurriculumSampler(ds, _config())
-    assert s.mixed.names == SOURCES and len(s) == 60
+    assert s.mixed_sampler.names == SOURCES and len(s) == 60
+    assert s.mixed is s.mixed_sampler  # the old name, kept read-only
+    with pytest.raises(AttributeError):
+        s.mixed = s.mixed_sampler
     it = iter(s)
     stream, saved = [], None
     for step in range(8):

@@ -170,7 +170,7 @@ def test_legacy_trainer_mixes_and_credits_the_weights_that_drew_each_batch(verl_
     val = create_rl_dataset(config.data.val_files, config.data, tok, None, is_train=False)
     assert isinstance(train, MixerRLHFDataset) and len(train) == _rows(config.data.train_files)
     sampler = mixer_sampler(config.data, train)
-    assert sampler.mixed.names == ["0", "1", "2", "3", "4"]
+    assert sampler.mixed_sampler.names == ["0", "1", "2", "3", "4"]
     drew = _recording(sampler.mixer)
 
     tr = object.__new__(mixer_trainer_class(RayPPOTrainer))
@@ -382,9 +382,9 @@ def test_v1_compute_advantage_feeds_the_mixer_through_the_transfer_queue(verl_ex
     hist = tr.mixer_sampler.mixer.history
     assert len(hist) == 1 and hist[0]["weights_id"] == wid and sum(hist[0]["counts"]) == 6
     np.testing.assert_array_equal(hist[0]["weights"], drew[wid])
-    assert set(metrics) >= {f"mixer/weight/{b}" for b in tr.mixer_sampler.mixed.names}
+    assert set(metrics) >= {f"mixer/weight/{b}" for b in tr.mixer_sampler.mixed_sampler.names}
     buckets = [str(x["difficulty_bucket"]) for x in infos]
-    for b, r in zip(tr.mixer_sampler.mixed.names, hist[0]["reward"], strict=True):
+    for b, r in zip(tr.mixer_sampler.mixed_sampler.names, hist[0]["reward"], strict=True):
         assert (r is None) == (b not in buckets)
         assert r in (None, 0.0 if b == "4" else 0.5)
 

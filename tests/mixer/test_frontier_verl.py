@@ -93,7 +93,7 @@ def _rollout(b: dict, n: int = 4, shuffle: int = 0):
 def test_verl_frontier_reads_the_prior_and_learns_each_row_under_prefetch() -> None:
     ds = _Rows()
     s = MixerCurriculumSampler(ds, _config())
-    fr = s.mixed
+    fr = s.mixed_sampler
     assert isinstance(fr, FrontierSampler)
     p0 = fr.predicted_pass_rate(np.arange(N))
     easy = np.array([i for i in range(N) if i % 3 == 0 and i % 7])
@@ -142,10 +142,12 @@ def test_verl_problem_sampler_refuses_rows_without_their_index_and_filters() -> 
     with pytest.raises(KeyError, match="difficulty_key"):
         MixerCurriculumSampler(_Rows(), _config(difficulty_key="rating"))
     # the std is optional unless named; no prior at all with difficulty_key null
-    assert isinstance(MixerCurriculumSampler(_Rows(std=False), _config()).mixed, FrontierSampler)
+    assert isinstance(
+        MixerCurriculumSampler(_Rows(std=False), _config()).mixed_sampler, FrontierSampler
+    )
     with pytest.raises(KeyError):
         MixerCurriculumSampler(_Rows(std=False), _config(difficulty_std_key="difficulty_std"))
-    flat = MixerCurriculumSampler(_Rows(), _config(difficulty_key=None)).mixed
+    flat = MixerCurriculumSampler(_Rows(), _config(difficulty_key=None)).mixed_sampler
     p = flat.predicted_pass_rate(np.arange(N))
     assert np.allclose(p[0::3], p[0]) and np.allclose(p, p[0])  # every source at the same mean
 
@@ -184,7 +186,7 @@ def test_v1_feed_tensordict_reaches_the_problem_sampler() -> None:
         ),
         s,
     )
-    assert s.mixed.ledger["rollouts"] == 24 and len(s.mixer.history) == 1
+    assert s.mixed_sampler.ledger["rollouts"] == 24 and len(s.mixer.history) == 1
 
 
 def test_verl_trainer_subclass_saves_and_restores_what_the_sampler_learnt(tmp_path) -> None:
@@ -237,9 +239,10 @@ def test_verl_trainer_subclass_saves_and_restores_what_the_sampler_learnt(tmp_pa
     tr2 = Trainer(s2)
     tr2.snapshot, tr2.global_steps = snapshot, 4
     tr2._load_checkpoint()
-    assert s2.mixed.ledger == s.mixed.ledger
+    assert s2.mixed_sampler.ledger == s.mixed_sampler.ledger
     np.testing.assert_array_equal(
-        s2.mixed.predicted_pass_rate(np.arange(N)), s.mixed.predicted_pass_rate(np.arange(N))
+        s2.mixed_sampler.predicted_pass_rate(np.arange(N)),
+        s.mixed_sampler.predicted_pass_rate(np.arange(N)),
     )
     assert s2.mixer.history == s.mixer.history
     # a checkpoint written before 0.2 (the mixer's state, the problems' in a second file) resumes
@@ -250,7 +253,8 @@ def test_verl_trainer_subclass_saves_and_restores_what_the_sampler_learnt(tmp_pa
     s3 = MixerCurriculumSampler(ds, cfg)
     s3.load_state_dict(snapshot)
     load_sampler_learning(s3, str(old))
-    assert s3.mixed.ledger == s.mixed.ledger and s3.mixer.history == s.mixer.history
+    assert s3.mixed_sampler.ledger == s.mixed_sampler.ledger and s3.mixer.history == s.mixer.history
     np.testing.assert_array_equal(
-        s3.mixed.predicted_pass_rate(np.arange(N)), s.mixed.predicted_pass_rate(np.arange(N))
+        s3.mixed_sampler.predicted_pass_rate(np.arange(N)),
+        s.mixed_sampler.predicted_pass_rate(np.arange(N)),
     )

@@ -49,7 +49,7 @@ def test_legacy_trainer_feeds_each_problem_under_prefetch(verl_export) -> None:
     train = create_rl_dataset(config.data.train_files, config.data, tok, None, is_train=True)
     val = create_rl_dataset(config.data.val_files, config.data, tok, None, is_train=False)
     sampler = mixer_sampler(config.data, train)
-    fr = sampler.mixed
+    fr = sampler.mixed_sampler
     assert isinstance(fr, FrontierSampler)
     difficulty = np.array([float(x) for x in train.dataframe["difficulty"]])
     p0 = fr.predicted_pass_rate(np.arange(len(train)))
@@ -117,7 +117,7 @@ def test_v1_trainer_loader_and_feedback_reach_the_frontier_sampler(verl_export) 
         1,
     )
     tr._init_dataloader()
-    fr = tr.mixer_sampler.mixed
+    fr = tr.mixer_sampler.mixed_sampler
     assert isinstance(fr, FrontierSampler)
     batch = next(iter(tr.train_dataloader))
     infos = list(batch["extra_info"])
@@ -186,9 +186,12 @@ def test_v1_checkpoint_keeps_what_the_frontier_sampler_learnt(verl_export, tmp_p
     tr2.snapshot = snapshot
     tr2._load_checkpoint()
     a, b = tr.mixer_sampler, tr2.mixer_sampler
-    assert b.mixed.ledger == a.mixed.ledger and b.mixed.ledger["updates"] == 1
+    assert (
+        b.mixed_sampler.ledger == a.mixed_sampler.ledger and b.mixed_sampler.ledger["updates"] == 1
+    )
     n = len(a.data_source)
     np.testing.assert_array_equal(
-        b.mixed.predicted_pass_rate(np.arange(n)), a.mixed.predicted_pass_rate(np.arange(n))
+        b.mixed_sampler.predicted_pass_rate(np.arange(n)),
+        a.mixed_sampler.predicted_pass_rate(np.arange(n)),
     )
     assert b.mixer.history == a.mixer.history

@@ -1,0 +1,49 @@
+"""The problem samplers by name (`PROBLEM_SAMPLERS`) and `make_problem_sampler`, for trainer
+configs (verl's `data.sampler.problems`): "uniform", "frontier", "dapo", "band", "greso", "mopps"."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mixer.base import Mixer
+from mixer.frontier import FrontierSampler
+from mixer.posterior import BetaPosteriorSampler
+from mixer.problems import ProblemSampler
+from mixer.registry import Registry
+from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
+
+__all__ = ["PROBLEM_SAMPLERS", "make_problem_sampler"]
+
+PROBLEM_SAMPLERS: Registry[ProblemSampler] = Registry(
+    "problem sampler",
+    {
+        "uniform": ProblemSampler,
+        "frontier": FrontierSampler,
+        "dapo": DynamicSampling,
+        "band": PassRateBand,
+        "greso": GRESO,
+        "mopps": BetaPosteriorSampler,
+    },
+)
+
+
+def make_problem_sampler(
+    kind: str,
+    groups: Mapping[str, Sequence[int] | np.ndarray],
+    batch_size: int,
+    mixer: Mixer | str | None = None,
+    seed: int = 0,
+    difficulty: Sequence[float] | np.ndarray | None = None,
+    difficulty_std: Sequence[float] | np.ndarray | None = None,
+    **kwargs: Any,
+) -> ProblemSampler:
+    """The problem sampler `kind` (one of `PROBLEM_SAMPLERS`) over `groups`; `difficulty` /
+    `difficulty_std` (codemix's [0, 1] scale, NaN where unknown) are the frontier sampler's prior
+    and ignored by the others."""
+    cls = PROBLEM_SAMPLERS.lookup(kind)
+    if cls is FrontierSampler:
+        kwargs.update(difficulty=difficulty, difficulty_std=difficulty_std)
+    return cls(groups, batch_size, mixer=mixer, seed=seed, **kwargs)
