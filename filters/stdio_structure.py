@@ -159,11 +159,15 @@ def _edges(lines: list[list[str]], b: Block) -> list[tuple[int, int]]:
 
 
 def _connected(n: int, base: int, edges: list[tuple[int, int]]) -> bool:
-    parent = list(range(n + 1))
+    """Whether the edges join nodes base..base+n-1 into one component. Fewer than n - 1 edges
+    never do: answered before anything of size n is made (a count read as n can be 10^9)."""
+    if len(edges) < n - 1:
+        return False
+    parent: dict[int, int] = {}
 
     def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
             x = parent[x]
         return x
 
