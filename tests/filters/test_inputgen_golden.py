@@ -40,7 +40,10 @@ DRAWS = 8
 
 def _typed(*calls: dict[str, Any]) -> list[dict[str, str]]:
     return [
-        {"input": json.dumps({"args": [], "kwargs": {k: encode(v) for k, v in c.items()}}), "output": "null"}
+        {
+            "input": json.dumps({"args": [], "kwargs": {k: encode(v) for k, v in c.items()}}),
+            "output": "null",
+        }
         for c in calls
     ]
 
@@ -52,7 +55,10 @@ def _tree_problems() -> Iterator[dict[str, Any]]:
     cases = {
         "bst-with-k": _typed(*({"root": t, "k": k} for t, k in zip(bst, (3, 5, 1)))),
         "complete-min-tree": _typed(
-            *({"root": tree_value(v)} for v in ([1, 2, 3, 4, 5, 6], [2, 2, 5, None, None, 5, 7], [5]))
+            *(
+                {"root": tree_value(v)}
+                for v in ([1, 2, 3, 4, 5, 6], [2, 2, 5, None, None, 5, 7], [5])
+            )
         ),
         "full-operator-tree": _typed(*({"root": t} for t in full)),
         "two-linked-lists": _typed(
@@ -65,7 +71,12 @@ def _tree_problems() -> Iterator[dict[str, Any]]:
         ),
     }
     for name, tests in cases.items():
-        yield {"problem_id": f"trees/{name}", "test_type": "call", "typed_calls": True, "tests": tests}
+        yield {
+            "problem_id": f"trees/{name}",
+            "test_type": "call",
+            "typed_calls": True,
+            "tests": tests,
+        }
 
 
 def _rows(source: str, path: Path | None = None) -> Iterator[dict[str, Any]]:
@@ -120,7 +131,9 @@ def test_generated_inputs_are_the_recorded_ones(corpus):
     recorded = json.loads(GOLDEN.read_text())[corpus]
     got = _corpus(corpus)
     changed = sorted(k for k in recorded.keys() | got.keys() if recorded.get(k) != got.get(k))
-    assert not changed, f"{len(changed)} of {len(recorded)} problems draw other inputs: {changed[:10]}"
+    assert not changed, (
+        f"{len(changed)} of {len(recorded)} problems draw other inputs: {changed[:10]}"
+    )
     assert len(set(got.values())) > len(got) // 2  # digests of real draws, not one constant
 
 
