@@ -6,20 +6,8 @@ The old name works, with a DeprecationWarning, until codemix 0.2.0 removes it.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+from filters.renamed import renamed_module
 
-import filters.decontam_refs as _renamed
-from filters.decontam_refs import *  # noqa: F403
-
-__all__ = _renamed.__all__
-
-warnings.warn(
-    "filters.benchmarks is deprecated and will be removed in codemix 0.2.0; import filters.decontam_refs",
-    DeprecationWarning,
-    stacklevel=2,
+__all__, __getattr__ = renamed_module(
+    "filters.benchmarks", "filters.decontam_refs", "codemix 0.2.0"
 )
-
-
-def __getattr__(name: str) -> Any:
-    return getattr(_renamed, name)

@@ -90,6 +90,20 @@ def paper_features(
     )
 
 
+def _saved_policy(path: str | Path, kind: str, hint: str) -> dict:
+    """A policy's state saved with `torch.save(mixer.state_dict(), path)`, or as JSON (`.json`);
+    UserError, with `hint` on how to make one, where there is no file."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"no {kind} policy file at {path}; {hint}")
+    if path.suffix == ".json":
+        state: dict = json.loads(path.read_text())
+        return state
+    import torch
+
+    return torch.load(path, weights_only=True)
+
+
 class _ActorCritic(Mixer):
     """What `ACODM` and `ProxyACODM` share: the state features (per source, tracked from the
     feedback: `state="ours"`, `N_FEATURES` columns, or the AC-ODM paper's, `state="paper"`) and
@@ -734,16 +748,7 @@ class ACODM(_ActorCritic):
     def load_policy(self, path: str | Path) -> None:
         """Load a policy saved with `torch.save(mixer.state_dict(), path)` (or as JSON, `.json`)
         and deploy it (for adapters that build the mixer by name: `policy_file=path`)."""
-        path = Path(path)
-        if not path.is_file():
-            raise UserError(f"no ACODM policy file at {path}; learn one in a proxy run first")
-        if path.suffix == ".json":
-            state = json.loads(path.read_text())
-        else:
-            import torch
-
-            state = torch.load(path, weights_only=True)
-        self.load_state_dict(state)
+        self.load_state_dict(_saved_policy(path, "ACODM", "learn one in a proxy run first"))
         self.deploy()
 
     # ---- the mixer step ---------------------------------------------------------------------

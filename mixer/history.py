@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from filters.figures import pyplot, save_figure
+
 __all__ = ["load_history", "plot_history"]
 
 
@@ -37,11 +39,7 @@ def load_history(path: str | Path) -> tuple[list[str], list[dict]]:
 
 def plot_history(path: str | Path, out: str | Path, top: int = 12) -> Path:
     """Draw the weights over steps as a stacked area PNG (the `top` heaviest sources, the rest summed)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names, recs = load_history(path)
     if not recs:
         raise ValueError(f"{path} has no steps to plot")
@@ -62,9 +60,4 @@ def plot_history(path: str | Path, out: str | Path, top: int = 12) -> Path:
     ax.set_xlim(steps.min(), steps.max())
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
     ax.set_title(f"mixing weights over time ({Path(path).name})")
-    fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out, dpi=110)

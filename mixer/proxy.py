@@ -18,13 +18,11 @@ the target run. Here the credit for a mixture is the *whole-run* outcome it lead
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from filters.contracts import UserError
-from mixer.acodm import _ActorCritic
+from mixer.acodm import _ActorCritic, _saved_policy
 from mixer.baselines import softmax
 from mixer.feedback import Feedback
 from mixer.nets import Adam
@@ -196,16 +194,7 @@ class ProxyACODM(_ActorCritic):
     def load_policy(self, path: str | Path) -> None:
         """Load a policy saved with `torch.save(mixer.state_dict(), path)` (or as JSON, `.json`)
         and start a run with it, so adapters can take `mixer_kwargs={"policy_file": path}`."""
-        path = Path(path)
-        if not path.is_file():
-            raise UserError(f"no ProxyACODM policy file at {path}; train one with proxy runs first")
-        if path.suffix == ".json":
-            state = json.loads(path.read_text())
-        else:
-            import torch
-
-            state = torch.load(path, weights_only=True)
-        self.load_state_dict(state)
+        self.load_state_dict(_saved_policy(path, "ProxyACODM", "train one with proxy runs first"))
         self.start_run()
 
     # ---- learning -----------------------------------------------------------------------

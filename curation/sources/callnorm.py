@@ -19,6 +19,7 @@ __all__ = [
     "call_output",
     "lines_to_args",
     "entry_point_for",
+    "judged_fields",
     "taco_tests",
     "list_test_kind",
     "list_test",
@@ -82,6 +83,19 @@ def entry_point_for(fn_name: str | None, starter_code: str | None) -> str | None
     if starter_code and "class Solution" in starter_code and "." not in fn_name:
         return f"Solution().{fn_name}"
     return fn_name
+
+
+def judged_fields(
+    test_type: str, tests: list[dict[str, str]], fn_name: str | None, starter_code: str | None
+) -> dict[str, Any]:
+    """A record's fields that say how it is judged: starter code, test type, tests, and the entry
+    point (`entry_point_for`), which only call tests have."""
+    return {
+        "starter_code": starter_code,
+        "test_type": test_type,
+        "entry_point": entry_point_for(fn_name, starter_code) if test_type == "call" else None,
+        "tests": tests,
+    }
 
 
 def taco_tests(

@@ -26,8 +26,8 @@ from curation.schema import RecordError, blank_record
 from curation.sources.callnorm import (
     call_args,
     call_output,
-    entry_point_for,
     functional_test,
+    judged_fields,
     list_test,
     list_test_kind,
     stdio_text,
@@ -132,10 +132,7 @@ def convert_deepcoder(
         {
             "id": rid,
             "statement": statement,
-            "starter_code": starter,
-            "test_type": test_type,
-            "entry_point": entry_point_for(fn, starter) if test_type == "call" else None,
-            "tests": tests,
+            **judged_fields(test_type, tests, fn, starter),
             "solutions": sols,
             "time_limit_s": seconds,
             "memory_limit_mb": megabytes,

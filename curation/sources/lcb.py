@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any
 
 from curation.schema import RecordError, blank_record
-from curation.sources.callnorm import entry_point_for, functional_test, list_test, list_test_kind
+from curation.sources.callnorm import functional_test, judged_fields, list_test, list_test_kind
 from curation.sources.columns import Columns
 from curation.sources.fields import json_field, text_or_none
 from curation.sources.hub import ReleaseFiles
@@ -145,10 +145,7 @@ def convert_lcb(
         {
             "id": rid,
             "statement": statement,
-            "starter_code": starter,
-            "test_type": test_type,
-            "entry_point": entry_point_for(fn, starter) if test_type == "call" else None,
-            "tests": tests,
+            **judged_fields(test_type, tests, fn, starter),
             "difficulty_label": text_or_none(row.get("difficulty")),
             "tags": [p for p in [text_or_none(row.get("platform"))] if p],
         }

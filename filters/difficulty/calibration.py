@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from filters.figures import pyplot, save_figure
+
 __all__ = ["calibration_points", "plot_calibration"]
 
 
@@ -44,12 +46,7 @@ def plot_calibration(
     pts = calibration_points(table)
     if not pts:
         return False
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = pyplot().subplots(figsize=(6.4, 4.4))
     edges = np.linspace(0.0, 1.0, bins + 1)
     for i, (model, (d, rate, att)) in enumerate(pts.items()):
         color = f"C{i % 10}"
@@ -73,9 +70,5 @@ def plot_calibration(
     ax.set_ylabel("observed pass rate")
     ax.set_title("Difficulty calibration")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
     return True

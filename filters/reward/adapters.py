@@ -6,20 +6,8 @@ The old name works, with a DeprecationWarning, for one release.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+from filters.renamed import renamed_module
 
-import filters.reward.trainer_rewards as _renamed
-from filters.reward.trainer_rewards import *  # noqa: F403
-
-__all__ = _renamed.__all__
-
-warnings.warn(
-    "filters.reward.adapters is deprecated and will be removed in the next release; import filters.reward.trainer_rewards",
-    DeprecationWarning,
-    stacklevel=2,
+__all__, __getattr__ = renamed_module(
+    "filters.reward.adapters", "filters.reward.trainer_rewards", "the next release"
 )
-
-
-def __getattr__(name: str) -> Any:
-    return getattr(_renamed, name)

@@ -27,6 +27,8 @@ from mixer.adapters.torch import (
     WEIGHTS_ID_KEY,
     DrawnRows,
     MixerRepeatSampler,
+    load_mixer_state,
+    save_mixer_state,
     start_run,
 )
 from mixer.feedback import Feedback, weights_id_of
@@ -180,7 +182,6 @@ class MixerCallback(TrainerCallback):
     def on_save(self, args, state, control, **kwargs):  # noqa: ANN001
         if state.is_world_process_zero:
             out = os.path.join(args.output_dir, f"checkpoint-{state.global_step}")
-            os.makedirs(out, exist_ok=True)
             st = (
                 self.index_sampler.state_dict(consumed=self.consumed)
                 if self.index_sampler is not None
@@ -190,7 +191,7 @@ class MixerCallback(TrainerCallback):
                     "drawn": self.consumed,
                 }
             )
-            torch.save(st, os.path.join(out, MIXER_STATE_FILE))
+            save_mixer_state(out, st)
         return control
 
 
@@ -265,9 +266,7 @@ class MixerTrainer(Trainer):
 
     def _load_rng_state(self, checkpoint: str | None) -> None:
         super()._load_rng_state(checkpoint)
-        if checkpoint is not None:
-            path = os.path.join(checkpoint, MIXER_STATE_FILE)
-            if os.path.isfile(path):
-                st = torch.load(path, weights_only=True)
-                self.index_sampler.load_state_dict(st)
-                self.mixer_callback.consumed = int(st["drawn"])
+        st = load_mixer_state(checkpoint)
+        if st is not None:
+            self.index_sampler.load_state_dict(st)
+            self.mixer_callback.consumed = int(st["drawn"])

@@ -8,6 +8,7 @@ feedback names the weights that drew the batch it was computed on.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from typing import Any
@@ -35,13 +36,30 @@ __all__ = [
     "loss_feedback",
     "FlatIndexSampler",
     "start_run",
+    "save_mixer_state",
+    "load_mixer_state",
 ]
 
-#: Keys `DrawnRows` adds to a dict example: its row index and the weights id that drew it.
 #: The file a trainer adapter writes into each checkpoint folder with the sampler's state.
 MIXER_STATE_FILE = "mixer_state.pt"
+#: Keys `DrawnRows` adds to a dict example: its row index and the weights id that drew it.
 ROW_KEY = "mixer_row"
 WEIGHTS_ID_KEY = "mixer_weights_id"
+
+
+def save_mixer_state(checkpoint: str, state: Mapping[str, Any]) -> None:
+    """Write a sampler's state into a checkpoint folder (`MIXER_STATE_FILE`), making the folder."""
+    os.makedirs(checkpoint, exist_ok=True)
+    torch.save(state, os.path.join(checkpoint, MIXER_STATE_FILE))
+
+
+def load_mixer_state(checkpoint: str | None) -> Any:
+    """The sampler state `save_mixer_state` wrote into a checkpoint folder, or None (no
+    checkpoint, or one written without it)."""
+    path = os.path.join(checkpoint, MIXER_STATE_FILE) if checkpoint is not None else None
+    if path is None or not os.path.isfile(path):
+        return None
+    return torch.load(path, weights_only=True)
 
 
 def drawn_fields(index: Any) -> dict[str, int | None]:

@@ -29,6 +29,8 @@ from mixer.adapters.torch import (
     WEIGHTS_ID_KEY,
     DrawnRows,
     MixerRepeatSampler,
+    load_mixer_state,
+    save_mixer_state,
     start_run,
 )
 from mixer.base import Mixer
@@ -218,18 +220,14 @@ class MixerGRPOTrainer(GRPOTrainer):
             self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
         )
         if self.args.should_save:
-            os.makedirs(out, exist_ok=True)
-            sampler = self._get_train_sampler()
-            torch.save(sampler.state_dict(consumed=self._fed), os.path.join(out, MIXER_STATE_FILE))
+            save_mixer_state(out, self._get_train_sampler().state_dict(consumed=self._fed))
 
     def _load_rng_state(self, checkpoint: str | None) -> None:
         super()._load_rng_state(checkpoint)
-        if checkpoint is not None:
-            path = os.path.join(checkpoint, MIXER_STATE_FILE)
-            if os.path.isfile(path):
-                state = torch.load(path, weights_only=True)
-                self._get_train_sampler().load_state_dict(state)
-                self._fed = int(state["drawn"])
+        state = load_mixer_state(checkpoint)
+        if state is not None:
+            self._get_train_sampler().load_state_dict(state)
+            self._fed = int(state["drawn"])
 
 
 class _RunStart(TrainerCallback):

@@ -31,7 +31,15 @@ from typing import Any
 import numpy as np
 from torch.utils.data import Sampler
 
-from mixer.adapters.torch import MIXER_STATE_FILE, ROW_KEY, WEIGHTS_ID_KEY, drawn_fields, start_run
+from mixer.adapters.torch import (
+    MIXER_STATE_FILE,
+    ROW_KEY,
+    WEIGHTS_ID_KEY,
+    drawn_fields,
+    load_mixer_state,
+    save_mixer_state,
+    start_run,
+)
 from mixer.base import Mixer
 from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
 from mixer.log import logger
@@ -122,18 +130,29 @@ if _RLHFDataset is not None:
             return tag_row(super().__getitem__(item), item)
 
 
-def dataset_labels(data_source: Any, key: str) -> list[str]:
-    """The `key` value of every example: a column of the dataset's table (verl's RLHFDataset keeps a
-    `dataframe`), or a field of its `extra_info` column, else read item by item."""
+def _frame_column(data_source: Any, key: str) -> list[str] | None:
+    """The `key` value of every example from the dataset's table (verl's RLHFDataset keeps a
+    `dataframe`): a column of it or a field of its `extra_info` column; None where neither holds
+    it for every row. Never reads rows one by one."""
     frame = getattr(data_source, "dataframe", None)
-    if frame is not None:
-        cols = getattr(frame, "column_names", None) or list(getattr(frame, "columns", []))
-        if key in cols:
-            return [str(x) for x in frame[key]]
-        if "extra_info" in cols:
-            infos = list(frame["extra_info"])
-            if infos and all(isinstance(x, Mapping) and key in x for x in infos):
-                return [str(x[key]) for x in infos]
+    if frame is None:
+        return None
+    cols = getattr(frame, "column_names", None) or list(getattr(frame, "columns", []))
+    if key in cols:
+        return [str(x) for x in frame[key]]
+    if "extra_info" in cols:
+        infos = list(frame["extra_info"])
+        if infos and all(isinstance(x, Mapping) and key in x for x in infos):
+            return [str(x[key]) for x in infos]
+    return None
+
+
+def dataset_labels(data_source: Any, key: str) -> list[str]:
+    """The `key` value of every example: from the dataset's table (`_frame_column`), else read item
+    by item (a column or an `extra_info` field of each row)."""
+    from_frame = _frame_column(data_source, key)
+    if from_frame is not None:
+        return from_frame
     labels = []
     for i in range(len(data_source)):
         row = data_source[i]
@@ -149,17 +168,7 @@ def dataset_labels(data_source: Any, key: str) -> list[str]:
 def _frame_ids(data_source: Any) -> list[str] | None:
     """The problem id of every row from the dataset's table (top level or `extra_info`, as
     `codemix export --format verl` writes it), or None; never reads rows one by one."""
-    frame = getattr(data_source, "dataframe", None)
-    if frame is None:
-        return None
-    cols = getattr(frame, "column_names", None) or list(getattr(frame, "columns", []))
-    if ID_COLUMN in cols:
-        return [str(x) for x in frame[ID_COLUMN]]
-    if "extra_info" in cols:
-        infos = list(frame["extra_info"])
-        if infos and all(isinstance(x, Mapping) and ID_COLUMN in x for x in infos):
-            return [str(x[ID_COLUMN]) for x in infos]
-    return None
+    return _frame_column(data_source, ID_COLUMN)
 
 
 def dataset_numbers(data_source: Any, key: str) -> np.ndarray:
@@ -495,10 +504,7 @@ def _checkpoint_dir(config: Any, global_steps: int) -> str:
 def save_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
     """Write what the sampler learnt from rewards into a checkpoint folder: the mixer's state
     (`mixer_state.pt`) and a problem sampler's learnt state (`problem_sampler_state.pt`)."""
-    import torch
-
-    os.makedirs(path, exist_ok=True)
-    torch.save(sampler.mixed_sampler.learnt_state(), os.path.join(path, MIXER_STATE_FILE))
+    save_mixer_state(path, sampler.mixed_sampler.learnt_state())
 
 
 def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
@@ -506,9 +512,8 @@ def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
     taken when it drew, before the rewards of the batches in flight arrived)."""
     import torch
 
-    mixer_file = os.path.join(path, MIXER_STATE_FILE)
-    if os.path.isfile(mixer_file):
-        state = torch.load(mixer_file, weights_only=True)
+    state = load_mixer_state(path)
+    if state is not None:
         if state.get(LEARNT_FORMAT_KEY) == LEARNT_FORMAT:
             sampler.mixed_sampler.load_learnt_state(state)
         else:  # written before 0.2: the mixer's state here, a problem sampler's in its own file

@@ -92,7 +92,7 @@ def test_call_inputs_keep_what_every_original_shares():
         if text is None:
             continue
         made += 1
-        args = gen._decode(text)
+        args = gen.decode(text)
         nums, n, s = args[0], args[1], args[2]
         assert type(nums) is list and all(type(x) is int for x in nums)
         assert nums == sorted(nums) and len(set(nums)) == len(nums)  # sorted, distinct
@@ -323,7 +323,7 @@ def test_call_inputs_keep_relations_between_arguments():
         if text is None:
             continue
         made += 1
-        left, right, n, edges, version = (gen._decode(text)[i] for i in range(5))
+        left, right, n, edges, version = (gen.decode(text)[i] for i in range(5))
         assert left <= right
         assert all(0 <= v < n for e in edges for v in e)
         assert ".." not in version
@@ -336,7 +336,7 @@ def test_a_rotated_sorted_list_stays_rotated():
     for seed in range(300):
         text = gen.generate(random.Random(seed), seed % 3)
         if text is not None:
-            nums = gen._decode(text)[0]
+            nums = gen.decode(text)[0]
             assert sum(a > b for a, b in zip(nums, nums[1:])) <= 1
 
 
@@ -353,7 +353,7 @@ def test_rows_keep_their_order_their_steps_and_their_flat_reading():
             text = gen.generate(random.Random(seed), seed % 3)
             if text is not None:
                 made += 1
-                assert check(gen._decode(text)[0]), text
+                assert check(gen.decode(text)[0]), text
         assert made > 20
 
 

@@ -23,7 +23,7 @@ def _generated(originals: list[dict[str, Any]], draws: int = 400) -> Iterator[di
         text = gen.generate(random.Random(seed), seed % len(originals))
         if text is not None:
             made += 1
-            yield gen._decode(text)
+            yield gen.decode(text)
     assert made > draws // 10  # the rules restrict, they do not stop generation
 
 
@@ -91,7 +91,7 @@ def test_a_constant_gap_between_sizes_is_kept():
     for seed in range(300):
         text = gen.generate(random.Random(seed), seed % 2)
         if text is not None:
-            args = gen._decode(text)
+            args = gen.decode(text)
             assert args["n"] == len(args["edges"]) + 1, args
 
 
@@ -149,6 +149,6 @@ def test_a_string_whose_letters_are_all_in_another_stays_so():
 def test_equal_sums_and_letters_need_evidence():
     # one differing pair is a coincidence, not a contract: both stay free
     gen = CallInputs(_kwargs([{"a": [1, 2], "b": [3]}, {"a": [5], "b": [5]}]), typed=True)
-    assert gen.equal_sums == [] and gen.contained == []
+    assert gen.contract.equal_sums == [] and gen.contract.contained == []
     gen = CallInputs(_kwargs([{"s": "ab", "t": "abc"}]), typed=True)  # 2 letters: not enough
-    assert gen.contained == []
+    assert gen.contract.contained == []

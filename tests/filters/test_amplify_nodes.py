@@ -20,14 +20,7 @@ import pytest
 from curation.schema import normalize_record, problem_id, records_to_table
 from curation.sources.local import convert_leetcodedataset
 from filters.amplify import AmplifyStage, expected_check
-from filters.inputgen import (
-    CallInputs,
-    _child_order,
-    _is_full,
-    _tree_links,
-    is_search_tree,
-    traversals,
-)
+from filters.inputgen import CallInputs, is_search_tree, traversals
 from filters.judged import judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
@@ -42,6 +35,7 @@ from filters.sandbox.valuecodec import (
     loads,
     tree_value,
 )
+from filters.trees import child_order, is_full, tree_links
 from filters.verify import VerifyStage
 
 LEETCODE = (
@@ -197,7 +191,7 @@ def _generated(originals: list[dict[str, Any]], draws: int = 300) -> list[dict[s
     for seed in range(draws):
         text = gen.generate(random.Random(seed), seed % len(originals))
         if text is not None:
-            out.append(gen._decode(text))
+            out.append(gen.decode(text))
     assert len(out) > draws // 10
     return out
 
@@ -281,8 +275,8 @@ def test_a_full_tree_whose_nodes_hold_their_childrens_minimum_stays_one():
     made = _generated([{"root": tree_value([2, 2, 5, None, None, 5, 7])},
                        {"root": tree_value([2, 2, 2])}])  # fmt: skip
     for a in made:
-        nodes = _tree_links(a["root"].items)
-        assert _is_full(nodes) and "min" in _child_order(nodes), a
+        nodes = tree_links(a["root"].items)
+        assert is_full(nodes) and "min" in child_order(nodes), a
 
 
 def test_leaves_and_inner_nodes_keep_their_own_values():
@@ -291,7 +285,7 @@ def test_leaves_and_inner_nodes_keep_their_own_values():
         [{"root": tree_value([2, 1, 3, None, None, 0, 1])}, {"root": tree_value([0])}]
     )
     for a in made:
-        for val, left, right in _tree_links(a["root"].items):
+        for val, left, right in tree_links(a["root"].items):
             assert (val in (0, 1)) == (left is None and right is None), a
             assert (left is None) == (right is None), a
 
