@@ -36,6 +36,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from filters import python_ast
 from filters.inputgen import input_generator, is_search_tree, traversals
 from filters.judge_style import allows_several_answers, comparison_of, several_valid_answers
 from filters.labelling import (
@@ -89,7 +90,7 @@ class _Swap(ast.NodeTransformer):
 
 def _on_expected(node: ast.expr) -> ast.expr:
     """The same expression applied to the expected value instead of the result."""
-    return _Swap().visit(ast.parse(ast.unparse(node), mode="eval").body)
+    return _Swap().visit(python_ast.parse(ast.unparse(node), mode="eval").body)
 
 
 def _is_isclose(node: ast.AST) -> bool:
@@ -116,7 +117,7 @@ def expected_check(check: str, value: Any) -> str | None:
     answer is (`R != 3`, `R in [1, 2]`, `R > 0`): several answers may be right there.
     """
     try:
-        root = ast.parse(check, mode="eval").body
+        root = python_ast.parse(check, mode="eval").body
     except SyntaxError:
         return None
     queue: list[ast.AST] = [root]

@@ -18,6 +18,8 @@ import ast
 import random
 from collections.abc import Callable
 
+from filters import python_ast
+
 __all__ = [
     "mutation_sites",
     "generate_mutants",
@@ -122,7 +124,7 @@ def _sites_of(node: ast.AST) -> list[tuple[str, Callable[[ast.AST], None]]]:
 def mutation_sites(code: str) -> list[tuple[int, str]]:
     """Every single mutation of `code`, as (node index, description); [] if it does not parse."""
     try:
-        tree = ast.parse(code)
+        tree = python_ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     return [(k, desc) for k, node in enumerate(ast.walk(tree)) for desc, _ in _sites_of(node)]
@@ -135,7 +137,7 @@ class _Replace(ast.NodeTransformer):
 
 
 def _apply(code: str, k: int, which: int) -> str | None:
-    tree = ast.parse(code)
+    tree = python_ast.parse(code)
     node = next(n for i, n in enumerate(ast.walk(tree)) if i == k)
     _sites_of(node)[which][1](node)
     tree = _Replace().visit(tree)
@@ -195,7 +197,7 @@ def generate_mutants(code: str, n: int = 8, seed: int = 0, focus: str | None = N
     """Up to `n` distinct single-mutation variants of `code`, chosen deterministically by `seed`,
     in code that can run (`focus`: the code that entry point reaches)."""
     try:
-        tree = ast.parse(code)
+        tree = python_ast.parse(code)
         original = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []

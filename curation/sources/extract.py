@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import ast
 import re
+
+from filters import python_ast
 
 __all__ = ["extract_code"]
 
@@ -13,7 +14,7 @@ _PY_TAGS = {"python", "python3", "py", "py3", "python2"}
 
 def _parses(code: str) -> bool:
     try:
-        ast.parse(code)
+        python_ast.parse(code)
     except (SyntaxError, ValueError):
         return False
     return True

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from filters import python_ast
 from filters.difficulty.stats import spearman
 from filters.languages import programs_in
 
@@ -168,7 +169,7 @@ def code_features(code: str | None) -> dict[str, float]:
     f["log_solution_chars"] = math.log1p(len(code))
     f["log_solution_lines"] = math.log1p(sum(1 for line in code.splitlines() if line.strip()))
     try:
-        tree = ast.parse(code)
+        tree = python_ast.parse(code)
     except (SyntaxError, ValueError, RecursionError):
         return f
     v = _CodeStats()

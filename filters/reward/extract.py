@@ -11,6 +11,8 @@ import ast
 import re
 from typing import Any
 
+from filters import python_ast
+
 __all__ = [
     "extract_code",
     "extract_program",
@@ -96,7 +98,7 @@ def looks_like_code(text: str) -> bool:
     if not src:
         return False
     try:
-        tree = ast.parse(src)
+        tree = python_ast.parse(src)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False
     return any(not (isinstance(s, ast.Expr) and isinstance(s.value, _TRIVIAL)) for s in tree.body)

@@ -13,6 +13,7 @@ import json
 import operator
 from typing import Any
 
+from filters import python_ast
 from filters.compare import same_multiset
 from filters.sandbox.assert_calls import RESULT_NAME, evaluate
 from filters.sandbox.valuecodec import loads
@@ -29,7 +30,7 @@ def holds_in_any_order(test: dict[str, Any], actual_json: str) -> bool:
     in any order; False when its check is not `R == E` or either side is not a list."""
     try:
         value = loads(actual_json)
-        root = ast.parse(test["check"], mode="eval").body
+        root = python_ast.parse(test["check"], mode="eval").body
     except (ValueError, TypeError, SyntaxError, KeyError):
         return False
     if not (

@@ -48,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from filters import python_ast
 from filters.sandbox.valuecodec import (
     ListValue,
     TreeValue,
@@ -469,7 +470,7 @@ class _Converter:
             raise self.fail(st, f"non-constant argument ({e})") from None
         except Exception as e:
             raise self.fail(st, f"argument raises {type(e).__name__}") from None
-        copy = ast.parse(ast.unparse(test), mode="eval").body
+        copy = python_ast.parse(ast.unparse(test), mode="eval").body
         check = _Replace(_calls_of(copy, callee)[0]).visit(copy)
         used = _names(check) & set(self.env)
         for node in [*call.args, *(k.value for k in call.keywords)]:
@@ -579,7 +580,7 @@ def convert_suite(test_code: str | None, entry_point: str | None) -> Conversion:
     if not entry:
         return Conversion(reason="no entry point")
     try:
-        tree = ast.parse(test_code)
+        tree = python_ast.parse(test_code)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         return Conversion(reason=f"test code does not parse: {type(e).__name__}")
     name = entry if entry.isidentifier() else ""
@@ -629,7 +630,7 @@ def convert_problem(problem: dict[str, Any]) -> tuple[dict[str, Any] | None, str
 # ---- judging (in the parent) ----------------------------------------------------------------------
 @functools.lru_cache(maxsize=65536)
 def _parsed(check: str) -> ast.expr:
-    return ast.parse(check, mode="eval").body
+    return python_ast.parse(check, mode="eval").body
 
 
 @functools.lru_cache(maxsize=65536)

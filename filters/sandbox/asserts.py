@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+from filters import python_ast
+
 __all__ = ["instrument_asserts", "count_asserts"]
 
 
@@ -46,7 +48,7 @@ def instrument_asserts(test_code: str) -> tuple[str, list[str], bool]:
 
     Raises SyntaxError if it does not parse.
     """
-    tree = ast.parse(test_code)
+    tree = python_ast.parse(test_code)
     defines_check = any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
     rw = _Rewriter()
     tree = ast.fix_missing_locations(rw.visit(tree))
@@ -58,6 +60,6 @@ def count_asserts(test_code: str | None) -> int:
     if not test_code:
         return 0
     try:
-        return sum(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(test_code)))
+        return sum(isinstance(n, ast.Assert) for n in ast.walk(python_ast.parse(test_code)))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return 0
