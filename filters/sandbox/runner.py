@@ -271,6 +271,7 @@ class Sandbox:
         stop_on_failure: bool = False,
         language: str | None = None,
         batch: bool = False,
+        batch_call_s: float | None = None,
     ) -> RunResult:
         """Judge one program against `problem` (or the given `tests`); never raises for bad code.
 
@@ -280,7 +281,12 @@ class Sandbox:
         a completion): the calls run `CALL_BATCH` at a time in one child, each within the time
         limit (its share of the program's start-up counted, as in a run of its own), judged as one
         run a test is; a batch whose program does not start or whose child dies runs one child a
-        test. The calls of a batch share the program's state (a class attribute one call changes).
+        test. The calls of a batch share the program's state (a class attribute one call changes),
+        so a test that fails in a batch is run again in a child of its own, under the full limit,
+        and that run's verdict counts: no failure comes from batching. With `stop_on_failure` a
+        batch ends at its first call that does not return. `batch_call_s`: a call's CPU time in a
+        batch (at most the time limit; default the limit): past it the call stops and its test runs
+        alone, so a program that loops costs that much more, not the limit, inside the batch.
         """
         lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
@@ -288,7 +294,8 @@ class Sandbox:
         for attempt in range(1, self.retries + 2):
             w = self._acquire()
             try:
-                result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang, batch)
+                result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang,
+                                     batch, batch_call_s)  # fmt: skip
             except WorkerDied as e:
                 w = self._replace(w)
                 result = RunResult("SE", error=str(e), time_limit_s=limits.time_s)
@@ -426,6 +433,7 @@ class Sandbox:
         stop: bool,
         lang: str = "python",
         batch: bool = False,
+        batch_call_s: float | None = None,
     ) -> RunResult:
         kind = problem.get("test_type") or "stdio"
         test_list = list(tests if tests is not None else (problem.get("tests") or []))
@@ -472,7 +480,7 @@ class Sandbox:
         )
         if kind == "assert":
             return self._judge_assert(w, run, assert_texts, limits.wall_s + 30.0, limits)
-        return self._judge_stdio(w, problem, run, test_list, limits, stop, batch)
+        return self._judge_stdio(w, problem, run, test_list, limits, stop, batch, batch_call_s)
 
     def _judge_stdio(
         self,
@@ -483,8 +491,10 @@ class Sandbox:
         limits: Limits,
         stop: bool,
         batch: bool = False,
+        batch_call_s: float | None = None,
     ) -> RunResult:
-        """Each stdio or call test in a run of its own, judged here (or by the checker)."""
+        """Each stdio or call test in a run of its own, judged here (or by the checker); with
+        `batch`, call tests in batches, a test that fails in one rerun alone (`run`)."""
         kind, typed = run.kind, run.typed
         checker = problem.get("checker")
         mode = Comparison.parse(problem.get("comparison"))
@@ -493,7 +503,11 @@ class Sandbox:
         results: list[TestResult] = []
         first: dict[str, Any] | None = None
         verdict = "AC"
-        batched = self._batched(w, run, test_list, limits) if batch and kind == "call" else {}
+        batched: Any = (
+            _Batches(self, w, run, test_list, limits, stop, batch_call_s)
+            if batch and kind == "call" and not checker
+            else {}
+        )
         for i, t in enumerate(test_list):
             # a Python program's first run compiles it, and keeps it compiled when more follow
             if i == 0 and run.language == "python":
@@ -502,6 +516,12 @@ class Sandbox:
                 this = run
             if i in batched:
                 r = batched[i]
+                if self._verdict(r, t, kind, typed, checker, mode)[0] != "AC":
+                    # what the calls of a batch share may fail a test that passes alone: the
+                    # test runs again in a child of its own (the batch compiled and cached the
+                    # program), under the full limit, and that verdict counts
+                    r = self._run(w, run, t["input"], timeout)
+                    batched.confirmed += 1
             else:
                 r = self._run(w, this, t["input"], timeout)
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
@@ -620,14 +640,6 @@ class Sandbox:
         }.get(r.status, f"a failure ({r.exit})")
         text = f"{r.stderr[-1500:]}\nthe compiler exceeded {why}".strip()
         return Outcome(Status.CE, error=text), end.cpu_ms, 0
-
-    def _batched(
-        self, w: WorkerProcess, run: Run, tests: list[dict[str, str]], limits: Limits
-    ) -> dict[int, Outcome]:
-        """Test index -> its outcome, for the tests whose batch ran (see `run`'s `batch`): the
-        calls `CALL_BATCH` at a time in one child each, lazily (a run that stops at its first
-        failure runs no batch past it). Tests missing here run one child each."""
-        return _Batches(self, w, run, tests, limits)  # type: ignore[return-value]
 
     @staticmethod
     def _not_run(r: Outcome, total: int, limits: Limits) -> RunResult:
@@ -793,21 +805,35 @@ class Sandbox:
 
 
 class _Batches:
-    """The outcomes of a batched call run's tests, batch by batch as they are asked for: a
-    mapping test index -> Outcome (an index whose batch did not run cleanly is not in it)."""
+    """The outcomes of a batched call run's tests (see `Sandbox.run`'s `batch`), batch by batch as
+    they are asked for: a mapping test index -> Outcome. The calls run `CALL_BATCH` at a time in
+    one child each, lazily (a run that stops at its first failure runs no batch past it); a batch
+    starts at the first test asked for that no batch answered (with `stop`, a batch ends at its
+    first call that does not return). An index whose batch did not run cleanly is not in it: that
+    test runs one child of its own. `confirmed` counts the tests the caller reran alone."""
 
     def __init__(
-        self, sb: Sandbox, w: WorkerProcess, run: Run, tests: list[dict[str, str]], limits: Limits
+        self,
+        sb: Sandbox,
+        w: WorkerProcess,
+        run: Run,
+        tests: list[dict[str, str]],
+        limits: Limits,
+        stop: bool = False,
+        call_s: float | None = None,
     ) -> None:
         self.sb, self.w, self.run, self.tests, self.limits = sb, w, run, tests, limits
+        self.stop = stop
+        self.call_s = min(call_s, limits.time_s) if call_s else limits.time_s
         self.done: dict[int, Outcome | None] = {}
         self.first = True
+        self.confirmed = 0
 
     def __contains__(self, i: object) -> bool:
         if not isinstance(i, int) or not 0 <= i < len(self.tests):
             return False
         if i not in self.done:
-            self._run_batch(i - i % CALL_BATCH)
+            self._run_batch(i)
         return self.done.get(i) is not None
 
     def __getitem__(self, i: int) -> Outcome:
@@ -819,22 +845,31 @@ class _Batches:
     def _run_batch(self, start: int) -> None:
         chunk = self.tests[start : start + CALL_BATCH]
         n = len(chunk)
-        per = self.limits.time_s
+        per = self.call_s
         whole = Limits(time_s=per * (n + 1), memory_mb=self.limits.memory_mb,
                        output_bytes=self.limits.output_bytes)  # fmt: skip
         text = json.dumps([t["input"] for t in chunk])
         run = self.run._replace(
             limits=RunLimits.of(whole), batch=True, call_time_s=per, first=self.first,
-            cache=True, io_mb=self.run.io_mb + 4 * len(text) // (1 << 20) + 1,
+            cache=True, io_mb=self.run.io_mb + 4 * len(text) // (1 << 20) + 1, stop=self.stop,
         )  # fmt: skip
         self.first = False
         r = self.sb._run(self.w, run, text, whole.wall_s + 30.0)
         calls = (r.record or {}).get("calls") if r.status == Status.OK else None
-        if not isinstance(calls, list) or len(calls) != n or not (r.record or {}).get("done"):
+        # with `stop`, the batch ends at its first call that did not return
+        short = (
+            self.stop and isinstance(calls, list) and 0 < len(calls) < n
+            and isinstance(calls[-1], dict) and "status" in calls[-1]
+        )  # fmt: skip
+        if (
+            not isinstance(calls, list)
+            or (len(calls) != n and not short)
+            or not (r.record or {}).get("done")
+        ):
             for k in range(n):  # the program did not start, or its child died: one run a test
                 self.done[start + k] = None
             return
-        for k, c in enumerate(calls):
+        for k, c in enumerate(calls):  # (the calls a stop left out are asked for again later)
             self.done[start + k] = self._outcome(c, r) if isinstance(c, dict) else None
 
     @staticmethod
