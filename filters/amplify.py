@@ -662,10 +662,11 @@ class AmplifyStage(SandboxedStage):
                 else:
                     tests.append(t)
                     cost[text] = o.cpu_ms
-        # the labeller's rerun one child a test (its labels came from runs of their own); the other
-        # references, trusted, in batches; in any language, they must accept the labeller's outputs
+        # the labeller's rerun and the other references, trusted, in batches (a test that fails in
+        # a batch is rerun alone, and that verdict counts: an unstable label never comes from
+        # batching); in any language, they must accept the labeller's outputs
         again = "differs under another hash seed" if lab_lang == "python" else "differs when run again"
-        checks = [(self.rerun_sandbox, lab, lab_lang, again, False)]
+        checks = [(self.rerun_sandbox, lab, lab_lang, again, True)]
         checks += [(self.sandbox, code, lang, disagreement(lab_lang, lang), True)
                    for code, lang in refs[1:]]  # fmt: skip
         for sb, code, lang, reason, batch in checks:

@@ -77,6 +77,24 @@ class _Row:
         """`run` options of solution k: its language, and `more`."""
         return {"language": self.languages[k] if k < len(self.languages) else "python", **more}
 
+    @property
+    def batched(self) -> bool:
+        """Whether the trusted programs (references, their mutants) run their calls in batches
+        (`Sandbox.run(batch=True)`: a test that fails in a batch is rerun alone, and that verdict
+        counts); known-incorrect solutions never do."""
+        return self.problem.get("test_type") == "call"
+
+
+#: A mutant's call in a batch stops past max(this, time_factor x the slowest passing reference's
+#: slowest test) and its test runs alone under the problem's limit: a mutant that loops spends
+#: that much in its batch.
+MUTANT_BATCH_FLOOR_S = 0.25
+
+
+def slowest_ms(r: _Row) -> float:
+    """The slowest passing reference's slowest test, CPU ms (0 without one)."""
+    return max((x.max_test_cpu_ms for x in r.first or [] if x.verdict == "AC"), default=0.0)
+
 
 def reward_isolation(problem: dict[str, Any]) -> str:
     """How a correctness reward will grade this problem by default: `separate` (stdio and call
@@ -188,12 +206,15 @@ class VerifyStage(SandboxedStage):
             src = r.problem.get("time_limit_s")
             limit = src or CALIBRATION_LIMIT_S
             jobs.extend(
-                (r.problem, code, r.opts(k, time_limit_s=limit))
+                (r.problem, code, r.opts(k, time_limit_s=limit, batch=r.batched))
                 for k, code in enumerate(r.solutions)
             )
         results = iter(self.sandbox.run_many(jobs))
         for r in todo:
             r.first = [next(results) for _ in r.solutions]
+        self._exact_calibration(todo)
+        for r in todo:
+            assert r.first is not None
             verdicts = [x.verdict for x in r.first]
             passing = [x for x in r.first if x.verdict == "AC"]
             if not passing:
@@ -232,6 +253,25 @@ class VerifyStage(SandboxedStage):
                     whole_run=whole_run,
                 )
                 r.limit_source = "calibrated"
+
+    def _exact_calibration(self, todo: list[_Row]) -> None:
+        """A calibrated limit comes from one run a test: a passing reference whose batched calls
+        are slow enough to bring the limit near or past its floor (a call's CPU in a batch is not
+        exactly its run's alone) runs again one child a test, and that run replaces it. Below,
+        the limit is the floor either way."""
+        near = 500.0 * self.settings.time_floor_s / self.settings.time_factor
+        redo = [
+            (r, k)
+            for r in todo
+            if r.batched and not r.problem.get("time_limit_s")
+            for k, x in enumerate(r.first or [])
+            if x.verdict == "AC" and x.max_test_cpu_ms >= near
+        ]
+        jobs = [(r.problem, r.solutions[k], r.opts(k, time_limit_s=CALIBRATION_LIMIT_S))
+                for r, k in redo]  # fmt: skip
+        for (r, k), res in zip(redo, self.sandbox.run_many(jobs) if jobs else []):
+            assert r.first is not None
+            r.first[k] = res
 
     @staticmethod
     def _several_answers(r: _Row) -> str | None:
@@ -307,7 +347,8 @@ class VerifyStage(SandboxedStage):
                 if res.verdict == "AC":
                     runs.setdefault(r.index, []).append([res])
                     for _ in range(max(1, self.settings.repeats) - 1):
-                        jobs.append((r.problem, r.solutions[k], r.opts(k, time_limit_s=r.limit)))
+                        opts = r.opts(k, time_limit_s=r.limit, batch=r.batched)
+                        jobs.append((r.problem, r.solutions[k], opts))
                         owners.append((r.index, len(runs[r.index]) - 1, k))
         rerun = self.rerun_sandbox if jobs else self.sandbox
         results = rerun.run_many(jobs)
@@ -370,8 +411,12 @@ class VerifyStage(SandboxedStage):
                 opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
                 jobs.append((r.problem, c, opts))
                 owners.append((r.index, "incorrect", k))
+            # mutants of a reference are trusted: in batches, a call past a budget set by the
+            # references' time rerun alone under the full limit (a failure in a batch always is)
+            budget = max(MUTANT_BATCH_FLOOR_S, self.settings.time_factor * slowest_ms(r) / 1000.0)
             for k, m in enumerate(muts):
-                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang}
+                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang,
+                        "batch": r.batched, "batch_call_s": budget}  # fmt: skip
                 jobs.append((r.problem, m, opts))
                 owners.append((r.index, "mutant", k))
         results = self.sandbox.run_many(jobs)
