@@ -94,3 +94,25 @@ def test_batched_verdicts_are_those_of_a_child_a_test_on_real_leetcode_rows(sb):
     differ, seen = _compare(sb, problems, programs)
     assert differ == []
     assert "AC" in seen and seen - {"AC"}
+
+
+def test_verify_decides_as_one_child_a_test_on_amplified_fixture_rows(sb, monkeypatch):
+    """`VerifyStage` with its batches (references, repeats and mutants of call problems) keeps
+    the same rows, with the same time limits, passing references and strength, as with every
+    program one child a test."""
+    from filters.verify import VerifyStage, _Row
+
+    rows = json.loads(FIXTURE.read_text())
+    stage = VerifyStage(sandbox=sb, min_tests=3, mutants=4, min_mutation_score=0.0)
+    batched = stage.judge_rows(rows)
+    monkeypatch.setattr(_Row, "batched", property(lambda self: False))
+    alone = stage.judge_rows(rows)
+    stage.close()
+
+    def seen(d: Any) -> tuple[Any, ...]:
+        c = d.columns
+        return (d.keep, d.reason, c.get("time_limit_s"), c.get("passing_solutions"),
+                c.get("tests_total"), c.get("test_strength"))  # fmt: skip
+
+    assert [seen(d) for d in batched] == [seen(d) for d in alone]
+    assert sum(d.keep for d in batched) >= 4
