@@ -516,10 +516,17 @@ class Sandbox:
                 this = run
             if i in batched:
                 r = batched[i]
-                if self._verdict(r, t, kind, typed, checker, mode)[0] != "AC":
-                    # what the calls of a batch share may fail a test that passes alone: the
-                    # test runs again in a child of its own (the batch compiled and cached the
-                    # program), under the full limit, and that verdict counts
+                v = self._verdict(r, t, kind, typed, checker, mode)[0]
+                if v == "WA" and not batched.fresh(i):
+                    # what the calls of a batch share may fail a test that passes alone: a wrong
+                    # answer is asked again of a fresh child, in a batch that starts there
+                    batched.restart(i)
+                    r = batched[i] if i in batched else r
+                    v = self._verdict(r, t, kind, typed, checker, mode)[0]
+                if v not in ("AC", "WA") or (v == "WA" and not batched.fresh(i)):
+                    # a crash or a limit (the call's budget in a batch, the memory the batch
+                    # holds, the depth of its stack) is confirmed in a child of its own (the
+                    # batch compiled and cached the program), under the full limit
                     r = self._run(w, run, t["input"], timeout)
                     batched.confirmed += 1
             else:
@@ -810,7 +817,9 @@ class _Batches:
     one child each, lazily (a run that stops at its first failure runs no batch past it); a batch
     starts at the first test asked for that no batch answered (with `stop`, a batch ends at its
     first call that does not return). An index whose batch did not run cleanly is not in it: that
-    test runs one child of its own. `confirmed` counts the tests the caller reran alone."""
+    test runs one child of its own. The first call of a batch runs in a fresh child, as a test
+    alone does (`fresh`); `restart(i)` runs the batch again from test i. `confirmed` counts the
+    tests the caller reran alone."""
 
     def __init__(
         self,
@@ -828,6 +837,16 @@ class _Batches:
         self.done: dict[int, Outcome | None] = {}
         self.first = True
         self.confirmed = 0
+        self.starts: set[int] = set()
+
+    def fresh(self, i: int) -> bool:
+        """Whether test i was the first call of its batch: nothing ran before it in that child."""
+        return i in self.starts
+
+    def restart(self, i: int) -> None:
+        """Forget the outcomes from test i on: the next asked for runs a batch from there."""
+        for k in [k for k in self.done if k >= i]:
+            del self.done[k]
 
     def __contains__(self, i: object) -> bool:
         if not isinstance(i, int) or not 0 <= i < len(self.tests):
@@ -869,6 +888,7 @@ class _Batches:
             for k in range(n):  # the program did not start, or its child died: one run a test
                 self.done[start + k] = None
             return
+        self.starts.add(start)
         for k, c in enumerate(calls):  # (the calls a stop left out are asked for again later)
             self.done[start + k] = self._outcome(c, r) if isinstance(c, dict) else None
 

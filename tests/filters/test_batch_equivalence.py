@@ -102,7 +102,9 @@ def test_verify_decides_as_one_child_a_test_on_amplified_fixture_rows(sb, monkey
     program one child a test."""
     from filters.verify import VerifyStage, _Row
 
-    rows = json.loads(FIXTURE.read_text())
+    # one reference each: with two, the one mutated is the faster, which timing may change
+    rows = [dict(r, solutions=r["solutions"][:1], solution_languages=None)
+            for r in json.loads(FIXTURE.read_text())]  # fmt: skip
     stage = VerifyStage(sandbox=sb, min_tests=3, mutants=4, min_mutation_score=0.0)
     batched = stage.judge_rows(rows)
     monkeypatch.setattr(_Row, "batched", property(lambda self: False))
@@ -115,4 +117,5 @@ def test_verify_decides_as_one_child_a_test_on_amplified_fixture_rows(sb, monkey
                 c.get("tests_total"), c.get("test_strength"))  # fmt: skip
 
     assert [seen(d) for d in batched] == [seen(d) for d in alone]
+    assert any(0 < (d.columns.get("test_strength") or 0) for d in batched)
     assert sum(d.keep for d in batched) >= 4
