@@ -86,9 +86,10 @@ class _Row:
 
 
 #: A mutant's call in a batch stops past max(this, time_factor x the slowest passing reference's
-#: slowest test) and its test runs alone under the problem's limit: a mutant that loops spends
-#: that much in its batch.
-MUTANT_BATCH_FLOOR_S = 0.25
+#: slowest test) and its test runs alone under the problem's limit, last (`defer_slow`: a failure
+#: on another test kills the mutant without spending the limit): a mutant that loops spends that
+#: much in its batch.
+MUTANT_BATCH_FLOOR_S = 0.1
 
 
 def slowest_ms(r: _Row) -> float:
@@ -412,11 +413,12 @@ class VerifyStage(SandboxedStage):
                 jobs.append((r.problem, c, opts))
                 owners.append((r.index, "incorrect", k))
             # mutants of a reference are trusted: in batches, a call past a budget set by the
-            # references' time rerun alone under the full limit (a failure in a batch always is)
+            # references' time rerun alone under the full limit, after the other tests (a failure
+            # in a batch is always confirmed by a fresh child): only killed or not counts here
             budget = max(MUTANT_BATCH_FLOOR_S, self.settings.time_factor * slowest_ms(r) / 1000.0)
             for k, m in enumerate(muts):
                 opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang,
-                        "batch": r.batched, "batch_call_s": budget}  # fmt: skip
+                        "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
                 jobs.append((r.problem, m, opts))
                 owners.append((r.index, "mutant", k))
         results = self.sandbox.run_many(jobs)

@@ -272,6 +272,7 @@ class Sandbox:
         language: str | None = None,
         batch: bool = False,
         batch_call_s: float | None = None,
+        defer_slow: bool = False,
     ) -> RunResult:
         """Judge one program against `problem` (or the given `tests`); never raises for bad code.
 
@@ -287,6 +288,10 @@ class Sandbox:
         batch ends at its first call that does not return. `batch_call_s`: a call's CPU time in a
         batch (at most the time limit; default the limit): past it the call stops and its test runs
         alone, so a program that loops costs that much more, not the limit, inside the batch.
+        `defer_slow` (with `batch` and `stop_on_failure`, where only whether the program fails
+        matters: verify's mutants): the first test whose call passes that budget is judged last,
+        alone under the full limit, so a failure on a later test ends the run without spending
+        the limit on it; the verdict is then that later failure's.
         """
         lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
@@ -295,7 +300,7 @@ class Sandbox:
             w = self._acquire()
             try:
                 result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang,
-                                     batch, batch_call_s)  # fmt: skip
+                                     batch, batch_call_s, defer_slow)  # fmt: skip
             except WorkerDied as e:
                 w = self._replace(w)
                 result = RunResult("SE", error=str(e), time_limit_s=limits.time_s)
@@ -434,6 +439,7 @@ class Sandbox:
         lang: str = "python",
         batch: bool = False,
         batch_call_s: float | None = None,
+        defer_slow: bool = False,
     ) -> RunResult:
         kind = problem.get("test_type") or "stdio"
         test_list = list(tests if tests is not None else (problem.get("tests") or []))
@@ -480,7 +486,8 @@ class Sandbox:
         )
         if kind == "assert":
             return self._judge_assert(w, run, assert_texts, limits.wall_s + 30.0, limits)
-        return self._judge_stdio(w, problem, run, test_list, limits, stop, batch, batch_call_s)
+        return self._judge_stdio(w, problem, run, test_list, limits, stop, batch, batch_call_s,
+                                 defer_slow)  # fmt: skip
 
     def _judge_stdio(
         self,
@@ -492,6 +499,7 @@ class Sandbox:
         stop: bool,
         batch: bool = False,
         batch_call_s: float | None = None,
+        defer_slow: bool = False,
     ) -> RunResult:
         """Each stdio or call test in a run of its own, judged here (or by the checker); with
         `batch`, call tests in batches, a test that fails in one rerun alone (`run`)."""
@@ -508,31 +516,11 @@ class Sandbox:
             if batch and kind == "call" and not checker
             else {}
         )
-        for i, t in enumerate(test_list):
-            # a Python program's first run compiles it, and keeps it compiled when more follow
-            if i == 0 and run.language == "python":
-                this = run._replace(first=True, cache=len(test_list) > 1)
-            else:
-                this = run
-            if i in batched:
-                r = batched[i]
-                v = self._verdict(r, t, kind, typed, checker, mode)[0]
-                if v == "WA" and not batched.fresh(i):
-                    # what the calls of a batch share may fail a test that passes alone: a wrong
-                    # answer is asked again of a fresh child, in a batch that starts there
-                    batched.restart(i)
-                    r = batched[i] if i in batched else r
-                    v = self._verdict(r, t, kind, typed, checker, mode)[0]
-                if v not in ("AC", "WA") or (v == "WA" and not batched.fresh(i)):
-                    # a crash or a limit (the call's budget in a batch, the memory the batch
-                    # holds, the depth of its stack) is confirmed in a child of its own (the
-                    # batch compiled and cached the program), under the full limit
-                    r = self._run(w, run, t["input"], timeout)
-                    batched.confirmed += 1
-            else:
-                r = self._run(w, this, t["input"], timeout)
-            if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
-                return self._not_run(r, total, limits)
+        deferred: list[int] = []  # `defer_slow`: a test past the batch's budget, judged last
+
+        def judged(i: int, t: dict[str, str], r: Outcome) -> bool:
+            """Record test i's verdict; whether the run stops there."""
+            nonlocal verdict, first
             v, actual, reason = self._verdict(r, t, kind, typed, checker, mode)
             # "check" (a checker and an output): in a run of its own, where the expected answer
             # never enters the program's
@@ -551,8 +539,48 @@ class Sandbox:
                     "exit": r.exit,
                     "stderr": truncate(r.stderr, 1000),
                 }
-                if stop:
-                    break
+                return stop
+            return False
+
+        defer = defer_slow and stop and isinstance(batched, _Batches)
+        for i, t in enumerate(test_list):
+            # a Python program's first run compiles it, and keeps it compiled when more follow
+            if i == 0 and run.language == "python":
+                this = run._replace(first=True, cache=len(test_list) > 1)
+            else:
+                this = run
+            if i in batched:
+                r = batched[i]
+                v = self._verdict(r, t, kind, typed, checker, mode)[0]
+                if v == "WA" and not batched.fresh(i):
+                    # what the calls of a batch share may fail a test that passes alone: a wrong
+                    # answer is asked again of a fresh child, in a batch that starts there
+                    batched.restart(i)
+                    r = batched[i] if i in batched else r
+                    v = self._verdict(r, t, kind, typed, checker, mode)[0]
+                if (defer and not deferred and v == Status.TLE and r.exit == "batch"
+                        and batched.call_s < limits.time_s):  # fmt: skip
+                    deferred.append(i)  # past the budget: judged last, if nothing fails before
+                    continue
+                if v not in ("AC", "WA") or (v == "WA" and not batched.fresh(i)):
+                    # a crash or a limit (the call's budget in a batch, the memory the batch
+                    # holds, the depth of its stack) is confirmed in a child of its own (the
+                    # batch compiled and cached the program), under the full limit
+                    r = self._run(w, run, t["input"], timeout)
+                    batched.confirmed += 1
+            else:
+                r = self._run(w, this, t["input"], timeout)
+            if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
+                return self._not_run(r, total, limits)
+            if judged(i, t, r):
+                break
+        else:
+            for i in deferred:  # nothing failed after it: alone, under the full limit
+                r = self._run(w, run, test_list[i]["input"], timeout)
+                if r.status in (Status.CE, Status.SE):
+                    return self._not_run(r, total, limits)
+                judged(i, test_list[i], r)
+            results.sort(key=lambda x: x.index)
         return self._summary(verdict, results, total, first, limits)
 
     def _judge_native(

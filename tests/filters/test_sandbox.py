@@ -475,6 +475,26 @@ def test_a_call_past_the_batch_budget_runs_alone_under_the_full_limit(sb):
     assert r.verdict == "TLE" and r.first_failure["test"] == 4
 
 
+def test_defer_slow_judges_a_test_past_the_budget_last(sb):
+    """`defer_slow` (verify's mutants: only whether one fails counts): a test whose call passes
+    the batch budget is judged last, alone, so a later wrong answer ends the run first; a program
+    that fails nowhere else still gets that test's own verdict, under the full limit."""
+    opts = {"batch": True, "stop_on_failure": True, "batch_call_s": 0.02, "defer_slow": True}
+    loops_then_wrong = "def f(x):\n    while x == 2:\n        pass\n    return 0 if x == 6 else x + 1\n"
+    r = sb.run(_CALLS, loops_then_wrong, time_limit_s=0.5, **opts)
+    assert r.verdict == "WA" and r.first_failure["test"] == 6
+    assert [t.index for t in r.tests] == [0, 1, 3, 4, 5, 6]  # 2 was never judged
+    plain = sb.run(_CALLS, loops_then_wrong, time_limit_s=0.5, stop_on_failure=True)
+    assert plain.verdict == "TLE" and plain.first_failure["test"] == 2  # killed either way
+    only_loops = "def f(x):\n    while x == 2:\n        pass\n    return x + 1\n"
+    r = sb.run(_CALLS, only_loops, time_limit_s=0.2, **opts)
+    assert r.verdict == "TLE" and r.first_failure["test"] == 2 and len(r.tests) == 9
+    slow = ("def f(x):\n    if x == 2:\n        s = 0\n        for i in range(2_000_000):\n"
+            "            s += i\n    return x + 1\n")  # fmt: skip
+    r = sb.run(_CALLS, slow, time_limit_s=5, **opts)
+    assert r.verdict == "AC" and [t.index for t in r.tests] == list(range(9))
+
+
 def test_batched_calls_count_the_programs_start_up_and_run_typed_calls(sb):
     slow_start = "s = 0\nfor i in range(2_000_000):\n    s += i\ndef f(x):\n    return x + 1\n"
     few = dict(_CALLS, tests=_CALLS["tests"][:3])
