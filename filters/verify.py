@@ -79,9 +79,10 @@ class _Row:
 
     @property
     def batched(self) -> bool:
-        """Whether the trusted programs (references, their mutants) run their calls in batches
+        """Whether the references' reruns and their mutants run their calls in batches
         (`Sandbox.run(batch=True)`: a test that fails in a batch is rerun alone, and that verdict
-        counts); known-incorrect solutions never do."""
+        counts); the first pass (the time limit is calibrated on it) and known-incorrect
+        solutions never do."""
         return self.problem.get("test_type") == "call"
 
 
@@ -206,16 +207,15 @@ class VerifyStage(SandboxedStage):
         for r in todo:
             src = r.problem.get("time_limit_s")
             limit = src or CALIBRATION_LIMIT_S
+            # one child a test: the calibrated limit and `ref_cpu_ms` come from these runs (a
+            # call's CPU inside a batch is measured otherwise, to the scheduler's tick)
             jobs.extend(
-                (r.problem, code, r.opts(k, time_limit_s=limit, batch=r.batched))
+                (r.problem, code, r.opts(k, time_limit_s=limit))
                 for k, code in enumerate(r.solutions)
             )
         results = iter(self.sandbox.run_many(jobs))
         for r in todo:
             r.first = [next(results) for _ in r.solutions]
-        self._exact_calibration(todo)
-        for r in todo:
-            assert r.first is not None
             verdicts = [x.verdict for x in r.first]
             passing = [x for x in r.first if x.verdict == "AC"]
             if not passing:
@@ -254,25 +254,6 @@ class VerifyStage(SandboxedStage):
                     whole_run=whole_run,
                 )
                 r.limit_source = "calibrated"
-
-    def _exact_calibration(self, todo: list[_Row]) -> None:
-        """A calibrated limit comes from one run a test: a passing reference whose batched calls
-        are slow enough to bring the limit near or past its floor (a call's CPU in a batch is not
-        exactly its run's alone) runs again one child a test, and that run replaces it. Below,
-        the limit is the floor either way."""
-        near = 500.0 * self.settings.time_floor_s / self.settings.time_factor
-        redo = [
-            (r, k)
-            for r in todo
-            if r.batched and not r.problem.get("time_limit_s")
-            for k, x in enumerate(r.first or [])
-            if x.verdict == "AC" and x.max_test_cpu_ms >= near
-        ]
-        jobs = [(r.problem, r.solutions[k], r.opts(k, time_limit_s=CALIBRATION_LIMIT_S))
-                for r, k in redo]  # fmt: skip
-        for (r, k), res in zip(redo, self.sandbox.run_many(jobs) if jobs else []):
-            assert r.first is not None
-            r.first[k] = res
 
     @staticmethod
     def _several_answers(r: _Row) -> str | None:
@@ -374,7 +355,10 @@ class VerifyStage(SandboxedStage):
                         }
                     )
                     continue
-                cpu = min(x.cpu_ms for x in series if x.verdict == "AC")
+                # (a batched rerun's CPU is not a run's alone: the first run's then)
+                cpu = series[0].cpu_ms if r.batched else min(
+                    x.cpu_ms for x in series if x.verdict == "AC"
+                )
                 if fastest is None or cpu < fastest[1]:
                     fastest = (r.solutions[k], cpu)
                 lang = r.opts(k)["language"]
