@@ -8,7 +8,7 @@ amplify statuses, and the held-out mutants the amplified suites kill (`part_stre
 neither stage uses, judged at a fixed limit). The load average is written before and after.
 
     .venv/bin/python benchmarks/amplify_cost.py --baseline /path/to/baseline/checkout
-        [--sets leetcodedataset,codecontests-subset] [--limit 300] [--workers 1]
+        [--sets leetcodedataset,codecontests-subset] [--offset 0] [--limit 300] [--workers 1]
 
 `--baseline` is a checkout of the baseline commit (`git archive COMMIT | tar -x -C DIR`), `--ours`
 one of the measured commit (default: this checkout).
@@ -32,7 +32,7 @@ RESULTS = REPO / "benchmarks" / "results" / "amplify_cost.json"
 
 def _side(root: Path, args: argparse.Namespace, out: Path) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, str(REPO / "benchmarks" / "amplify.py"), "--parts", "yield,strength",
-           "--no-unamplified", "--sets", args.sets, "--limit", str(args.limit),
+           "--no-unamplified", "--sets", args.sets, "--limit", str(args.limit), "--offset", str(args.offset),
            "--workers", str(args.workers), "--out", str(out)]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1")
     return subprocess.Popen(cmd, env=env, cwd=root, stdout=subprocess.DEVNULL)
@@ -71,6 +71,7 @@ def main() -> None:
                     help="the checkout measured as ours (default this one; a snapshot keeps edits out)")  # fmt: skip
     ap.add_argument("--sets", default="leetcodedataset,codecontests-subset")
     ap.add_argument("--limit", type=int, default=300)
+    ap.add_argument("--offset", type=int, default=0, help="skip the first N rows of each set")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", type=Path, default=RESULTS)

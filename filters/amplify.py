@@ -309,6 +309,11 @@ SEVERAL_ANSWERS_MIN_REFERENCES = 3
 #: cost the whole `time_floor_s` on each run: most of amplify's time (measured in
 #: benchmarks/RESULTS.md).
 MUTANT_TIME_FLOOR_S = 0.25
+#: A mutant's call in a batch stops past max(this, `time_factor` x the slowest reference on the
+#: same tests), below its limit: the test then runs alone under the mutant's limit (a failure in
+#: a batch is confirmed by a fresh child), so a mutant that loops spends this much more, not a
+#: second limit.
+MUTANT_BATCH_FLOOR_S = 0.1
 
 
 def _canonical(text: str, kind: str) -> str:
@@ -456,6 +461,11 @@ class AmplifyStage(SandboxedStage):
         own = math.ceil(self.settings.time_factor * ref_ms / 100.0) / 10.0
         return min(limit, max(MUTANT_TIME_FLOOR_S, own))
 
+    def _batch_budget(self, ref_ms: float) -> float:
+        """A mutant's call's CPU inside a batch (`MUTANT_BATCH_FLOOR_S`); the sandbox caps it at
+        the mutant's limit."""
+        return max(MUTANT_BATCH_FLOOR_S, self.settings.time_factor * ref_ms / 1000.0)
+
     def _grow(
         self,
         row: dict[str, Any],
@@ -485,7 +495,8 @@ class AmplifyStage(SandboxedStage):
         judged = 0
         for m, r in zip(mutants, sb.run_many(
             [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
-                        "language": m_lang}) for m in mutants]
+                        "batch_call_s": self._batch_budget(slowest_ms), "language": m_lang})
+             for m in mutants]
         )):  # fmt: skip
             if r.verdict == "CE":  # a C++ mutant that does not compile measures nothing
                 continue
@@ -546,10 +557,13 @@ class AmplifyStage(SandboxedStage):
                 continue
             kills: set[int] = set()
             still = []
-            m_limit = self._mutant_limit(limit, max(cost.get(t["input"], 0.0) for t in tests))
+            slow_ms = max(cost.get(t["input"], 0.0) for t in tests)
+            m_limit = self._mutant_limit(limit, slow_ms)
             runs = sb.run_many(
                 [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
-                            "stop_on_failure": True, "batch": batch, "language": m_lang}) for m in alive]
+                            "stop_on_failure": True, "batch": batch,
+                            "batch_call_s": self._batch_budget(slow_ms), "language": m_lang})
+                 for m in alive]
             )  # fmt: skip
             for m, r in zip(alive, runs):
                 if r.verdict in ("AC", "SE") or r.first_failure is None:
@@ -663,10 +677,11 @@ class AmplifyStage(SandboxedStage):
                 else:
                     tests.append(t)
                     cost[text] = o.cpu_ms
-        # the labeller's rerun one child a test (its labels came from runs of their own); the other
-        # references, trusted, in batches; in any language, they must accept the labeller's outputs
+        # the labeller's rerun and the other references, trusted, in batches (a test that fails in
+        # a batch is rerun alone, and that verdict counts: an unstable label never comes from
+        # batching); in any language, they must accept the labeller's outputs
         again = "differs under another hash seed" if lab_lang == "python" else "differs when run again"
-        checks = [(self.rerun_sandbox, lab, lab_lang, again, False)]
+        checks = [(self.rerun_sandbox, lab, lab_lang, again, True)]
         checks += [(self.sandbox, code, lang, disagreement(lab_lang, lang), True)
                    for code, lang in refs[1:]]  # fmt: skip
         for sb, code, lang, reason, batch in checks:

@@ -77,6 +77,26 @@ class _Row:
         """`run` options of solution k: its language, and `more`."""
         return {"language": self.languages[k] if k < len(self.languages) else "python", **more}
 
+    @property
+    def batched(self) -> bool:
+        """Whether the references' reruns and their mutants run their calls in batches
+        (`Sandbox.run(batch=True)`: a test that fails in a batch is rerun alone, and that verdict
+        counts); the first pass (the time limit is calibrated on it) and known-incorrect
+        solutions never do."""
+        return self.problem.get("test_type") == "call"
+
+
+#: A mutant's call in a batch stops past max(this, time_factor x the slowest passing reference's
+#: slowest test) and its test runs alone under the problem's limit, last (`defer_slow`: a failure
+#: on another test kills the mutant without spending the limit): a mutant that loops spends that
+#: much in its batch.
+MUTANT_BATCH_FLOOR_S = 0.1
+
+
+def slowest_ms(r: _Row) -> float:
+    """The slowest passing reference's slowest test, CPU ms (0 without one)."""
+    return max((x.max_test_cpu_ms for x in r.first or [] if x.verdict == "AC"), default=0.0)
+
 
 def reward_isolation(problem: dict[str, Any]) -> str:
     """How a correctness reward will grade this problem by default: `separate` (stdio and call
@@ -187,6 +207,8 @@ class VerifyStage(SandboxedStage):
         for r in todo:
             src = r.problem.get("time_limit_s")
             limit = src or CALIBRATION_LIMIT_S
+            # one child a test: the calibrated limit and `ref_cpu_ms` come from these runs (a
+            # call's CPU inside a batch is measured otherwise, to the scheduler's tick)
             jobs.extend(
                 (r.problem, code, r.opts(k, time_limit_s=limit))
                 for k, code in enumerate(r.solutions)
@@ -307,7 +329,8 @@ class VerifyStage(SandboxedStage):
                 if res.verdict == "AC":
                     runs.setdefault(r.index, []).append([res])
                     for _ in range(max(1, self.settings.repeats) - 1):
-                        jobs.append((r.problem, r.solutions[k], r.opts(k, time_limit_s=r.limit)))
+                        opts = r.opts(k, time_limit_s=r.limit, batch=r.batched)
+                        jobs.append((r.problem, r.solutions[k], opts))
                         owners.append((r.index, len(runs[r.index]) - 1, k))
         rerun = self.rerun_sandbox if jobs else self.sandbox
         results = rerun.run_many(jobs)
@@ -332,7 +355,10 @@ class VerifyStage(SandboxedStage):
                         }
                     )
                     continue
-                cpu = min(x.cpu_ms for x in series if x.verdict == "AC")
+                # (a batched rerun's CPU is not a run's alone: the first run's then)
+                cpu = series[0].cpu_ms if r.batched else min(
+                    x.cpu_ms for x in series if x.verdict == "AC"
+                )
                 if fastest is None or cpu < fastest[1]:
                     fastest = (r.solutions[k], cpu)
                 lang = r.opts(k)["language"]
@@ -370,8 +396,13 @@ class VerifyStage(SandboxedStage):
                 opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
                 jobs.append((r.problem, c, opts))
                 owners.append((r.index, "incorrect", k))
+            # mutants of a reference are trusted: in batches, a call past a budget set by the
+            # references' time rerun alone under the full limit, after the other tests (a failure
+            # in a batch is always confirmed by a fresh child): only killed or not counts here
+            budget = max(MUTANT_BATCH_FLOOR_S, self.settings.time_factor * slowest_ms(r) / 1000.0)
             for k, m in enumerate(muts):
-                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang}
+                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang,
+                        "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
                 jobs.append((r.problem, m, opts))
                 owners.append((r.index, "mutant", k))
         results = self.sandbox.run_many(jobs)

@@ -271,6 +271,8 @@ class Sandbox:
         stop_on_failure: bool = False,
         language: str | None = None,
         batch: bool = False,
+        batch_call_s: float | None = None,
+        defer_slow: bool = False,
     ) -> RunResult:
         """Judge one program against `problem` (or the given `tests`); never raises for bad code.
 
@@ -280,7 +282,16 @@ class Sandbox:
         a completion): the calls run `CALL_BATCH` at a time in one child, each within the time
         limit (its share of the program's start-up counted, as in a run of its own), judged as one
         run a test is; a batch whose program does not start or whose child dies runs one child a
-        test. The calls of a batch share the program's state (a class attribute one call changes).
+        test. The calls of a batch share the program's state (a class attribute one call changes),
+        so a test that fails in a batch is run again in a child of its own, under the full limit,
+        and that run's verdict counts: no failure comes from batching. With `stop_on_failure` a
+        batch ends at its first call that does not return. `batch_call_s`: a call's CPU time in a
+        batch (at most the time limit; default the limit): past it the call stops and its test runs
+        alone, so a program that loops costs that much more, not the limit, inside the batch.
+        `defer_slow` (with `batch` and `stop_on_failure`, where only whether the program fails
+        matters: verify's mutants): the first test whose call passes that budget is judged last,
+        alone under the full limit, so a failure on a later test ends the run without spending
+        the limit on it; the verdict is then that later failure's.
         """
         lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
@@ -288,7 +299,8 @@ class Sandbox:
         for attempt in range(1, self.retries + 2):
             w = self._acquire()
             try:
-                result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang, batch)
+                result = self._judge(w, problem, code, limits, tests, stop_on_failure, lang,
+                                     batch, batch_call_s, defer_slow)  # fmt: skip
             except WorkerDied as e:
                 w = self._replace(w)
                 result = RunResult("SE", error=str(e), time_limit_s=limits.time_s)
@@ -426,6 +438,8 @@ class Sandbox:
         stop: bool,
         lang: str = "python",
         batch: bool = False,
+        batch_call_s: float | None = None,
+        defer_slow: bool = False,
     ) -> RunResult:
         kind = problem.get("test_type") or "stdio"
         test_list = list(tests if tests is not None else (problem.get("tests") or []))
@@ -472,7 +486,8 @@ class Sandbox:
         )
         if kind == "assert":
             return self._judge_assert(w, run, assert_texts, limits.wall_s + 30.0, limits)
-        return self._judge_stdio(w, problem, run, test_list, limits, stop, batch)
+        return self._judge_stdio(w, problem, run, test_list, limits, stop, batch, batch_call_s,
+                                 defer_slow)  # fmt: skip
 
     def _judge_stdio(
         self,
@@ -483,8 +498,11 @@ class Sandbox:
         limits: Limits,
         stop: bool,
         batch: bool = False,
+        batch_call_s: float | None = None,
+        defer_slow: bool = False,
     ) -> RunResult:
-        """Each stdio or call test in a run of its own, judged here (or by the checker)."""
+        """Each stdio or call test in a run of its own, judged here (or by the checker); with
+        `batch`, call tests in batches, a test that fails in one rerun alone (`run`)."""
         kind, typed = run.kind, run.typed
         checker = problem.get("checker")
         mode = Comparison.parse(problem.get("comparison"))
@@ -493,19 +511,16 @@ class Sandbox:
         results: list[TestResult] = []
         first: dict[str, Any] | None = None
         verdict = "AC"
-        batched = self._batched(w, run, test_list, limits) if batch and kind == "call" else {}
-        for i, t in enumerate(test_list):
-            # a Python program's first run compiles it, and keeps it compiled when more follow
-            if i == 0 and run.language == "python":
-                this = run._replace(first=True, cache=len(test_list) > 1)
-            else:
-                this = run
-            if i in batched:
-                r = batched[i]
-            else:
-                r = self._run(w, this, t["input"], timeout)
-            if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
-                return self._not_run(r, total, limits)
+        batched: Any = (
+            _Batches(self, w, run, test_list, limits, stop, batch_call_s)
+            if batch and kind == "call" and not checker
+            else {}
+        )
+        deferred: list[int] = []  # `defer_slow`: a test past the batch's budget, judged last
+
+        def judged(i: int, t: dict[str, str], r: Outcome) -> bool:
+            """Record test i's verdict; whether the run stops there."""
+            nonlocal verdict, first
             v, actual, reason = self._verdict(r, t, kind, typed, checker, mode)
             # "check" (a checker and an output): in a run of its own, where the expected answer
             # never enters the program's
@@ -524,8 +539,48 @@ class Sandbox:
                     "exit": r.exit,
                     "stderr": truncate(r.stderr, 1000),
                 }
-                if stop:
-                    break
+                return stop
+            return False
+
+        defer = defer_slow and stop and isinstance(batched, _Batches)
+        for i, t in enumerate(test_list):
+            # a Python program's first run compiles it, and keeps it compiled when more follow
+            if i == 0 and run.language == "python":
+                this = run._replace(first=True, cache=len(test_list) > 1)
+            else:
+                this = run
+            if i in batched:
+                r = batched[i]
+                v = self._verdict(r, t, kind, typed, checker, mode)[0]
+                if v == "WA" and not batched.fresh(i):
+                    # what the calls of a batch share may fail a test that passes alone: a wrong
+                    # answer is asked again of a fresh child, in a batch that starts there
+                    batched.restart(i)
+                    r = batched[i] if i in batched else r
+                    v = self._verdict(r, t, kind, typed, checker, mode)[0]
+                if (defer and not deferred and v == Status.TLE and r.exit == "batch"
+                        and batched.call_s < limits.time_s):  # fmt: skip
+                    deferred.append(i)  # past the budget: judged last, if nothing fails before
+                    continue
+                if v not in ("AC", "WA") or (v == "WA" and not batched.fresh(i)):
+                    # a crash or a limit (the call's budget in a batch, the memory the batch
+                    # holds, the depth of its stack) is confirmed in a child of its own (the
+                    # batch compiled and cached the program), under the full limit
+                    r = self._run(w, run, t["input"], timeout)
+                    batched.confirmed += 1
+            else:
+                r = self._run(w, this, t["input"], timeout)
+            if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
+                return self._not_run(r, total, limits)
+            if judged(i, t, r):
+                break
+        else:
+            for i in deferred:  # nothing failed after it: alone, under the full limit
+                r = self._run(w, run, test_list[i]["input"], timeout)
+                if r.status in (Status.CE, Status.SE):
+                    return self._not_run(r, total, limits)
+                judged(i, test_list[i], r)
+            results.sort(key=lambda x: x.index)
         return self._summary(verdict, results, total, first, limits)
 
     def _judge_native(
@@ -620,14 +675,6 @@ class Sandbox:
         }.get(r.status, f"a failure ({r.exit})")
         text = f"{r.stderr[-1500:]}\nthe compiler exceeded {why}".strip()
         return Outcome(Status.CE, error=text), end.cpu_ms, 0
-
-    def _batched(
-        self, w: WorkerProcess, run: Run, tests: list[dict[str, str]], limits: Limits
-    ) -> dict[int, Outcome]:
-        """Test index -> its outcome, for the tests whose batch ran (see `run`'s `batch`): the
-        calls `CALL_BATCH` at a time in one child each, lazily (a run that stops at its first
-        failure runs no batch past it). Tests missing here run one child each."""
-        return _Batches(self, w, run, tests, limits)  # type: ignore[return-value]
 
     @staticmethod
     def _not_run(r: Outcome, total: int, limits: Limits) -> RunResult:
@@ -793,21 +840,47 @@ class Sandbox:
 
 
 class _Batches:
-    """The outcomes of a batched call run's tests, batch by batch as they are asked for: a
-    mapping test index -> Outcome (an index whose batch did not run cleanly is not in it)."""
+    """The outcomes of a batched call run's tests (see `Sandbox.run`'s `batch`), batch by batch as
+    they are asked for: a mapping test index -> Outcome. The calls run `CALL_BATCH` at a time in
+    one child each, lazily (a run that stops at its first failure runs no batch past it); a batch
+    starts at the first test asked for that no batch answered (with `stop`, a batch ends at its
+    first call that does not return). An index whose batch did not run cleanly is not in it: that
+    test runs one child of its own. The first call of a batch runs in a fresh child, as a test
+    alone does (`fresh`); `restart(i)` runs the batch again from test i. `confirmed` counts the
+    tests the caller reran alone."""
 
     def __init__(
-        self, sb: Sandbox, w: WorkerProcess, run: Run, tests: list[dict[str, str]], limits: Limits
+        self,
+        sb: Sandbox,
+        w: WorkerProcess,
+        run: Run,
+        tests: list[dict[str, str]],
+        limits: Limits,
+        stop: bool = False,
+        call_s: float | None = None,
     ) -> None:
         self.sb, self.w, self.run, self.tests, self.limits = sb, w, run, tests, limits
+        self.stop = stop
+        self.call_s = min(call_s, limits.time_s) if call_s else limits.time_s
         self.done: dict[int, Outcome | None] = {}
         self.first = True
+        self.confirmed = 0
+        self.starts: set[int] = set()
+
+    def fresh(self, i: int) -> bool:
+        """Whether test i was the first call of its batch: nothing ran before it in that child."""
+        return i in self.starts
+
+    def restart(self, i: int) -> None:
+        """Forget the outcomes from test i on: the next asked for runs a batch from there."""
+        for k in [k for k in self.done if k >= i]:
+            del self.done[k]
 
     def __contains__(self, i: object) -> bool:
         if not isinstance(i, int) or not 0 <= i < len(self.tests):
             return False
         if i not in self.done:
-            self._run_batch(i - i % CALL_BATCH)
+            self._run_batch(i)
         return self.done.get(i) is not None
 
     def __getitem__(self, i: int) -> Outcome:
@@ -819,22 +892,32 @@ class _Batches:
     def _run_batch(self, start: int) -> None:
         chunk = self.tests[start : start + CALL_BATCH]
         n = len(chunk)
-        per = self.limits.time_s
+        per = self.call_s
         whole = Limits(time_s=per * (n + 1), memory_mb=self.limits.memory_mb,
                        output_bytes=self.limits.output_bytes)  # fmt: skip
         text = json.dumps([t["input"] for t in chunk])
         run = self.run._replace(
             limits=RunLimits.of(whole), batch=True, call_time_s=per, first=self.first,
-            cache=True, io_mb=self.run.io_mb + 4 * len(text) // (1 << 20) + 1,
+            cache=True, io_mb=self.run.io_mb + 4 * len(text) // (1 << 20) + 1, stop=self.stop,
         )  # fmt: skip
         self.first = False
         r = self.sb._run(self.w, run, text, whole.wall_s + 30.0)
         calls = (r.record or {}).get("calls") if r.status == Status.OK else None
-        if not isinstance(calls, list) or len(calls) != n or not (r.record or {}).get("done"):
+        # with `stop`, the batch ends at its first call that did not return
+        short = (
+            self.stop and isinstance(calls, list) and 0 < len(calls) < n
+            and isinstance(calls[-1], dict) and "status" in calls[-1]
+        )  # fmt: skip
+        if (
+            not isinstance(calls, list)
+            or (len(calls) != n and not short)
+            or not (r.record or {}).get("done")
+        ):
             for k in range(n):  # the program did not start, or its child died: one run a test
                 self.done[start + k] = None
             return
-        for k, c in enumerate(calls):
+        self.starts.add(start)
+        for k, c in enumerate(calls):  # (the calls a stop left out are asked for again later)
             self.done[start + k] = self._outcome(c, r) if isinstance(c, dict) else None
 
     @staticmethod

@@ -127,6 +127,9 @@ class Run(NamedTuple):
     #: `call_time_s` of CPU (for trusted programs only: references and their mutants)
     batch: bool = False
     call_time_s: float = 0.0
+    #: batch: end after the first call that does not return (TLE, MLE, RE), for a run that stops
+    #: at its first failure; the calls after it are not made
+    stop: bool = False
 
 
 class RunEnd(NamedTuple):

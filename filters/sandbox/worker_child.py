@@ -377,7 +377,8 @@ def _run_calls(prog: Program, req: wire.Run, ns: dict, record: dict) -> None:
     """A batch (`req.batch`): the program once, then each call of the JSON list in Files.CALL in
     turn, each stopped past `req.call_time_s` of CPU counting the program's own start-up (as a run
     of its own would); one entry a call in record["calls"]: its result, or its status (TLE, MLE,
-    RE). For trusted programs only (references and their mutants): the calls share the process."""
+    RE); with `req.stop`, none after the first such status. For trusted programs only (references
+    and their mutants): the calls share the process."""
     calls = [_decode_call(text, req.typed) for text in json.loads(prog.call or "[]")]
     if req.typed:
         exec(_NODE_CLASSES, ns)
@@ -421,6 +422,8 @@ def _run_calls(prog: Program, req: wire.Run, ns: dict, record: dict) -> None:
             entry = {"status": "TLE"}
         entry["cpu_ms"] = 1000.0 * (setup + cpu)
         out.append(entry)
+        if req.stop and "status" in entry:
+            break
     record["done"] = True
 
 

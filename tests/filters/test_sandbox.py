@@ -423,22 +423,76 @@ _BATCHED = {
 
 @pytest.mark.parametrize("name", sorted(_BATCHED))
 def test_batched_calls_give_the_verdicts_of_one_run_a_test(sb, name):
-    """`batch=True` (references and mutants in amplify): the calls in one child, each under the
-    time limit; the same verdict per test as a child a test (a call that loops is its own TLE,
+    """`batch=True` (trusted programs: references and mutants): the calls in one child, each under
+    the time limit; the same verdict per test as a child a test (a call that loops is its own TLE,
     a start-up that fails or a child that dies past the memory limit falls back to a child a
-    test). Only state the calls share can differ: `state` counts calls, so from its second call on
-    it differs from a fresh run, and says so."""
+    test). `state` counts calls, so from its second call on it answers otherwise than a fresh run:
+    a test that fails in a batch is rerun alone, and that verdict counts, so it passes."""
     code = _BATCHED[name]
-    stop = name in ("wa", "crashes")  # stopping at the first failure, too
+    stop = name in ("wa", "crashes", "loops")  # stopping at the first failure, too
     opts = {"time_limit_s": 0.2, "memory_limit_mb": 64, "stop_on_failure": stop}
     one, many = sb.run(_CALLS, code, **opts), sb.run(_CALLS, code, batch=True, **opts)
-    if name == "state":
-        assert one.verdict == "AC" and many.verdict == "WA"
-        return
     assert many.verdict == one.verdict
     assert [t.verdict for t in many.tests] == [t.verdict for t in one.tests]
     if name == "loops":
         assert [t.index for t in many.tests if t.verdict != "AC"] == [5]
+
+
+def test_a_batch_that_stops_ends_at_its_first_call_that_does_not_return(sb, monkeypatch):
+    """With `stop_on_failure`, a batch ends at a call that loops (it is rerun alone, TLE, and the
+    run stops there): one limit spent in the batch, not one per call that loops."""
+    from filters.sandbox import runner
+
+    calls_made: list[int] = []
+    real = runner.Sandbox._run
+
+    def spy(w, run, text, timeout):
+        out = real(w, run, text, timeout)
+        if run.batch:
+            calls_made.append(len((out.record or {}).get("calls") or []))
+        return out
+
+    monkeypatch.setattr(runner.Sandbox, "_run", staticmethod(spy))
+    loops = "def f(x):\n    while x >= 2:\n        pass\n    return x + 1\n"
+    r = sb.run(_CALLS, loops, time_limit_s=0.2, stop_on_failure=True, batch=True)
+    assert r.verdict == "TLE" and [t.verdict for t in r.tests] == ["AC", "AC", "TLE"]
+    assert calls_made == [3]  # 0 and 1 returned, 2 looped: the batch ended there
+    # without stopping, every test has its verdict, each failure confirmed alone
+    calls_made.clear()
+    r = sb.run(_CALLS, loops, time_limit_s=0.2, batch=True)
+    assert [t.verdict for t in r.tests] == ["AC", "AC"] + ["TLE"] * 7 and calls_made == [9]
+
+
+def test_a_call_past_the_batch_budget_runs_alone_under_the_full_limit(sb):
+    """`batch_call_s`: a call's CPU inside a batch; one past it is rerun in a child of its own
+    under the time limit, where a slow but correct call passes."""
+    slow = ("def f(x):\n    if x == 4:\n        s = 0\n        for i in range(3_000_000):\n"
+            "            s += i\n    return x + 1\n")  # fmt: skip
+    r = sb.run(_CALLS, slow, time_limit_s=5, batch=True, batch_call_s=0.01, stop_on_failure=True)
+    assert r.verdict == "AC" and r.tests_passed == 9
+    assert r.tests[4].cpu_ms > 10  # its run alone
+    r = sb.run(_CALLS, slow, time_limit_s=0.01, batch=True, stop_on_failure=True)
+    assert r.verdict == "TLE" and r.first_failure["test"] == 4
+
+
+def test_defer_slow_judges_a_test_past_the_budget_last(sb):
+    """`defer_slow` (verify's mutants: only whether one fails counts): a test whose call passes
+    the batch budget is judged last, alone, so a later wrong answer ends the run first; a program
+    that fails nowhere else still gets that test's own verdict, under the full limit."""
+    opts = {"batch": True, "stop_on_failure": True, "batch_call_s": 0.02, "defer_slow": True}
+    loops_then_wrong = "def f(x):\n    while x == 2:\n        pass\n    return 0 if x == 6 else x + 1\n"
+    r = sb.run(_CALLS, loops_then_wrong, time_limit_s=0.5, **opts)
+    assert r.verdict == "WA" and r.first_failure["test"] == 6
+    assert [t.index for t in r.tests] == [0, 1, 3, 4, 5, 6]  # 2 was never judged
+    plain = sb.run(_CALLS, loops_then_wrong, time_limit_s=0.5, stop_on_failure=True)
+    assert plain.verdict == "TLE" and plain.first_failure["test"] == 2  # killed either way
+    only_loops = "def f(x):\n    while x == 2:\n        pass\n    return x + 1\n"
+    r = sb.run(_CALLS, only_loops, time_limit_s=0.2, **opts)
+    assert r.verdict == "TLE" and r.first_failure["test"] == 2 and len(r.tests) == 9
+    slow = ("def f(x):\n    if x == 2:\n        s = 0\n        for i in range(2_000_000):\n"
+            "            s += i\n    return x + 1\n")  # fmt: skip
+    r = sb.run(_CALLS, slow, time_limit_s=5, **opts)
+    assert r.verdict == "AC" and [t.index for t in r.tests] == list(range(9))
 
 
 def test_batched_calls_count_the_programs_start_up_and_run_typed_calls(sb):
