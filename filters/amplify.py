@@ -51,7 +51,7 @@ from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
 from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
 from filters.sandboxed_stage import SandboxedStage
-from filters.settings import CALIBRATION_LIMIT_S, AmplifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, MUTANT_BATCH_FLOOR_S, AmplifyConfig
 from filters.stage import Decision
 
 __all__ = [
@@ -309,11 +309,6 @@ SEVERAL_ANSWERS_MIN_REFERENCES = 3
 #: cost the whole `time_floor_s` on each run: most of amplify's time (measured in
 #: benchmarks/RESULTS.md).
 MUTANT_TIME_FLOOR_S = 0.25
-#: A mutant's call in a batch stops past max(this, `time_factor` x the slowest reference on the
-#: same tests), below its limit: the test then runs alone under the mutant's limit (a failure in
-#: a batch is confirmed by a fresh child), so a mutant that loops spends this much more, not a
-#: second limit.
-MUTANT_BATCH_FLOOR_S = 0.1
 
 
 def _canonical(text: str, kind: str) -> str:

@@ -31,10 +31,17 @@ __all__ = [
     "STAGE_SETTINGS",
     "FLAT_SETTINGS",
     "CALIBRATION_LIMIT_S",
+    "MUTANT_BATCH_FLOOR_S",
 ]
 
 #: How long a reference may take while its time limit is still being calibrated (verify, amplify).
 CALIBRATION_LIMIT_S = 10.0
+
+#: A mutant's call in a batch stops past max(this, `time_factor` x the slowest passing reference's
+#: slowest test), below its limit, and that test runs alone under the mutant's limit (a failure in
+#: a batch is confirmed by a fresh child): a mutant that loops spends this much in its batch, not
+#: a second limit (verify, amplify).
+MUTANT_BATCH_FLOOR_S = 0.1
 
 
 @dataclass

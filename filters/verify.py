@@ -28,7 +28,7 @@ from filters.mutants import mutants_of
 from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import convert_problem
 from filters.sandboxed_stage import SandboxedStage
-from filters.settings import CALIBRATION_LIMIT_S, VerifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, MUTANT_BATCH_FLOOR_S, VerifyConfig
 from filters.stage import Decision
 
 __all__ = [
@@ -85,12 +85,6 @@ class _Row:
         solutions never do."""
         return self.problem.get("test_type") == "call"
 
-
-#: A mutant's call in a batch stops past max(this, time_factor x the slowest passing reference's
-#: slowest test) and its test runs alone under the problem's limit, last (`defer_slow`: a failure
-#: on another test kills the mutant without spending the limit): a mutant that loops spends that
-#: much in its batch.
-MUTANT_BATCH_FLOOR_S = 0.1
 
 
 def slowest_ms(r: _Row) -> float:
