@@ -51,7 +51,7 @@ from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
 from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
 from filters.sandboxed_stage import SandboxedStage
-from filters.settings import CALIBRATION_LIMIT_S, MUTANT_BATCH_FLOOR_S, AmplifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, AmplifyConfig
 from filters.stage import Decision
 
 __all__ = [
@@ -456,11 +456,6 @@ class AmplifyStage(SandboxedStage):
         own = math.ceil(self.settings.time_factor * ref_ms / 100.0) / 10.0
         return min(limit, max(MUTANT_TIME_FLOOR_S, own))
 
-    def _batch_budget(self, ref_ms: float) -> float:
-        """A mutant's call's CPU inside a batch (`MUTANT_BATCH_FLOOR_S`); the sandbox caps it at
-        the mutant's limit."""
-        return max(MUTANT_BATCH_FLOOR_S, self.settings.time_factor * ref_ms / 1000.0)
-
     def _grow(
         self,
         row: dict[str, Any],
@@ -490,7 +485,7 @@ class AmplifyStage(SandboxedStage):
         judged = 0
         for m, r in zip(mutants, sb.run_many(
             [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
-                        "batch_call_s": self._batch_budget(slowest_ms), "language": m_lang})
+                        "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang})
              for m in mutants]
         )):  # fmt: skip
             if r.verdict == "CE":  # a C++ mutant that does not compile measures nothing
@@ -557,7 +552,7 @@ class AmplifyStage(SandboxedStage):
             runs = sb.run_many(
                 [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
                             "stop_on_failure": True, "batch": batch,
-                            "batch_call_s": self._batch_budget(slow_ms), "language": m_lang})
+                            "batch_call_s": self.mutant_batch_s(slow_ms), "language": m_lang})
                  for m in alive]
             )  # fmt: skip
             for m, r in zip(alive, runs):

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from filters.sandbox import Sandbox
+from filters.settings import MUTANT_BATCH_FLOOR_S
 from filters.stage import Stage
 
 __all__ = ["SandboxedStage"]
@@ -58,6 +59,12 @@ class SandboxedStage(Stage):
             if self._rerun is None:
                 self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
             return self._rerun
+
+    def mutant_batch_s(self, reference_ms: float) -> float:
+        """A mutant's call's CPU inside a batch (`Sandbox.run`'s `batch_call_s`): max(the floor,
+        `time_factor` x the slowest passing reference's CPU ms on the same tests); the sandbox
+        caps it at the mutant's limit."""
+        return max(MUTANT_BATCH_FLOOR_S, self.settings.time_factor * reference_ms / 1000.0)
 
     def environment(self) -> dict[str, Any]:
         """The isolation actually in force (namespaces, uid, limits), for the manifest."""

@@ -28,7 +28,7 @@ from filters.mutants import mutants_of
 from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import convert_problem
 from filters.sandboxed_stage import SandboxedStage
-from filters.settings import CALIBRATION_LIMIT_S, MUTANT_BATCH_FLOOR_S, VerifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, VerifyConfig
 from filters.stage import Decision
 
 __all__ = [
@@ -86,8 +86,7 @@ class _Row:
         return self.problem.get("test_type") == "call"
 
 
-
-def slowest_ms(r: _Row) -> float:
+def _slowest_ms(r: _Row) -> float:
     """The slowest passing reference's slowest test, CPU ms (0 without one)."""
     return max((x.max_test_cpu_ms for x in r.first or [] if x.verdict == "AC"), default=0.0)
 
@@ -393,7 +392,7 @@ class VerifyStage(SandboxedStage):
             # mutants of a reference are trusted: in batches, a call past a budget set by the
             # references' time rerun alone under the full limit, after the other tests (a failure
             # in a batch is always confirmed by a fresh child): only killed or not counts here
-            budget = max(MUTANT_BATCH_FLOOR_S, self.settings.time_factor * slowest_ms(r) / 1000.0)
+            budget = self.mutant_batch_s(_slowest_ms(r))
             for k, m in enumerate(muts):
                 opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang,
                         "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip

@@ -511,10 +511,10 @@ class Sandbox:
         results: list[TestResult] = []
         first: dict[str, Any] | None = None
         verdict = "AC"
-        batched: Any = (
+        batched = (
             _Batches(self, w, run, test_list, limits, stop, batch_call_s)
             if batch and kind == "call" and not checker
-            else {}
+            else None
         )
         deferred: list[int] = []  # `defer_slow`: a test past the batch's budget, judged last
 
@@ -542,14 +542,14 @@ class Sandbox:
                 return stop
             return False
 
-        defer = defer_slow and stop and isinstance(batched, _Batches)
+        defer = defer_slow and stop and batched is not None
         for i, t in enumerate(test_list):
             # a Python program's first run compiles it, and keeps it compiled when more follow
             if i == 0 and run.language == "python":
                 this = run._replace(first=True, cache=len(test_list) > 1)
             else:
                 this = run
-            if i in batched:
+            if batched is not None and i in batched:
                 r = batched[i]
                 v = self._verdict(r, t, kind, typed, checker, mode)[0]
                 if v == "WA" and not batched.fresh(i):
@@ -567,7 +567,6 @@ class Sandbox:
                     # holds, the depth of its stack) is confirmed in a child of its own (the
                     # batch compiled and cached the program), under the full limit
                     r = self._run(w, run, t["input"], timeout)
-                    batched.confirmed += 1
             else:
                 r = self._run(w, this, t["input"], timeout)
             if r.status in (Status.CE, Status.SE):  # did not compile (first run), harness fault
@@ -846,8 +845,7 @@ class _Batches:
     starts at the first test asked for that no batch answered (with `stop`, a batch ends at its
     first call that does not return). An index whose batch did not run cleanly is not in it: that
     test runs one child of its own. The first call of a batch runs in a fresh child, as a test
-    alone does (`fresh`); `restart(i)` runs the batch again from test i. `confirmed` counts the
-    tests the caller reran alone."""
+    alone does (`fresh`); `restart(i)` runs the batch again from test i."""
 
     def __init__(
         self,
@@ -864,7 +862,6 @@ class _Batches:
         self.call_s = min(call_s, limits.time_s) if call_s else limits.time_s
         self.done: dict[int, Outcome | None] = {}
         self.first = True
-        self.confirmed = 0
         self.starts: set[int] = set()
 
     def fresh(self, i: int) -> bool:
