@@ -7,9 +7,11 @@ B, for a sample of the problems: `benchmarks/data/leetcode_third.jsonl`, one JSO
 `{"task_id", "code"}`, sorted by task id (data, not the project's code; `third_solutions()` reads
 it). C runs after the task's `prompt` (its imports and helpers), as the loader puts A and B after it.
 
-- `sample [--sample 2]`: the sample's task ids. Sample 1: 160 drawn at random with seed 0, plus
+- `sample [--sample 2|3]`: the sample's task ids. Sample 1: 160 drawn at random with seed 0, plus
   the 40 problems whose B failed an A-only amplified suite in
   benchmarks/results/amplify_leetcodedataset_full.json. Sample 2: 160 others, drawn with seed 1.
+  Sample 3: 100 others again (neither sample 1 nor 2 holds them), drawn with seed 2 after the
+  issue-30 changes to batching and amplify's cost, and not tuned on: a fresh check of them.
 - `check [ID ...]`: run each C against the problem's original tests (all must pass: a C that
   fails them is not a known-correct solution and is left out of `measure`).
 - `measure`: amplify each sampled problem twice, with A alone (the baseline, as before) and with
@@ -19,7 +21,7 @@ it). C runs after the task's `prompt` (its imports and helpers), as the loader p
 
     nice .venv/bin/python benchmarks/held_out.py sample
     nice .venv/bin/python benchmarks/held_out.py check two-sum
-    nice .venv/bin/python benchmarks/held_out.py measure [--sample 2] [--out benchmarks/results/amplify_held_out.json]
+    nice .venv/bin/python benchmarks/held_out.py measure [--sample 2|3] [--out benchmarks/results/amplify_held_out.json]
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ THIRD = REPO / "benchmarks" / "data" / "leetcode_third.jsonl"
 EARLIER = REPO / "benchmarks" / "results" / "amplify_leetcodedataset_full.json"
 RESULTS = REPO / "benchmarks" / "results" / "amplify_held_out.json"
 RANDOM_N, SEED = 160, 0
+SAMPLE3_N = 100
 
 
 def earlier_failures() -> list[str]:
@@ -59,14 +62,20 @@ def sample(rows: list[dict[str, Any]], which: int = 1) -> tuple[list[str], list[
 
     Sample 1: 160 drawn with seed 0, plus the earlier failures. Sample 2 (drawn after changes
     were made by looking at sample 1's failures, to measure them without that bias): 160 drawn
-    with seed 1 from the problems sample 1 does not hold, and no earlier failures.
+    with seed 1 from the problems sample 1 does not hold, and no earlier failures. Sample 3 (drawn
+    after the issue-30 batching and amplify cost changes, which samples 1 and 2 were used to
+    judge; nothing was tuned on it): 100 drawn with seed 2 from the problems neither sample 1
+    (drawn or earlier failures) nor sample 2 holds, and no earlier failures.
     """
     ids = [r["id"] for r in rows]
     drawn = set(random.Random(SEED).sample(ids, RANDOM_N))
     failed = set(earlier_failures()) - drawn
-    if which == 2:
+    if which in (2, 3):
         rest = [i for i in ids if i not in drawn and i not in failed]
         fresh = set(random.Random(SEED + 1).sample(rest, RANDOM_N))
+        if which == 3:
+            rest = [i for i in rest if i not in fresh]
+            fresh = set(random.Random(SEED + 2).sample(rest, SAMPLE3_N))
         return [i for i in ids if i in fresh], []
     return [i for i in ids if i in drawn], [i for i in ids if i in failed]
 
@@ -209,7 +218,7 @@ def main() -> None:
     ap.add_argument("ids", nargs="*")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
-        "--sample", type=int, choices=[1, 2], default=1, help="which sample (see above)"
+        "--sample", type=int, choices=[1, 2, 3], default=1, help="which sample (see above)"
     )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
