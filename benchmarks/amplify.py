@@ -451,10 +451,41 @@ def _build_counts(out: Path) -> dict[str, Any]:
             "rejected": {k: dict(v.most_common()) for k, v in sorted(per.items())}}  # fmt: skip
 
 
+def _watch_units(work: Path, seen: dict[str, dict[str, Any]], done: Any) -> None:
+    """Copy each finished unit's record (`<stage>/unit-N.json`: seconds, rows kept and dropped by
+    source) while the build runs: the build removes its work directory at the end."""
+    while True:
+        for f in work.glob("*/unit-*.json"):
+            key = f"{f.parent.name}/{f.name}"
+            if key not in seen:
+                try:
+                    seen[key] = json.loads(f.read_text())
+                except (OSError, ValueError):
+                    pass  # being written: read on the next pass
+        if done.wait(2.0):
+            return
+
+
+def _seconds_by_source(units: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Stage -> source -> seconds, a unit's seconds shared among its sources by their rows."""
+    out: dict[str, dict[str, float]] = {}
+    for key, u in units.items():
+        stage = key.split("/")[0].split("-", 1)[-1]
+        rows = Counter(u.get("kept") or {})
+        rows.update(u.get("dropped") or {})
+        total = sum(rows.values())
+        for src, n in rows.items():
+            per = out.setdefault(stage, {})
+            per[src] = round(per.get(src, 0.0) + u["seconds"] * n / total, 1)
+    return out
+
+
 def part_build(workers: int, limit: int | None, workdir: Path) -> dict[str, Any]:
-    """`codemix build` of the shared data at the defaults, without amplify (before) and with it."""
+    """`codemix build` of the shared data at the defaults, without amplify (before) and with it;
+    with the seconds of each stage on each source."""
     import shutil
     import subprocess
+    import threading
 
     out: dict[str, Any] = {}
     for label, extra in (("before", ["--skip", "amplify"]), ("after", [])):
@@ -467,13 +498,22 @@ def part_build(workers: int, limit: int | None, workdir: Path) -> dict[str, Any]
         if limit is not None:
             cmd += ["--limit", str(limit)]
         load0 = load_avg()
+        units: dict[str, dict[str, Any]] = {}
+        done = threading.Event()
+        watcher = threading.Thread(target=_watch_units, args=(target / ".work", units, done))
+        watcher.start()
         t = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+        finally:
+            done.set()
+            watcher.join()
         wall = time.perf_counter() - t
         if proc.returncode != 0:
             raise RuntimeError(f"build failed: {proc.stderr[-2000:]}")
         out[label] = {"command": " ".join(cmd[1:]), "wall_s": round(wall, 1),
-                      "load": [load0, load_avg()], **_build_counts(target)}  # fmt: skip
+                      "load": [load0, load_avg()], **_build_counts(target),
+                      "stage_source_s": _seconds_by_source(units)}  # fmt: skip
         print(f"build {label}: {out[label]['wall_s']} s, kept {out[label]['kept']}, "
               f"load {out[label]['load']}", flush=True)  # fmt: skip
     out["thresholds"] = _thresholds(workdir / "after")

@@ -3,6 +3,11 @@ a synthetic corpus.
 
     python benchmarks/build.py            # full: all of ../shared/data, plus 10k/30k/100k synthetic
     python benchmarks/build.py --quick    # a small slice, for a smoke run
+    python benchmarks/build.py --amplify --limit 150 --no-synthetic --out benchmarks/results/build_amplify.json
+                                          # the build's defaults (amplify on, --min-tests 5), a slice
+
+Without `--amplify` the shared builds leave amplify out and keep problems with one test or more
+(the verify stage's throughput); with it they run the default stages and `--min-tests`.
 
 Each build runs in its own process, which reports its peak RSS (the driver; sandbox workers are
 separate small processes). Writes benchmarks/results/build.json and prints a table.
@@ -66,6 +71,7 @@ def run_build(
     against: list[str] | None = None,
     batch_rows: int = 256,
     min_tests: int = 1,
+    amplify: bool = False,
 ) -> dict:
     args = {
         "sources": sources,
@@ -73,7 +79,8 @@ def run_build(
         "workers": workers,
         "executor": executor,
         "limit": limit,
-        "stages": stages or ["exact_id", "decontam", "verify", "dedup", "difficulty"],
+        "stages": stages or ["exact_id", "decontam", *(["amplify"] if amplify else []), "verify",
+                             "dedup", "difficulty"],
         "against": against if against is not None else ["humaneval"],
         "batch_rows": batch_rows,
         "min_tests": min_tests,
@@ -115,14 +122,18 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="rows per shared source (default: all)")
     ap.add_argument("--runs", default="local1,local2,ray1,ray2", help="which shared-data builds, e.g. local1,local2,ray2")
     ap.add_argument("--keep-shared", action="store_true", help="reuse the shared-data runs already in the results file")
+    ap.add_argument("--amplify", action="store_true", help="the default stages, amplify among them, and --min-tests 5")
+    ap.add_argument("--no-synthetic", action="store_true", help="only the shared-data builds")
+    ap.add_argument("--out", type=Path, default=RESULTS)
     a = ap.parse_args()
+    results = a.out
     if not SHARED.is_dir():
         sys.exit(f"{SHARED} is absent: this benchmark builds the shared data")
     limit = 40 if a.quick else a.limit
     wanted = set(a.runs.split(","))
     rows = []
-    if a.keep_shared and RESULTS.exists():
-        rows = [r for r in json.loads(RESULTS.read_text())["runs"] if r["kind"] == "shared"]
+    if a.keep_shared and results.exists():
+        rows = [r for r in json.loads(results.read_text())["runs"] if r["kind"] == "shared"]
         wanted = set()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -130,17 +141,21 @@ def main() -> None:
             for workers in (1, 2):
                 if f"{executor}{workers}" not in wanted:
                     continue
+                load0 = round(os.getloadavg()[0], 2)
                 r = run_build(
                     SHARED_SOURCES,
                     tmp / f"{executor}{workers}",
                     workers=workers,
                     executor=executor,
                     limit=limit,
+                    min_tests=5 if a.amplify else 1,
+                    amplify=a.amplify,
                 )
-                r.update(kind="shared", executor=executor, workers=workers)
+                r.update(kind="shared", executor=executor, workers=workers, amplify=a.amplify,
+                         load=[load0, round(os.getloadavg()[0], 2)])
                 rows.append(r)
                 print(json.dumps(r), flush=True)
-        sizes = [2_000, 5_000] if a.quick else [10_000, 30_000, 100_000]
+        sizes = [] if a.no_synthetic else [2_000, 5_000] if a.quick else [10_000, 30_000, 100_000]
         for n in sizes:
             src = synthetic(tmp / f"syn{n}.jsonl", n)
             # Verification of 100k problems would take about an hour on 2 cores; memory growth is about the
@@ -166,8 +181,9 @@ def main() -> None:
         "machine": f"{os.cpu_count()} cores",
         "quick": a.quick,
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n")
+    summary["command"] = " ".join([Path(sys.executable).name, *sys.argv])
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n")
     print("\n(tests/s: reference runs of kept problems, tests x solutions; repeats and mutants not counted)")
     print(
         f"{'kind':<10}{'executor':<9}{'workers':>8}{'problems':>10}{'wall s':>9}{'probs/s':>9}{'tests/s':>9}{'peak MB':>9}"

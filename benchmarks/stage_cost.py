@@ -148,6 +148,12 @@ def main() -> None:
                          / max(1, sum(r["keep"] for r in rs[-1]["rows"])), 4)
                 for s, rs in runs.items()
             }  # fmt: skip
+            pairs = list(zip(*(rs[-1]["rows"] for rs in runs.values())))
+            # rows whose strength differs, and by how much ours is above the baseline's
+            entry["strength_changed"] = [
+                {"row": i, "baseline": a["strength"], "ours": b["strength"]}
+                for i, (a, b) in enumerate(pairs) if a["strength"] != b["strength"]
+            ]  # fmt: skip
         report["stages"][stage] = entry
         print(stage, json.dumps({k: v for k, v in entry.items()}), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -303,12 +303,6 @@ def _seed_of(seed: int, key: str, round_: int, k: int) -> int:
 #: references that must pass and agree before a several-answers problem without a checker is
 #: amplified (two similar programs often return the same one of the valid answers)
 SEVERAL_ANSWERS_MIN_REFERENCES = 3
-#: The least CPU time (s) a mutant gets on a test here: beyond it, and beyond `time_factor` x the
-#: slowest reference on the same tests, a mutant counts as killed by its timeout. Mutants only
-#: guide which inputs to keep (verify judges with its own limit), and a mutant that loops forever
-#: cost the whole `time_floor_s` on each run: most of amplify's time (measured in
-#: benchmarks/RESULTS.md).
-MUTANT_TIME_FLOOR_S = 0.25
 
 
 def _canonical(text: str, kind: str) -> str:
@@ -330,7 +324,7 @@ class AmplifyStage(SandboxedStage):
     left alone; otherwise the suite grows to at least `target_tests` (when enough valid inputs come
     out) and at most `max_generated` new tests. mutants: AST mutants of the first passing reference
     that guide the choice (a seed of their own, so verify's `test_strength` mutants are others),
-    timed against the references (`MUTANT_TIME_FLOOR_S`). rounds x candidates: inputs tried per
+    timed against the references (`SandboxedStage.mutant_limit_s`). rounds x candidates: inputs tried per
     problem at most. max_solutions: references that must agree on a new test's output (the
     cheapest labels). max_output_bytes: the largest output a new test may have
     (or twice the largest original one). A problem whose statement accepts several answers and
@@ -451,11 +445,6 @@ class AmplifyStage(SandboxedStage):
         slowest = max(r.max_test_cpu_ms for _, _, r in passing)
         return max(self.settings.time_floor_s, math.ceil(self.settings.time_factor * slowest / 100.0) / 10.0)
 
-    def _mutant_limit(self, limit: float, ref_ms: float) -> float:
-        """A mutant's time limit on tests the slowest reference takes `ref_ms` on (at most)."""
-        own = math.ceil(self.settings.time_factor * ref_ms / 100.0) / 10.0
-        return min(limit, max(MUTANT_TIME_FLOOR_S, own))
-
     def _grow(
         self,
         row: dict[str, Any],
@@ -480,12 +469,15 @@ class AmplifyStage(SandboxedStage):
             else []
         )
         alive: list[str] = []
-        m_limit = self._mutant_limit(limit, slowest_ms)
+        m_limit = self.mutant_limit_s(limit, slowest_ms)
         batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
         judged = 0
+        # on the originals only whether a mutant dies matters: a test it runs out of time on in
+        # a batch is judged last (`defer_slow`), so a wrong answer elsewhere kills it sooner
         for m, r in zip(mutants, sb.run_many(
             [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
-                        "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang})
+                        "batch_call_s": self.mutant_batch_s(slowest_ms), "defer_slow": batch,
+                        "language": m_lang})
              for m in mutants]
         )):  # fmt: skip
             if r.verdict == "CE":  # a C++ mutant that does not compile measures nothing
@@ -548,7 +540,7 @@ class AmplifyStage(SandboxedStage):
             kills: set[int] = set()
             still = []
             slow_ms = max(cost.get(t["input"], 0.0) for t in tests)
-            m_limit = self._mutant_limit(limit, slow_ms)
+            m_limit = self.mutant_limit_s(limit, slow_ms)
             runs = sb.run_many(
                 [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
                             "stop_on_failure": True, "batch": batch,

@@ -5,11 +5,12 @@ boundaries (a Ray executor pickles it) without its sandboxes: the copy starts it
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
 from filters.sandbox import Sandbox
-from filters.settings import MUTANT_BATCH_FLOOR_S
+from filters.settings import MUTANT_BATCH_FLOOR_S, MUTANT_TIME_FLOOR_S
 from filters.stage import Stage
 
 __all__ = ["SandboxedStage"]
@@ -59,6 +60,13 @@ class SandboxedStage(Stage):
             if self._rerun is None:
                 self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
             return self._rerun
+
+    def mutant_limit_s(self, limit: float, reference_ms: float) -> float:
+        """A mutant's time limit (s) on tests the slowest passing reference takes `reference_ms`
+        CPU ms on (its slowest one): max(`MUTANT_TIME_FLOOR_S`, `time_factor` x that), rounded
+        up to 0.1 s, at most the problem's `limit`. Past it the mutant is killed by its timeout."""
+        own = math.ceil(self.settings.time_factor * reference_ms / 100.0) / 10.0
+        return min(limit, max(MUTANT_TIME_FLOOR_S, own))
 
     def mutant_batch_s(self, reference_ms: float) -> float:
         """A mutant's call's CPU inside a batch (`Sandbox.run`'s `batch_call_s`): max(the floor,

@@ -32,6 +32,7 @@ __all__ = [
     "FLAT_SETTINGS",
     "CALIBRATION_LIMIT_S",
     "MUTANT_BATCH_FLOOR_S",
+    "MUTANT_TIME_FLOOR_S",
 ]
 
 #: How long a reference may take while its time limit is still being calibrated (verify, amplify).
@@ -42,6 +43,15 @@ CALIBRATION_LIMIT_S = 10.0
 #: a batch is confirmed by a fresh child): a mutant that loops spends this much in its batch, not
 #: a second limit (verify, amplify).
 MUTANT_BATCH_FLOOR_S = 0.1
+
+#: A mutant's time limit: max(this, `time_factor` x the slowest passing reference on the same
+#: tests), within the problem's limit (`SandboxedStage.mutant_limit_s`). A mutant slower than that
+#: is killed by its timeout, as mutation testing tools count a mutant that times out at a multiple
+#: of the original's time (PIT's TIMED_OUT, mutmut's timeouts): such a mutant is told apart from
+#: the reference by the test it runs out of time on. The problem's own floor (1 s, for the
+#: completions the rewards grade) made each mutant that loops forever cost a second a run in
+#: amplify, then in verify: most of both stages' time (measured in benchmarks/RESULTS.md).
+MUTANT_TIME_FLOOR_S = 0.25
 
 
 @dataclass

@@ -7,7 +7,8 @@ judge it. When no reference passes but they fail only by
 wrong answers that say the tests hold one valid answer of several (the references disagree among
 themselves, or the statement accepts any valid answer), the problem is `needs_checker` rather
 than `no_passing_solution`. Then measure the tests: known-incorrect solutions and mutants of a
-passing reference are run too; `test_strength` is the fraction rejected; a suite that accepts a
+passing reference are run too (a mutant slower than 3x the slowest reference, at least 0.25 s, is
+killed by its timeout); `test_strength` is the fraction rejected; a suite that accepts a
 known-incorrect solution, or without any, kills fewer than `min_mutation_score` of the mutants,
 is dropped as `weak_tests`. Time limits come from the source, else are calibrated from the slowest
 passing reference.
@@ -87,8 +88,13 @@ class _Row:
 
 
 def _slowest_ms(r: _Row) -> float:
-    """The slowest passing reference's slowest test, CPU ms (0 without one)."""
-    return max((x.max_test_cpu_ms for x in r.first or [] if x.verdict == "AC"), default=0.0)
+    """The slowest passing reference's slowest test, CPU ms (its whole run for an assert suite,
+    whose tests run in one process; 0 without one)."""
+    whole_run = r.problem.get("test_type") == "assert"
+    return max(
+        (x.cpu_ms if whole_run else x.max_test_cpu_ms for x in r.first or [] if x.verdict == "AC"),
+        default=0.0,
+    )
 
 
 def reward_isolation(problem: dict[str, Any]) -> str:
@@ -389,12 +395,16 @@ class VerifyStage(SandboxedStage):
                 opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
                 jobs.append((r.problem, c, opts))
                 owners.append((r.index, "incorrect", k))
-            # mutants of a reference are trusted: in batches, a call past a budget set by the
-            # references' time rerun alone under the full limit, after the other tests (a failure
-            # in a batch is always confirmed by a fresh child): only killed or not counts here
-            budget = self.mutant_batch_s(_slowest_ms(r))
+            # a mutant slower than `time_factor` x the slowest reference (and the floor) is
+            # killed by its timeout (`mutant_limit_s`). Mutants of a reference are trusted: in
+            # batches, a call past a budget set by the references' time reruns alone under the
+            # mutant's limit, after the other tests (a failure in a batch is always confirmed by a
+            # fresh child): only killed or not counts here
+            slowest = _slowest_ms(r)
+            budget = self.mutant_batch_s(slowest)
+            m_limit = self.mutant_limit_s(r.limit, slowest)
             for k, m in enumerate(muts):
-                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": mutant_lang,
+                opts = {"time_limit_s": m_limit, "stop_on_failure": True, "language": mutant_lang,
                         "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
                 jobs.append((r.problem, m, opts))
                 owners.append((r.index, "mutant", k))

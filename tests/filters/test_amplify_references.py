@@ -147,7 +147,7 @@ def test_the_cheapest_passing_reference_labels():
 def test_a_looping_mutant_runs_against_the_references_time_not_the_floor():
     """A mutant that loops forever (`i += 1` mutated) ran the whole 1 s floor on every run; now
     max(MUTANT_TIME_FLOOR_S, 3 x the slowest reference on the same tests)."""
-    from filters.amplify import MUTANT_TIME_FLOOR_S
+    from filters.settings import MUTANT_TIME_FLOOR_S
 
     counting = "n = int(input())\ni = s = 0\nwhile i < n:\n    i += 1\n    s += i\nprint(s)\n"
     row = _two_speeds()
@@ -158,3 +158,24 @@ def test_a_looping_mutant_runs_against_the_references_time_not_the_floor():
     mutants = [(t, v) for code, t, v in box.runs if code != counting]
     assert mutants and {t for t, _ in mutants} == {MUTANT_TIME_FLOOR_S}
     assert any(v == "TLE" for _, v in mutants)
+
+
+def test_verify_times_a_looping_mutant_as_amplify_does():
+    """Verify ran its mutants under the problem's limit (the 1 s floor meant for completions): a
+    mutant that loops forever cost a second a run, most of verify's time on LeetCodeDataset. Now
+    both stages give a mutant max(MUTANT_TIME_FLOOR_S, 3 x the slowest reference), and the one
+    that loops is still killed by its timeout (the strength counts it)."""
+    from filters.settings import MUTANT_TIME_FLOOR_S
+    from filters.verify import VerifyStage
+
+    counting = "n = int(input())\ni = s = 0\nwhile i < n:\n    i += 1\n    s += i\nprint(s)\n"
+    row = _two_speeds()
+    row["solutions"] = [counting]
+    with _Recording(workers=2) as box:
+        verify = VerifyStage(sandbox=box, mutants=12, min_tests=1, min_mutation_score=0.0)
+        (kept,) = verify.process(records_to_table([row])).kept.to_pylist()
+    assert kept["time_limit_s"] == 1.0  # the problem's limit, for completions: unchanged
+    mutants = [(t, v) for code, t, v in box.runs if code != counting]
+    assert mutants and {t for t, _ in mutants} == {MUTANT_TIME_FLOOR_S}
+    assert any(v == "TLE" for _, v in mutants)
+    assert kept["test_strength"] > 0
