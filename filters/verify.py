@@ -400,6 +400,7 @@ class VerifyStage(SandboxedStage):
             # batches, a call past a budget set by the references' time reruns alone under the
             # mutant's limit, after the other tests (a failure in a batch is always confirmed by a
             # fresh child): only killed or not counts here
+            assert r.limit is not None  # set for every row the first pass passed
             slowest = _slowest_ms(r)
             budget = self.mutant_batch_s(slowest)
             m_limit = self.mutant_limit_s(r.limit, slowest)
