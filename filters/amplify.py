@@ -472,12 +472,11 @@ class AmplifyStage(SandboxedStage):
         m_limit = self.mutant_limit_s(limit, slowest_ms)
         batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
         judged = 0
-        # on the originals only whether a mutant dies matters: a test it runs out of time on in
-        # a batch is judged last (`defer_slow`), so a wrong answer elsewhere kills it sooner
+        # (no `defer_slow` here: on the few original tests, judging a slow test last ran the
+        # others first and cost more than it saved, 0.38 against 0.34 s a row on LeetCodeDataset)
         for m, r in zip(mutants, sb.run_many(
             [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
-                        "batch_call_s": self.mutant_batch_s(slowest_ms), "defer_slow": batch,
-                        "language": m_lang})
+                        "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang})
              for m in mutants]
         )):  # fmt: skip
             if r.verdict == "CE":  # a C++ mutant that does not compile measures nothing
