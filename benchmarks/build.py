@@ -124,6 +124,8 @@ def main() -> None:
     ap.add_argument("--keep-shared", action="store_true", help="reuse the shared-data runs already in the results file")
     ap.add_argument("--amplify", action="store_true", help="the default stages, amplify among them, and --min-tests 5")
     ap.add_argument("--no-synthetic", action="store_true", help="only the shared-data builds")
+    ap.add_argument("--batch-rows", type=int, default=256,
+                    help="rows per unit of work: Ray runs a unit per CPU, so a slice needs small units")
     ap.add_argument("--out", type=Path, default=RESULTS)
     a = ap.parse_args()
     results = a.out
@@ -150,8 +152,10 @@ def main() -> None:
                     limit=limit,
                     min_tests=5 if a.amplify else 1,
                     amplify=a.amplify,
+                    batch_rows=a.batch_rows,
                 )
                 r.update(kind="shared", executor=executor, workers=workers, amplify=a.amplify,
+                         batch_rows=a.batch_rows,
                          load=[load0, round(os.getloadavg()[0], 2)])
                 rows.append(r)
                 print(json.dumps(r), flush=True)

@@ -20,11 +20,15 @@ list whose elements are all, as often, in another (`t` is `s` shuffled plus a le
 elements over the originals show it). Trees keep what every original tree shows
 (`PathStats.tree_rules`): a binary search tree, a complete tree, a full tree, each inner node the
 smallest or largest of its children, leaves and inner nodes that take values of their own; a
-linked list of even length, one that starts and ends as every original does.
+linked list of even length, one that starts and ends as every original does. A list argument
+whose originals had two lengths or more, all multiples of k >= 3, keeps lengths that are (`nums` of
+length 3n); a list of pairs that never held a pair and its reverse keeps none ("no repeated
+connections": [0, 2] and [2, 0] are one undirected edge twice).
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,6 +101,11 @@ class PathStats:
     twins: set[str] = field(default_factory=set)  # values seen twice in a row in a list
     even: bool = True  # every list had an even length (a linked list of twins)
     even_evidence: int = 0  # lists of two or more seen
+    lengths: set[int] = field(default_factory=set)  # the lengths of the lists seen here
+    #: no list of pairs held one pair and its reverse ([0, 2] and [2, 0]: "no repeated
+    #: connections" between nodes), and lists of two or more pairs seen
+    pairs_one_way: bool = True
+    pairs_evidence: int = 0
 
     def see(self, v: Any) -> None:
         """Take one original value at this path into account."""
@@ -159,6 +168,7 @@ class PathStats:
                 self.first_last.add(("?", "?"))
         self.even &= len(v) % 2 == 0
         self.even_evidence += len(v) >= 2
+        self.lengths.add(len(v))
         self.multiplicities.update(multiplicities(v))
         try:
             self.sorted_asc &= all(a <= b for a, b in zip(v, v[1:]))
@@ -175,6 +185,14 @@ class PathStats:
         inner = {len(x) for x in v if type(x) in (list, str)}
         self.rectangular &= len(inner) <= 1 and all(type(x) in (list, str) for x in v)
         self._see_rows(v)
+
+    def length_step(self) -> int:
+        """k when the lists here had two lengths or more, all multiples of k >= 3 (`nums` of
+        length 3n); else 1. (A step of 2 comes by chance too often: 1 in 4 pairs of lengths.)"""
+        if len(self.lengths) < 2:
+            return 1
+        step = math.gcd(*self.lengths)
+        return step if step >= 3 else 1
 
     def tree_rules(self) -> set[str]:
         """What every original tree (three or more nodes among them) shows: "bst", "complete";
@@ -214,12 +232,23 @@ class PathStats:
         self.first_lens.add(len(rows[0]))
         self.steps.update(len(b) - len(a) for a, b in zip(rows, rows[1:]))
         short = [r for r in rows if 1 < len(r) <= 4 and all(type(y) in (int, float) for y in r)]
+        if len(short) == len(rows) > 1 and all(len(r) == 2 for r in rows):
+            self.pairs_evidence += 1
+            self.pairs_one_way &= not _reversed_pairs(rows)
         if len(short) == len(rows) and len({len(r) for r in rows}) == 1:
             for r in short:
                 rel = row_order(r)
                 self.row_order = rel if self.row_order is None else self.row_order & rel
         else:
             self.row_order = set()
+
+
+def _reversed_pairs(rows: list[list[Any]]) -> bool:
+    """Whether a list of pairs holds a pair and its reverse, or one pair twice."""
+    try:
+        return len({tuple(sorted(r)) for r in rows}) < len(rows)
+    except TypeError:  # values that do not order or hash: nothing to say
+        return False
 
 
 def observe(stats: dict[Path, PathStats], path: Path, v: Any) -> None:
@@ -541,6 +570,11 @@ class CallContract:
             return False  # every value twice but one, and the like
         if v and all(type(x) is list for x in v) and not _rows_ok(v, st):
             return False
+        if len(v) % st.length_step():
+            return False  # `nums` of length 3n stays so
+        if (st.pairs_one_way and st.pairs_evidence and len(v) > 1
+                and all(type(x) is list and len(x) == 2 for x in v) and _reversed_pairs(v)):
+            return False  # an undirected edge appears once, in either direction  # fmt: skip
         if st.square and st.square_evidence and any(len(x) != len(v) for x in v):
             return False  # an n x n matrix stays square
         return all(self._shape_ok(x, path + ("[]",), depth + 1) for x in v)

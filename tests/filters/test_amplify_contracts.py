@@ -152,3 +152,38 @@ def test_equal_sums_and_letters_need_evidence():
     assert gen.contract.equal_sums == [] and gen.contract.contained == []
     gen = CallInputs(_kwargs([{"s": "ab", "t": "abc"}]), typed=True)  # 2 letters: not enough
     assert gen.contract.contained == []
+
+
+def test_a_length_of_3n_stays_a_multiple_of_3():
+    # minimum-difference-in-sums-after-removal-of-elements (held-out sample 3): `nums` has 3n
+    # elements; a generated list of 4 had no right answer, and the references agreed on one a third
+    # correct solution did not give
+    originals = [{"nums": [3, 1, 2]}, {"nums": [7, 9, 5, 8, 1, 3]}]
+    lengths = Counter(len(args["nums"]) for args in _generated(originals))
+    assert lengths and all(n % 3 == 0 for n in lengths), lengths
+
+
+def test_a_length_step_of_2_is_not_a_rule():
+    # lengths 2 and 4 are even by chance as often as not: lists of odd length are still drawn
+    originals = [{"nums": [1, 5]}, {"nums": [4, 2, 8, 6]}]
+    assert any(len(args["nums"]) % 2 for args in _generated(originals))
+
+
+def test_an_undirected_edge_is_not_repeated_reversed():
+    # critical-connections-in-a-network (held-out sample 3): "no repeated connections"; a generated
+    # [[0, 1], [0, 2], [2, 0], [1, 3]] made [0, 2] two parallel edges, no longer a bridge
+    originals = [
+        {"n": 4, "connections": [[0, 1], [1, 2], [2, 0], [1, 3]]},
+        {"n": 2, "connections": [[0, 1]]},
+    ]
+    for args in _generated(originals):
+        edges = {tuple(sorted(e)) for e in args["connections"]}
+        assert len(edges) == len(args["connections"]), args
+
+
+def test_a_pair_and_its_reverse_stay_allowed_where_an_original_has_them():
+    # course-schedule: [[1, 0], [0, 1]] is a cycle of two courses, an input of the problem
+    originals = [{"numCourses": 2, "prerequisites": [[1, 0]]},
+                 {"numCourses": 2, "prerequisites": [[1, 0], [0, 1]]}]  # fmt: skip
+    seen = [args["prerequisites"] for args in _generated(originals)]
+    assert any(len({tuple(sorted(e)) for e in p}) < len(p) for p in seen)
