@@ -572,9 +572,9 @@ class CallContract:
             return False
         if len(v) % st.length_step():
             return False  # `nums` of length 3n stays so
-        if (st.pairs_one_way and st.pairs_evidence and len(v) > 1
-                and all(type(x) is list and len(x) == 2 for x in v) and _reversed_pairs(v)):
-            return False  # an undirected edge appears once, in either direction  # fmt: skip
+        pairs = len(v) > 1 and all(type(x) is list and len(x) == 2 for x in v)
+        if pairs and st.pairs_one_way and st.pairs_evidence and _reversed_pairs(v):
+            return False  # an undirected edge appears once, in either direction
         if st.square and st.square_evidence and any(len(x) != len(v) for x in v):
             return False  # an n x n matrix stays square
         return all(self._shape_ok(x, path + ("[]",), depth + 1) for x in v)
