@@ -365,7 +365,7 @@ class VerifyStage(SandboxedStage):
             # not the fastest: which of two references of about the same speed is faster changes
             # from run to run, and with it the mutants and `test_strength` (27 of 100
             # LeetCodeDataset rows between two runs of the same code)
-            r.mutated = mutated_reference(stable, ("python", "cpp"))
+            r.mutated = mutated_reference(stable)  # every language mutants are made in
             if flaky:
                 r.decision = Decision.drop(
                     "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
