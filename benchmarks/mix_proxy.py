@@ -47,7 +47,7 @@ from mixbench.rl import RLConfig, run_rl  # noqa: E402
 from mixbench.tasks import CLEAN, SOURCES  # noqa: E402
 
 from mixer import ProxyACODM  # noqa: E402
-from mixer.base import from_state  # noqa: E402
+from mixer.policies.base import from_state  # noqa: E402
 
 PROXY_SEED0 = 1000
 
@@ -120,7 +120,7 @@ def train_proxy(
             jobs = [(bench.name, kw, state, s, i, cfg) for s, i in zip(seeds, ids, strict=True)]
             outs = list(ex.map(_train_one, *zip(*jobs, strict=True)))
             groups = [r0 // parallel] * len(outs) if paired else None
-            mixer.learn([from_state(o["examples"]) for o in outs], groups=groups)
+            mixer.fit_runs([from_state(o["examples"]) for o in outs], groups=groups)
             for s, o in zip(seeds, outs, strict=True):
                 trace.append(
                     {"seed": s, "final": o["final"], "weights": o["weights"], "flops": o["flops"]}

@@ -19,7 +19,7 @@ import mixbench.rl as R
 from mixbench.common import MixerSpec, run_jobs
 from mixbench.rl import RLConfig, run_rl
 
-from mixer.base import Mixer
+from mixer.policies.base import Mixer
 
 
 class DirichletWindows(Mixer):

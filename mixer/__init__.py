@@ -1,22 +1,25 @@
-"""Training-time data mixing: policies that choose per-step sampling weights across sources."""
+"""Training-time data mixing, in two wings: source mixers (`mixer.policies`: how much to draw from
+each source) and problem samplers (`mixer.problems`: which problems inside each source), both
+learning from what the trainer reports; `mixer.sampler` turns weights into batches and
+`mixer.adapters` plugs them into trainers. This module is the face: import from here."""
 
-from mixer.acodm import ACODM
-from mixer.base import Mixer
-from mixer.baselines import ODM, AdvantageBandit, Static, Uniform
-from mixer.dump import DUMP
+from filters.renamed import renamed_submodules
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
-from mixer.frontier import FrontierSampler
 from mixer.history import load_history
-from mixer.learnability import PassRateModel
 from mixer.policies import POLICIES, make_mixer
-from mixer.posterior import BetaPosteriorSampler
-from mixer.problem_samplers import PROBLEM_SAMPLERS, make_problem_sampler
-from mixer.problems import GroupOutcome, ProblemSampler
-from mixer.proxy import ProxyACODM
-from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
+from mixer.policies.acodm import ACODM
+from mixer.policies.base import Mixer
+from mixer.policies.baselines import ODM, AdvantageBandit, Static, Uniform
+from mixer.policies.dump import DUMP
+from mixer.policies.proxy import ProxyACODM
+from mixer.policies.sketch import GradientSketch, alignment_scores, target_scores
+from mixer.policies.transfer import TransferBandit
+from mixer.problems import PROBLEM_SAMPLERS, GroupOutcome, ProblemSampler, make_problem_sampler
+from mixer.problems.frontier import FrontierSampler
+from mixer.problems.pass_rate import PassRateModel
+from mixer.problems.posterior import BetaPosteriorSampler
+from mixer.problems.rollout_filters import GRESO, DynamicSampling, PassRateBand
 from mixer.sampler import MixedDataset, MixedSampler, stochastic_round
-from mixer.sketch import GradientSketch, alignment_scores, target_scores
-from mixer.transfer import TransferBandit
 
 __all__: list[str] = [
     "ACODM",
@@ -52,3 +55,25 @@ __all__: list[str] = [
     "alignment_scores",
     "target_scores",
 ]
+
+# The modules' names before the two wings (issue 44): importable, with a DeprecationWarning.
+renamed_submodules(
+    {
+        "mixer.acodm": "mixer.policies.acodm",
+        "mixer.base": "mixer.policies.base",
+        "mixer.baselines": "mixer.policies.baselines",
+        "mixer.dump": "mixer.policies.dump",
+        "mixer.nets": "mixer.policies.nets",
+        "mixer.proxy": "mixer.policies.proxy",
+        "mixer.sketch": "mixer.policies.sketch",
+        "mixer.transfer": "mixer.policies.transfer",
+        "mixer.factory": "mixer.policies",
+        "mixer.frontier": "mixer.problems.frontier",
+        "mixer.learnability": "mixer.problems.pass_rate",
+        "mixer.posterior": "mixer.problems.posterior",
+        "mixer.rollout_filters": "mixer.problems.rollout_filters",
+        "mixer.scorers": "mixer.problems.scorers",
+        "mixer.problem_samplers": "mixer.problems",
+        "mixer.problem_factory": "mixer.problems",
+    }
+)

@@ -21,8 +21,8 @@ class UnknownName(UserError, ValueError):
 
 
 class Registry(Mapping[str, type[T]], Generic[T]):
-    """Read-only `{name: class}` for the `what` it builds; `lookup(name)` forgives case, spaces
-    and `_` for `-` (`"ACODM_proxy"` is `"acodm-proxy"`)."""
+    """`{name: class}` for the `what` it builds; `lookup(name)` forgives case, spaces and `_` for
+    `-` (`"ACODM_proxy"` is `"acodm-proxy"`). A mapping to read; `register` is its one way in."""
 
     def __init__(self, what: str, classes: Mapping[str, type[T]]) -> None:
         self.what = what
@@ -37,6 +37,18 @@ class Registry(Mapping[str, type[T]], Generic[T]):
         cls = self._classes.get(self.normalize(name))
         if cls is None:
             raise UnknownName(f"unknown {self.what} {name!r}; choose one of: {', '.join(self)}")
+        return cls
+
+    def register(self, name: str, cls: type[T]) -> type[T]:
+        """Add `cls` under `name` (normalised as `lookup` does), so every config that takes a name
+        (`make_mixer`, the trainer adapters, verl's `data.sampler.mixer`) can build it; a name
+        already taken raises `ValueError`. Returns `cls`."""
+        key = self.normalize(name)
+        if not key:
+            raise ValueError(f"a {self.what} needs a name")
+        if key in self._classes:
+            raise ValueError(f"{self.what} {key!r} is already registered ({self._classes[key]!r})")
+        self._classes[key] = cls
         return cls
 
     def __getitem__(self, name: str) -> type[T]:

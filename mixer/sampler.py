@@ -12,8 +12,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from mixer.base import Mixer, from_state, to_state
-from mixer.baselines import Uniform
+from mixer.policies.base import Mixer, from_state, to_state
+from mixer.policies.baselines import Uniform
 
 __all__ = ["BatchSource", "DrawnIndex", "MixedSampler", "stochastic_round", "MixedDataset"]
 

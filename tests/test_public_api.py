@@ -146,7 +146,7 @@ PUBLIC = {
         'trl_speed_reward',
         'valgrind_works',
     ],
-    'mixer.scorers': [
+    'mixer.problems.scorers': [
         'Prompt',
         'ReferenceLikelihood',
         'chat_prompt_ids',

@@ -23,7 +23,7 @@ import torch
 
 from code_rl.rollout import evaluate, grade, prompt_ids, sample, sandbox_cpu_s
 from mixer import BetaPosteriorSampler, DynamicSampling, FrontierSampler, ProblemSampler, make_mixer
-from mixer.scorers import ReferenceLikelihood, dataset_references
+from mixer.problems.scorers import ReferenceLikelihood, dataset_references
 
 __all__ = ["RunConfig", "Arm", "make_sampler", "run_lean", "run_trl"]
 

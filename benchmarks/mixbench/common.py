@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mixer import ACODM, Mixer, make_mixer
-from mixer.acodm import N_FEATURES
+from mixer.policies.acodm import N_FEATURES
 
 __all__ = [
     "MixerSpec",

@@ -20,9 +20,9 @@ from mixbench.rl import Policy, RLConfig
 from mixbench.spread import Problems, make_problems
 from mixbench.tasks import make_eval, warmup_batch
 from mixer import grpo_advantages
-from mixer.frontier import FrontierSampler
 from mixer.problems import ProblemSampler
-from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
+from mixer.problems.frontier import FrontierSampler
+from mixer.problems.rollout_filters import GRESO, DynamicSampling, PassRateBand
 
 __all__ = [
     "SamplerArm",

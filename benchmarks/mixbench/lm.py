@@ -19,7 +19,7 @@ from mixbench.compute import ComputeMeter, lm_forward_flops
 from mixbench.domains import TARGET, collect_domains
 from mixbench.model import ByteLM
 from mixer import ACODM, Feedback, GradientSketch, MixedSampler, ProxyACODM, per_source_mean
-from mixer.base import to_state
+from mixer.policies.base import to_state
 
 __all__ = ["LMConfig", "run_lm", "load_corpus", "load_dev", "selected_matrices"]
 

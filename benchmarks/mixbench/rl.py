@@ -37,7 +37,7 @@ from mixer import (
     feedback_from_rewards,
     grpo_advantages,
 )
-from mixer.base import to_state
+from mixer.policies.base import to_state
 
 __all__ = ["RLConfig", "Policy", "run_rl"]
 

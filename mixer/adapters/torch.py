@@ -17,11 +17,11 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Sampler
 
-from mixer.base import Mixer
 from mixer.feedback import Feedback, WeightsId, weights_id_of
 from mixer.log import logger
+from mixer.policies.base import Mixer
+from mixer.policies.sketch import GradientSketch
 from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
-from mixer.sketch import GradientSketch
 
 __all__ = [
     "MIXER_STATE_FILE",

@@ -33,13 +33,13 @@ from mixer.adapters.torch import (
     save_mixer_state,
     start_run,
 )
-from mixer.base import Mixer
 from mixer.feedback import weights_id_of
 from mixer.log import logger
 from mixer.policies import make_mixer
+from mixer.policies.base import Mixer
+from mixer.problems.scorers import ReferenceLikelihood, dataset_references
 from mixer.rows import check_rows
 from mixer.sampler import BatchSource, MixedSampler
-from mixer.scorers import ReferenceLikelihood, dataset_references
 
 __all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE"]
 

@@ -40,12 +40,12 @@ from mixer.adapters.torch import (
     save_mixer_state,
     start_run,
 )
-from mixer.base import Mixer
 from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
 from mixer.log import logger
 from mixer.policies import make_mixer
-from mixer.problem_samplers import make_problem_sampler
-from mixer.problems import ProblemSampler
+from mixer.policies.base import Mixer
+from mixer.problems import make_problem_sampler
+from mixer.problems.base import ProblemSampler
 from mixer.rows import ID_COLUMN, check_rows
 from mixer.sampler import LEARNT_FORMAT, LEARNT_FORMAT_KEY, BatchSource, DrawnIndex, MixedSampler
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mixer import ACODM, ODM, Feedback
-from mixer.acodm import alignment_scores, interference_scores
+from mixer.policies.acodm import alignment_scores, interference_scores
 from tests.mixer.streams import run_stream
 
 N = 6

@@ -142,7 +142,7 @@ def test_trl_refuses_a_sampler_that_drops_groups(tmp_path) -> None:
 def test_trl_scorer_reads_the_policy_being_trained(tmp_path) -> None:
     """A reference-likelihood scorer over the trainer's own model (and real tokenizer) scores the
     candidates of every draw TRL makes, in the training process, with no rollouts of its own."""
-    from mixer.scorers import ReferenceLikelihood
+    from mixer.problems.scorers import ReferenceLikelihood
 
     ds = Dataset.from_dict(_rows())
     sampler = _sampler(ds, difficulty=ds["difficulty"], score="learnability-low", candidates=3)

@@ -66,7 +66,7 @@ def test_paired_runs_cancel_the_luck_they_share() -> None:
             for _ in range(2):
                 toy_run(m, rng, concave, noise=0.005, offset=luck)
                 exs.append(m.end_run(learn=False))
-            m.learn(exs, groups=[pair, pair] if paired else None)
+            m.fit_runs(exs, groups=[pair, pair] if paired else None)
         m.deploy()
         return m.weights()
 
@@ -186,10 +186,10 @@ def test_parallel_runs_learn_like_sequential_calls() -> None:
     ex = m.end_run(learn=False)
     a = ProxyACODM(N, horizon=STEPS, seed=4, segments=1)
     b = ProxyACODM(N, horizon=STEPS, seed=4, segments=1)
-    a.learn([ex, ex])
-    b.learn([ex])  # one example is too few to fit on
+    a.fit_runs([ex, ex])
+    b.fit_runs([ex])  # one example is too few to fit on
     assert b.updates == 0
-    b.learn([ex])
+    b.fit_runs([ex])
     assert a.runs == b.runs == 2 and len(a.ex_g) == len(b.ex_g) == 2
     assert a.updates == b.updates == a.fit_steps
     assert np.allclose(a.actor_flat, b.actor_flat)
@@ -207,9 +207,9 @@ def test_bad_arguments_are_refused() -> None:
     m = ProxyACODM(N, horizon=STEPS)
     ex = {"s": np.zeros((1, N, 10)), "a": np.full((1, N), 1 / N), "g": np.zeros(1)}
     with pytest.raises(ValueError, match="groups for"):
-        m.learn([ex, ex], groups=[0])
+        m.fit_runs([ex, ex], groups=[0])
     with pytest.raises(ValueError, match=">= 0"):
-        m.learn([ex], groups=[-1])
+        m.fit_runs([ex], groups=[-1])
 
 
 def test_a_saved_policy_loads_by_keyword_for_adapters(tmp_path) -> None:
@@ -248,7 +248,7 @@ def test_a_policy_saved_with_acodms_online_parts_still_loads() -> None:
     still did (benchmarks/results, keys it ignores now) loads and gives its saved weights."""
     from pathlib import Path
 
-    from mixer.base import from_state
+    from mixer.policies.base import from_state
 
     path = Path(__file__).parents[2] / "benchmarks" / "results" / "mix_proxy_state_120.json"
     saved = from_state(json.loads(path.read_text()))

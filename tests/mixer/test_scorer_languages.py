@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from mixer.scorers import dataset_references
+from mixer.problems.scorers import dataset_references
 
 PY, CPP = "print(1)\n", "int main() {}\n"
 

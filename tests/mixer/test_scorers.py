@@ -1,4 +1,4 @@
-"""`mixer.scorers`: the reference log-likelihood under a real (tiny, randomly initialised)
+"""`mixer.problems.scorers`: the reference log-likelihood under a real (tiny, randomly initialised)
 `transformers` causal LM, batched and padded as one sequence at a time would give it, rising for
 the reference the model was trained on, and driving a FrontierSampler."""
 
@@ -12,7 +12,7 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 from mixer import FrontierSampler  # noqa: E402
-from mixer.scorers import ReferenceLikelihood, reference_log_likelihood  # noqa: E402
+from mixer.problems.scorers import ReferenceLikelihood, reference_log_likelihood  # noqa: E402
 
 
 class CharTokenizer:

@@ -13,9 +13,9 @@ from collections import deque
 
 import numpy as np
 
-from mixer.base import Mixer
-from mixer.baselines import softmax
 from mixer.feedback import Feedback
+from mixer.policies.base import Mixer
+from mixer.policies.baselines import softmax
 
 __all__ = ["DUMP"]
 

@@ -3,7 +3,7 @@ which, learns from each group's rewards, and counts the rollouts (generated, zer
 
 `ProblemSampler` itself draws uniformly inside each source (a seeded permutation per epoch, as
 `MixedSampler` does) and keeps every group: the plain baseline. Subclasses choose problems
-(`_take`), learn from outcomes (`_learn`) or drop groups after rollout (`_keep`).
+(`_take`), learn from outcomes (`_observe`) or drop groups after rollout (`_keep`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from mixer.base import Mixer, from_state, to_state
 from mixer.feedback import WeightsId, feedback_from_rewards, grpo_advantages
+from mixer.policies.base import Mixer, from_state, to_state
 from mixer.sampler import MixedSampler, _group_ids_of
 
 __all__ = ["GroupOutcome", "ProblemSampler", "group_rewards"]
@@ -219,7 +219,7 @@ class ProblemSampler(MixedSampler):
             keep=np.ones(p.size, dtype=bool),
         )
         self.ledger["updates"] += 1
-        self._learn(out, succ)
+        self._observe(out, succ)
         out.keep_group = np.asarray(self._keep(out), dtype=bool)
         out.keep = out.keep_group[inv] if p.size else out.keep
         self.ledger["rollouts"] += int(p.size)
@@ -316,7 +316,7 @@ class ProblemSampler(MixedSampler):
         self._load_state(st["sampler"])
 
     # ---- what subclasses change -------------------------------------------------------------
-    def _learn(self, out: GroupOutcome, successes: np.ndarray) -> None:  # noqa: B027 - optional hook
+    def _observe(self, out: GroupOutcome, successes: np.ndarray) -> None:  # noqa: B027 - optional hook
         """Learn from the groups of one batch (`successes` = summed [0, 1] rewards per group)."""
 
     def _keep(self, out: GroupOutcome) -> np.ndarray:

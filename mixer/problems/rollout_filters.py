@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from mixer.base import Mixer
-from mixer.problems import GroupOutcome, ProblemSampler
+from mixer.policies.base import Mixer
+from mixer.problems.base import GroupOutcome, ProblemSampler
 
 __all__ = ["DynamicSampling", "PassRateBand", "GRESO"]
 
@@ -113,7 +113,7 @@ class GRESO(ProblemSampler):
             out.extend(cand[~skip].tolist())
         return out
 
-    def _learn(self, out: GroupOutcome, successes: np.ndarray) -> None:
+    def _observe(self, out: GroupOutcome, successes: np.ndarray) -> None:
         kind = np.where(
             out.zero_advantage & (out.mean >= self.easy_threshold),
             1,

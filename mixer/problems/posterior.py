@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from mixer.base import Mixer
-from mixer.problems import GroupOutcome, ProblemSampler
+from mixer.policies.base import Mixer
+from mixer.problems.base import GroupOutcome, ProblemSampler
 
 __all__ = ["BetaPosteriorSampler"]
 
@@ -67,7 +67,7 @@ class BetaPosteriorSampler(ProblemSampler):
         reps = -(-k // len(g))  # a source smaller than its share: every problem, then again
         return np.tile(g[order], reps)[:k].tolist()
 
-    def _learn(self, out: GroupOutcome, successes: np.ndarray) -> None:
+    def _observe(self, out: GroupOutcome, successes: np.ndarray) -> None:
         p = out.problems
         fails = out.attempts - successes
         a0, b0 = self.prior

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mixer.base import Mixer
 from mixer.feedback import Feedback
+from mixer.policies.base import Mixer
 
 __all__ = ["Uniform", "Static", "ODM", "AdvantageBandit", "softmax"]
 

@@ -1,5 +1,12 @@
-"""The problem samplers by name (`PROBLEM_SAMPLERS`) and `make_problem_sampler`, for trainer
-configs (verl's `data.sampler.problems`): "uniform", "frontier", "dapo", "band", "greso", "mopps"."""
+"""Problem samplers: inside each source, which problems to draw, learnt from each group's rewards,
+and their registry (`PROBLEM_SAMPLERS`, `make_problem_sampler`) for trainer configs (verl's
+`data.sampler.problems`): "uniform", "frontier", "dapo", "band", "greso", "mopps".
+
+The wing's modules: `base` (`ProblemSampler`, `GroupOutcome`: the plain sampler and the rollout
+ledger), `frontier` (`FrontierSampler`) with `pass_rate` (its pass-rate model) and `scorers`
+(rollout-free signals of the policy now), `posterior` (MoPPS's Beta posterior) and
+`rollout_filters` (DAPO's dynamic sampling, a pass-rate band, GRESO).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from mixer.base import Mixer
-from mixer.frontier import FrontierSampler
-from mixer.posterior import BetaPosteriorSampler
-from mixer.problems import ProblemSampler
+from mixer.policies.base import Mixer
+from mixer.problems.base import GroupOutcome, ProblemSampler, group_rewards
+from mixer.problems.frontier import FrontierSampler
+from mixer.problems.posterior import BetaPosteriorSampler
+from mixer.problems.rollout_filters import GRESO, DynamicSampling, PassRateBand
 from mixer.registry import Registry
-from mixer.rollout_filters import GRESO, DynamicSampling, PassRateBand
 
-__all__ = ["PROBLEM_SAMPLERS", "make_problem_sampler"]
+__all__ = [
+    "PROBLEM_SAMPLERS",
+    "GroupOutcome",
+    "ProblemSampler",
+    "group_rewards",
+    "make_problem_sampler",
+]
 
 PROBLEM_SAMPLERS: Registry[ProblemSampler] = Registry(
     "problem sampler",

@@ -151,9 +151,9 @@ class Mixer(ABC):
         fb = feedback if isinstance(feedback, Feedback) else Feedback(**feedback)
         if fb.n_sources != self.n_sources:
             raise ValueError(f"feedback has {fb.n_sources} sources, mixer has {self.n_sources}")
-        self._learn(fb, self._weights_used(fb.weights_id))
+        self._credit(fb, self._weights_used(fb.weights_id))
 
-    def _learn(self, fb: Feedback, used: np.ndarray) -> None:
+    def _credit(self, fb: Feedback, used: np.ndarray) -> None:
         """One step of `update` with the weights `used` to draw its batch already resolved."""
         self.used_weights = used
         self.step += 1

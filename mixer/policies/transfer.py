@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mixer.baselines import AdvantageBandit, softmax
 from mixer.feedback import Feedback
-from mixer.sketch import alignment_scores
+from mixer.policies.baselines import AdvantageBandit, softmax
+from mixer.policies.sketch import alignment_scores
 
 __all__ = ["TransferBandit"]
 

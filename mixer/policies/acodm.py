@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from filters.contracts import UserError
-from mixer.base import Mixer
-from mixer.baselines import ODM, softmax
 from mixer.feedback import Feedback
 from mixer.log import logger
-from mixer.nets import Adam, param_views
-from mixer.sketch import alignment_scores, target_scores
+from mixer.policies.base import Mixer
+from mixer.policies.baselines import ODM, softmax
+from mixer.policies.nets import Adam, param_views
+from mixer.policies.sketch import alignment_scores, target_scores
 
 __all__ = ["ACODM", "N_FEATURES", "alignment_scores", "interference_scores", "paper_features"]
 
@@ -214,7 +214,7 @@ class _ActorCritic(Mixer):
     def _horizon_changed(self) -> None:  # noqa: B027 - optional hook
         """Recompute what depends on the horizon (subclasses)."""
 
-    def _learn(self, fb: Feedback, used: np.ndarray) -> None:
+    def _credit(self, fb: Feedback, used: np.ndarray) -> None:
         if self.step == 0 and self.horizon_origin == "guess":
             logger.warning(
                 "%s: the run's length is unknown; assuming horizon=%d updates (%s). Pass "
@@ -223,7 +223,7 @@ class _ActorCritic(Mixer):
                 self.horizon,
                 self._horizon_effects(),
             )
-        super()._learn(fb, used)
+        super()._credit(fb, used)
 
     def _horizon_effects(self) -> str:
         return "the progress feature is step / horizon"
@@ -771,7 +771,7 @@ class ACODM(_ActorCritic):
         self._track(fb, align)
         s2 = self._features()
         if self.step < self.warmup:
-            self.odm._learn(fb, used)  # the warm-up ODM is credited with what was executed
+            self.odm._credit(fb, used)  # the warm-up ODM is credited with what was executed
         ok = np.isfinite(c) & self.active
         if not ok.any() and self.rms["n_coef"] == 0 and self.step >= max(2 * self.warmup, 50):
             raise ValueError(

@@ -24,9 +24,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from mixer.base import Mixer
-from mixer.learnability import PassRateModel, prior_from_unit
-from mixer.problems import GroupOutcome, ProblemSampler
+from mixer.policies.base import Mixer
+from mixer.problems.base import GroupOutcome, ProblemSampler
+from mixer.problems.pass_rate import PassRateModel, prior_from_unit
 
 __all__ = ["FrontierSampler", "SCORES"]
 
@@ -317,7 +317,7 @@ class FrontierSampler(ProblemSampler):
         return x
 
     # ---- learning ----------------------------------------------------------------------------
-    def _learn(self, out: GroupOutcome, successes: np.ndarray) -> None:
+    def _observe(self, out: GroupOutcome, successes: np.ndarray) -> None:
         self.model.observe(self._slot[out.problems], successes, out.attempts)
 
     def _state(self) -> dict:

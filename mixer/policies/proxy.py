@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mixer.acodm import _ActorCritic, _saved_policy
-from mixer.baselines import softmax
 from mixer.feedback import Feedback
-from mixer.nets import Adam
-from mixer.sketch import alignment_scores
+from mixer.policies.acodm import _ActorCritic, _saved_policy
+from mixer.policies.baselines import softmax
+from mixer.policies.nets import Adam
+from mixer.policies.sketch import alignment_scores
 
 __all__ = ["ProxyACODM"]
 
@@ -57,7 +57,7 @@ class ProxyACODM(_ActorCritic):
     `deploy()` stops learning and exploring: the weights are the actor's greedy ones, recomputed
     from the state at each segment start (a run longer than `horizon` keeps its last segment's). `state_dict()` carries everything; load it into a
     `ProxyACODM` with the same sources and `horizon` for the target run. Runs can be collected in
-    parallel: `end_run(learn=False)` returns the run's examples, and `learn(examples)` fits on
+    parallel: `end_run(learn=False)` returns the run's examples, and `fit_runs(examples)` fits on
     examples from any number of runs. `policy_file=` loads a saved policy at construction (for
     adapters that build the mixer by name from keywords). `hidden`, `ema`, `horizon` and
     `source_bias` are as in `ACODM`.
@@ -180,7 +180,7 @@ class ProxyACODM(_ActorCritic):
         ex = {"s": np.stack(self._seg_s), "a": np.stack(self._seg_a), "g": G}
         self._running = False
         if learn and not self.deployed:
-            self.learn([ex])
+            self.fit_runs([ex])
         return ex
 
     def deploy(self) -> None:
@@ -199,6 +199,23 @@ class ProxyACODM(_ActorCritic):
 
     # ---- learning -----------------------------------------------------------------------
     def learn(self, examples: list[dict[str, np.ndarray]], groups: list[int] | None = None) -> None:
+        """The former name of `fit_runs` (`learn` is a sampler's verb: one step's rewards);
+        deprecated, removed in codemix 0.3.0."""
+        import warnings
+
+        from filters.renamed import REMOVED_IN
+
+        warnings.warn(
+            f"ProxyACODM.learn(examples) is deprecated (removed in {REMOVED_IN}): call "
+            "fit_runs(examples, groups=...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self.fit_runs(examples, groups)
+
+    def fit_runs(
+        self, examples: list[dict[str, np.ndarray]], groups: list[int] | None = None
+    ) -> None:
         """Add examples from `end_run(learn=False)` of any runs and fit critic and actor.
 
         `groups` (one id per run, kept across calls: give each new group a new id) marks runs that share everything but the mixture, such as the
