@@ -189,7 +189,8 @@ def _tests_total(batch: pa.Table) -> np.ndarray:
 
 
 class DedupStage(GlobalStage):
-    """Drop exact and near duplicate problems, keeping one survivor per cluster.
+    """Drop exact and near duplicate problems, keeping one survivor per cluster. Made from a
+    `DedupConfig` and/or its fields by name (`DedupStage(threshold=0.9)`).
 
     `threshold`: Jaccard similarity of code-aware shingle sets at or above which two problems
     are duplicates (every LSH candidate is verified). `prefer`: sources in order of preference
@@ -203,47 +204,18 @@ class DedupStage(GlobalStage):
     output_schema = pa.schema(
         [pa.field("dup_cluster", pa.string()), pa.field("dup_cluster_size", pa.int32())]
     )
+    settings_class = DedupConfig
+    settings: DedupConfig
 
-    def __init__(
-        self,
-        threshold: float = DedupConfig.threshold,
-        num_perm: int = DedupConfig.num_perm,
-        prefer: Sequence[str] = DedupConfig.prefer,
-        use_solutions: bool = DedupConfig.use_solutions,
-        k: int = DedupConfig.k,
-        seed: int = DedupConfig.seed,
-        bands: int | None = DedupConfig.bands,
-        rows: int | None = DedupConfig.rows,
-        transitive: bool = DedupConfig.transitive,
-    ):
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"dedup threshold must be in (0, 1], got {threshold}")
-        self.threshold = float(threshold)
-        self.num_perm = int(num_perm)
-        self.prefer = [str(p) for p in prefer]
-        self.use_solutions = bool(use_solutions)
-        self.transitive = bool(transitive)
-        self.k = int(k)
-        self.seed = int(seed)
-        if bands is None or rows is None:
-            bands, rows = lsh_params(self.threshold, self.num_perm)
-        self.bands, self.rows = int(bands), int(rows)
+    def __init__(self, settings: DedupConfig | None = None, **overrides: Any) -> None:
+        s = self.settings_from(settings, overrides)
+        if s.bands is None or s.rows is None:  # stored resolved: the manifest says what ran
+            s.bands, s.rows = lsh_params(s.threshold, s.num_perm)
+        s.prefer = tuple(str(p) for p in s.prefer)
+        self.settings = s
         self._parts: list[dict[str, Any]] = []
         self._empty: set[str] = set()
         self.result: DedupResult | None = None
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "threshold": self.threshold,
-            "num_perm": self.num_perm,
-            "bands": self.bands,
-            "rows": self.rows,
-            "k": self.k,
-            "prefer": self.prefer,
-            "use_solutions": self.use_solutions,
-            "transitive": self.transitive,
-            "seed": self.seed,
-        }
 
     # -- phase 1 -------------------------------------------------------------------------------
     def observe(self, batch: pa.Table) -> None:
@@ -255,37 +227,39 @@ class DedupStage(GlobalStage):
         st = _column(batch, "statement")
         if st is None:
             raise ValueError("dedup needs a statement column")
-        sh, off, keys = analyze(st.combine_chunks(), self.k)
+        s = self.settings
+        sh, off, keys = analyze(st.combine_chunks(), s.k)
         nonempty = np.diff(off) > 0  # a statement with any token has at least one shingle
         for i in np.flatnonzero(~nonempty).tolist():
             self._empty.add(pids[i])
         if not nonempty.any():
             return
-        if not nonempty.all() or self.use_solutions:
+        if not nonempty.all() or s.use_solutions:
             batch = batch.filter(pa.array(nonempty))
             pids = [p for p, ok in zip(pids, nonempty.tolist()) if ok]
-            sh, off, keys = analyze(self._texts(batch), self.k)
-        sig = signatures_from_shingles(sh, off, self.num_perm, self.seed)
+            sh, off, keys = analyze(self._texts(batch), s.k)
+        sig = signatures_from_shingles(sh, off, s.num_perm, s.seed)
+        assert s.bands is not None and s.rows is not None  # resolved when the stage was made
         src_col = _column(batch, "source")
         sources = src_col.to_pylist() if src_col is not None else [p.split("/", 1)[0] for p in pids]
-        rank = {s: i for i, s in enumerate(self.prefer)}
+        rank = {source: i for i, source in enumerate(s.prefer)}
         self._parts.append(
             {
                 "pids": pids,
-                "bands": band_hashes(sig, self.bands, self.rows),
+                "bands": band_hashes(sig, s.bands, s.rows),
                 "sh": (sh >> np.uint64(32)).astype(np.uint32),
                 "counts": np.diff(off),
                 "exact": keys,
                 "tests": _test_keys(batch),
                 "pass": _pass_rank(batch),
                 "ntests": _tests_total(batch),
-                "src": np.array([rank.get(s or "", len(rank)) for s in sources], dtype=np.int32),
+                "src": np.array([rank.get(x or "", len(rank)) for x in sources], dtype=np.int32),
             }
         )
 
     def _texts(self, batch: pa.Table) -> pa.Array:
         st = pc.fill_null(batch.column("statement").combine_chunks(), "")
-        if not self.use_solutions or "solutions" not in batch.column_names:
+        if not self.settings.use_solutions or "solutions" not in batch.column_names:
             return st
         sols = batch.column("solutions").to_pylist()
         first = [(s[0] if s else "") or "" for s in sols]
@@ -293,7 +267,8 @@ class DedupStage(GlobalStage):
 
     # -- phase 2 -------------------------------------------------------------------------------
     def decide(self) -> None:
-        self.result = _cluster(self._parts, self._empty, self.threshold, self.transitive)
+        s = self.settings
+        self.result = _cluster(self._parts, self._empty, s.threshold, s.transitive)
         self._parts = []
 
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
@@ -442,13 +417,16 @@ def _cluster(
 
 def find_duplicates(
     texts: Sequence[str],
-    threshold: float = DedupConfig.threshold,
+    threshold: float | None = None,
     ids: Sequence[str] | None = None,
-    **kwargs: Any,
+    **settings: Any,
 ) -> list[list[str]]:
-    """Clusters (lists of ids, survivor first) of near-duplicate texts: the dedup stage on bare text."""
+    """Clusters (lists of ids, survivor first) of near-duplicate texts: the dedup stage on bare
+    text; `threshold` and `settings` are `DedupConfig`'s (None: its threshold)."""
     ids = [str(i) for i in ids] if ids is not None else [f"{i:09d}" for i in range(len(texts))]
-    stage = DedupStage(threshold=threshold, **kwargs)
+    if threshold is not None:
+        settings["threshold"] = threshold
+    stage = DedupStage(**settings)
     stage.observe(pa.table({"problem_id": ids, "statement": list(texts)}))
     stage.decide()
     assert stage.result is not None
