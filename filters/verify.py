@@ -375,108 +375,118 @@ class VerifyStage(SandboxedStage):
         return best
 
     def _strength(self, todo: list[_Row], ref: dict[int, tuple[str, float]]) -> None:
+        """Run each row's known-incorrect solutions and its reference's mutants, and decide it:
+        `weak_tests`, or kept with its columns (`ref`: row index -> its fastest reference)."""
         jobs = []
         owners = []
         for r in todo:
-            # mutants of the first passing Python reference, else of the first C++ one
-            wrong = judged_programs(r.row, self.settings.max_solutions, "incorrect_solutions")
-            code, mutant_lang = r.mutated or (None, "python")
-            muts = (
-                mutants_of(
-                    code,
-                    mutant_lang,
-                    self.settings.mutants,
-                    self.settings.seed,
-                    r.problem.get("entry_point"),
-                )
-                if self.settings.mutants > 0 and code is not None
-                else []
-            )
-            for k, (c, lang) in enumerate(wrong):
-                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
-                jobs.append((r.problem, c, opts))
-                owners.append((r.index, "incorrect", k))
-            # a mutant slower than `time_factor` x the slowest reference (and the floor) is
-            # killed by its timeout (`mutant_limit_s`). Mutants of a reference are trusted: in
-            # batches, a call past a budget set by the references' time reruns alone under the
-            # mutant's limit, after the other tests (a failure in a batch is always confirmed by a
-            # fresh child): only killed or not counts here
-            assert r.limit is not None  # set for every row the first pass passed
-            slowest = _slowest_ms(r)
-            budget = self.mutant_batch_s(slowest)
-            m_limit = self.mutant_limit_s(r.limit, slowest)
-            for k, m in enumerate(muts):
-                opts = {"time_limit_s": m_limit, "stop_on_failure": True, "language": mutant_lang,
-                        "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
-                jobs.append((r.problem, m, opts))
-                owners.append((r.index, "mutant", k))
+            for kind, k, job in self._strength_jobs(r):
+                jobs.append(job)
+                owners.append((r.index, kind, k))
         results = self.sandbox.run_many(jobs)
         per_row: dict[int, list[tuple[str, int, RunResult]]] = {}
         for (idx, kind, k), res in zip(owners, results):
             per_row.setdefault(idx, []).append((kind, k, res))
         for r in todo:
-            # a harness fault says nothing of the tests, nor a token mutant that does not compile
-            judged = [
-                (kind, k, x)
-                for kind, k, x in per_row.get(r.index, [])
-                if x.verdict != "SE" and not (kind == "mutant" and x.verdict == "CE")
-            ]
-            rejected = sum(x.verdict != "AC" for _, _, x in judged)
-            strength = rejected / len(judged) if judged else None
-            accepted_wrong = [
-                k for kind, k, x in judged if kind == "incorrect" and x.verdict == "AC"
-            ]
-            has_incorrect = any(kind == "incorrect" for kind, _, _ in judged)
-            mutant_runs = [x for kind, _, x in judged if kind == "mutant"]
-            score = (
-                sum(x.verdict != "AC" for x in mutant_runs) / len(mutant_runs)
-                if mutant_runs
-                else None
+            r.decision = self._strength_decision(r, per_row.get(r.index, []), ref)
+
+    def _strength_jobs(
+        self, r: _Row
+    ) -> list[tuple[str, int, tuple[dict[str, Any], str, dict[str, Any]]]]:
+        """(kind, k, job) of a row's known-incorrect solutions, then of its reference's mutants
+        (of the first passing Python reference, else of the first C++ one)."""
+        jobs: list[tuple[str, int, tuple[dict[str, Any], str, dict[str, Any]]]] = []
+        wrong = judged_programs(r.row, self.settings.max_solutions, "incorrect_solutions")
+        code, mutant_lang = r.mutated or (None, "python")
+        muts = (
+            mutants_of(
+                code,
+                mutant_lang,
+                self.settings.mutants,
+                self.settings.seed,
+                r.problem.get("entry_point"),
             )
-            verdicts = [x.verdict for x in r.first or []]
-            n_tests = count_tests(r.row)
-            if accepted_wrong and self.settings.drop_weak:
-                r.decision = Decision.drop(
-                    "weak_tests",
-                    accepted_incorrect=accepted_wrong,
-                    test_strength=strength,
-                    solution_verdicts=verdicts,
-                    tests_total=n_tests,
-                )
-                continue
-            if (
-                self.settings.drop_weak
-                and not has_incorrect
-                and score is not None
-                and score < self.settings.min_mutation_score
-            ):
-                r.decision = Decision.drop(
-                    "weak_tests",
-                    mutation_score=score,
-                    min_mutation_score=self.settings.min_mutation_score,
-                    mutants=len(mutant_runs),
-                    test_strength=strength,
-                    solution_verdicts=verdicts,
-                    tests_total=n_tests,
-                )
-                continue
-            r.decision = Decision(
-                True,
-                None,
-                {
-                    "verified": True,
-                    "passing_solutions": sum(v == "AC" for v in verdicts),
-                    "tests_total": n_tests,
-                    "ref_cpu_ms": ref[r.index][1],
-                    "test_strength": strength,
-                    "time_limit_s": r.limit,
-                    "time_limit_source": r.limit_source,
-                    "solution_verdicts": verdicts,
-                    "reward_isolation": reward_isolation(r.row),
-                    "comparison": r.problem.get("comparison"),
-                    "verdict_languages": [r.opts(k)["language"] for k in range(len(verdicts))],
-                    "passing_languages": sorted(
-                        {r.opts(k)["language"] for k, v in enumerate(verdicts) if v == "AC"}
-                    ),
-                },
+            if self.settings.mutants > 0 and code is not None
+            else []
+        )
+        for k, (c, lang) in enumerate(wrong):
+            opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
+            jobs.append(("incorrect", k, (r.problem, c, opts)))
+        # a mutant slower than `time_factor` x the slowest reference (and the floor) is
+        # killed by its timeout (`mutant_limit_s`). Mutants of a reference are trusted: in
+        # batches, a call past a budget set by the references' time reruns alone under the
+        # mutant's limit, after the other tests (a failure in a batch is always confirmed by a
+        # fresh child): only killed or not counts here
+        assert r.limit is not None  # set for every row the first pass passed
+        slowest = _slowest_ms(r)
+        budget = self.mutant_batch_s(slowest)
+        m_limit = self.mutant_limit_s(r.limit, slowest)
+        for k, m in enumerate(muts):
+            opts = {"time_limit_s": m_limit, "stop_on_failure": True, "language": mutant_lang,
+                    "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
+            jobs.append(("mutant", k, (r.problem, m, opts)))
+        return jobs
+
+    def _strength_decision(
+        self, r: _Row, runs: list[tuple[str, int, RunResult]], ref: dict[int, tuple[str, float]]
+    ) -> Decision:
+        """A row's fate from its strength runs: `weak_tests` when its suite accepts a
+        known-incorrect solution or, without any, kills too few mutants; else kept, with the
+        CPU ms of its fastest reference (`ref`)."""
+        # a harness fault says nothing of the tests, nor a token mutant that does not compile
+        judged = [
+            (kind, k, x)
+            for kind, k, x in runs
+            if x.verdict != "SE" and not (kind == "mutant" and x.verdict == "CE")
+        ]
+        rejected = sum(x.verdict != "AC" for _, _, x in judged)
+        strength = rejected / len(judged) if judged else None
+        accepted_wrong = [k for kind, k, x in judged if kind == "incorrect" and x.verdict == "AC"]
+        has_incorrect = any(kind == "incorrect" for kind, _, _ in judged)
+        mutant_runs = [x for kind, _, x in judged if kind == "mutant"]
+        score = (
+            sum(x.verdict != "AC" for x in mutant_runs) / len(mutant_runs) if mutant_runs else None
+        )
+        verdicts = [x.verdict for x in r.first or []]
+        n_tests = count_tests(r.row)
+        drop_weak = self.settings.drop_weak
+        if accepted_wrong and drop_weak:
+            return Decision.drop(
+                "weak_tests",
+                accepted_incorrect=accepted_wrong,
+                test_strength=strength,
+                solution_verdicts=verdicts,
+                tests_total=n_tests,
             )
+        min_score = self.settings.min_mutation_score
+        if drop_weak and not has_incorrect and score is not None and score < min_score:
+            return Decision.drop(
+                "weak_tests",
+                mutation_score=score,
+                min_mutation_score=min_score,
+                mutants=len(mutant_runs),
+                test_strength=strength,
+                solution_verdicts=verdicts,
+                tests_total=n_tests,
+            )
+        return Decision(True, None, _verified_columns(r, strength, ref[r.index][1]))
+
+
+def _verified_columns(r: _Row, strength: float | None, ref_ms: float) -> dict[str, Any]:
+    """The columns of a row verify keeps: `ref_ms`, its fastest reference's CPU ms."""
+    verdicts = [x.verdict for x in r.first or []]
+    languages = [r.opts(k)["language"] for k in range(len(verdicts))]
+    return {
+        "verified": True,
+        "passing_solutions": sum(v == "AC" for v in verdicts),
+        "tests_total": count_tests(r.row),
+        "ref_cpu_ms": ref_ms,
+        "test_strength": strength,
+        "time_limit_s": r.limit,
+        "time_limit_source": r.limit_source,
+        "solution_verdicts": verdicts,
+        "reward_isolation": reward_isolation(r.row),
+        "comparison": r.problem.get("comparison"),
+        "verdict_languages": languages,
+        "passing_languages": sorted({lang for lang, v in zip(languages, verdicts) if v == "AC"}),
+    }
