@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from filters.compare import Comparison, compare_call, explain_stdio
 from filters.sandbox import cpp
 from filters.sandbox.any_order import holds_in_any_order
-from filters.sandbox.assert_calls import judge_call
+from filters.sandbox.assert_eval import judge_call
 from filters.sandbox.asserts import assert_result, instrumented
 from filters.sandbox.batches import Batches
 from filters.sandbox.limits import Limits
