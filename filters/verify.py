@@ -234,26 +234,24 @@ class VerifyStage(SandboxedStage):
                     **detail,
                 )
                 continue
-            src = r.problem.get("time_limit_s")
-            if src:
-                r.limit, r.limit_source = float(src), "source"
-            else:
-                # from the slowest passing reference, so that every one passes under it; among
-                # the Python ones when one passes: a limit made from a C++ one would time out
-                # the Python completions the rewards grade against it
-                whole_run = r.problem.get("test_type") == "assert"
-                python = [x for k, x in enumerate(r.first) if x.verdict == "AC"
-                          and r.opts(k)["language"] == "python"]  # fmt: skip
-                slowest = max(
-                    python or passing, key=lambda x: x.cpu_ms if whole_run else x.max_test_cpu_ms
-                )
-                r.limit = calibrated_time_limit(
-                    slowest,
-                    self.settings.time_floor_s,
-                    self.settings.time_factor,
-                    whole_run=whole_run,
-                )
-                r.limit_source = "calibrated"
+            self._set_limit(r, passing)
+
+    def _set_limit(self, r: _Row, passing: list[RunResult]) -> None:
+        """A row's time limit: its source's, else calibrated from the slowest passing reference,
+        so that every one passes under it; among the Python ones when one passes: a limit made
+        from a C++ one would time out the Python completions the rewards grade against it."""
+        src = r.problem.get("time_limit_s")
+        if src:
+            r.limit, r.limit_source = float(src), "source"
+            return
+        whole_run = r.problem.get("test_type") == "assert"
+        python = [x for k, x in enumerate(r.first or []) if x.verdict == "AC"
+                  and r.opts(k)["language"] == "python"]  # fmt: skip
+        slowest = max(python or passing, key=lambda x: x.cpu_ms if whole_run else x.max_test_cpu_ms)
+        r.limit = calibrated_time_limit(
+            slowest, self.settings.time_floor_s, self.settings.time_factor, whole_run=whole_run
+        )
+        r.limit_source = "calibrated"
 
     @staticmethod
     def _several_answers(r: _Row) -> str | None:
@@ -337,42 +335,46 @@ class VerifyStage(SandboxedStage):
         for (idx, slot, _k), res in zip(owners, results):
             runs[idx][slot].append(res)
         for r in todo:
-            flaky = []
-            fastest: tuple[str, float] | None = None
-            stable: list[tuple[str, str, None]] = []  # passing on every run, in the record's order
-            ac_codes = [k for k, res in enumerate(r.first or []) if res.verdict == "AC"]
-            for slot, series in enumerate(runs.get(r.index, [])):
-                k = ac_codes[slot]
-                if any(x.verdict not in ("AC", "SE") for x in series):
-                    flaky.append(
-                        {
-                            "solution": k,
-                            "verdicts": [x.verdict for x in series],
-                            "first_failure": next(
-                                x.first_failure for x in series if x.verdict != "AC"
-                            ),
-                            "rerun_hash_seed": rerun.hash_seed,
-                        }
-                    )
-                    continue
-                # (a batched rerun's CPU is not a run's alone: the first run's then)
-                cpu = series[0].cpu_ms if r.batched else min(
-                    x.cpu_ms for x in series if x.verdict == "AC"
-                )
-                if fastest is None or cpu < fastest[1]:
-                    fastest = (r.solutions[k], cpu)
-                stable.append((r.solutions[k], r.opts(k)["language"], None))
-            # not the fastest: which of two references of about the same speed is faster changes
-            # from run to run, and with it the mutants and `test_strength` (27 of 100
-            # LeetCodeDataset rows between two runs of the same code)
-            r.mutated = mutated_reference(stable)  # every language mutants are made in
-            if flaky:
-                r.decision = Decision.drop(
-                    "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
-                )
-            elif fastest is not None:
+            fastest = self._after_reruns(r, runs.get(r.index, []), rerun.hash_seed)
+            if fastest is not None:
                 best[r.index] = fastest
         return best
+
+    @staticmethod
+    def _after_reruns(
+        r: _Row, runs: list[list[RunResult]], hash_seed: int
+    ) -> tuple[str, float] | None:
+        """A row after the reruns of its passing references (`runs`: each one's series):
+        `flaky` when one failed a rerun (under `hash_seed`), else its fastest reference and that
+        one's CPU ms; and the reference its mutants come from (`r.mutated`)."""
+        flaky = []
+        fastest: tuple[str, float] | None = None
+        stable: list[tuple[str, str, None]] = []  # passing on every run, in the record's order
+        ac_codes = [k for k, res in enumerate(r.first or []) if res.verdict == "AC"]
+        for slot, series in enumerate(runs):
+            k = ac_codes[slot]
+            if any(x.verdict not in ("AC", "SE") for x in series):
+                first_failure = next(x.first_failure for x in series if x.verdict != "AC")
+                flaky.append({"solution": k, "verdicts": [x.verdict for x in series],
+                              "first_failure": first_failure, "rerun_hash_seed": hash_seed})  # fmt: skip
+                continue
+            # (a batched rerun's CPU is not a run's alone: the first run's then)
+            cpu = series[0].cpu_ms if r.batched else min(
+                x.cpu_ms for x in series if x.verdict == "AC"
+            )
+            if fastest is None or cpu < fastest[1]:
+                fastest = (r.solutions[k], cpu)
+            stable.append((r.solutions[k], r.opts(k)["language"], None))
+        # not the fastest: which of two references of about the same speed is faster changes
+        # from run to run, and with it the mutants and `test_strength` (27 of 100
+        # LeetCodeDataset rows between two runs of the same code)
+        r.mutated = mutated_reference(stable)  # every language mutants are made in
+        if flaky:
+            r.decision = Decision.drop(
+                "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
+            )
+            return None
+        return fastest
 
     def _strength(self, todo: list[_Row], ref: dict[int, tuple[str, float]]) -> None:
         """Run each row's known-incorrect solutions and its reference's mutants, and decide it:

@@ -175,46 +175,17 @@ class DifficultyStage(GlobalStage):
         sd = np.full(n, np.nan)
         src: list[str | None] = [None] * n
         labels = {i: lab for i, lab in enumerate(self._label) if lab is not None}
-        labelled = list(labels)
         for i, (mean, std) in labels.items():
             d[i], sd[i] = mean, std
             src[i] = "label"
-        pred = np.full(n, 0.5)
-        y = np.array([mean for mean, _ in labels.values()])
-        feats = np.vstack(self._feats) if self._feats else np.zeros((0, len(FEATURES)), np.float32)
-        alpha = self.settings.ridge_alpha
-        if len(labelled) >= self.settings.min_labelled and len(np.unique(y)) > 1:
-            fl, tl = feats[labelled], [self._tags[i] for i in labelled]
-            self.feature_model = FeatureModel(alpha=alpha).fit(fl, tl, y)
-            pred = self.feature_model.predict(feats, self._tags)
-            _, rho = cross_val_predict(fl, tl, y, alpha=alpha)
-            self.summary["feature_model"] = {
-                "train_rows": len(labelled),
-                "heldout_spearman": round(rho, 4),
-                "residual_std": round(self.feature_model.residual_std, 4),
-            }
-            for i in range(n):
-                if src[i] is None:
-                    d[i], sd[i], src[i] = pred[i], self.feature_model.residual_std, "features"
+        pred = self._fit_features(labels, d, sd, src)
         if self.rollouts is not None:
             self._fit_rollouts(d, sd, src)
         by_problem = self.rollouts.by_problem() if self.rollouts is not None else {}
-        self._result = {}
-        for i in range(n):
-            ok = src[i] is not None
-            res: dict[str, Any] = {
-                "difficulty": float(d[i]) if ok else None,
-                "difficulty_std": float(sd[i]) if ok and np.isfinite(sd[i]) else None,
-                "difficulty_source": src[i],
-                "difficulty_bucket": None,
-            }
-            if self.rollouts is not None:
-                stats = by_problem.get(self._keys[i], {})
-                res["pass_rate"] = {
-                    m: k / a for m, (k, a) in sorted(stats.items()) if a > 0
-                } or None
-                res["attempts"] = {m: a for m, (_, a) in sorted(stats.items())} or None
-            self._result[self._keys[i]] = res
+        self._result = {
+            self._keys[i]: self._row_result(d[i], sd[i], src[i], by_problem.get(self._keys[i], {}))
+            for i in range(n)
+        }
         # buckets over the rows that stay (a pass-rate window must not unbalance them)
         known = [
             i
@@ -231,6 +202,54 @@ class DifficultyStage(GlobalStage):
             counts[s or "none"] = counts.get(s or "none", 0) + 1
         self.summary["difficulty_source"] = counts
         self._keys, self._feats, self._tags, self._label = [], [], [], []
+
+    def _fit_features(
+        self,
+        labels: dict[int, tuple[float, float]],
+        d: np.ndarray,
+        sd: np.ndarray,
+        src: list[str | None],
+    ) -> np.ndarray:
+        """Fit the feature model on the labelled rows (when there are `min_labelled` with more
+        than one label) and give its prediction to the rows without a label; every row's
+        prediction (0.5 without a model), which breaks ties between buckets."""
+        n = len(self._keys)
+        labelled = list(labels)
+        y = np.array([mean for mean, _ in labels.values()])
+        if len(labelled) < self.settings.min_labelled or len(np.unique(y)) <= 1:
+            return np.full(n, 0.5)
+        feats = np.vstack(self._feats) if self._feats else np.zeros((0, len(FEATURES)), np.float32)
+        alpha = self.settings.ridge_alpha
+        fl, tl = feats[labelled], [self._tags[i] for i in labelled]
+        self.feature_model = FeatureModel(alpha=alpha).fit(fl, tl, y)
+        pred = self.feature_model.predict(feats, self._tags)
+        _, rho = cross_val_predict(fl, tl, y, alpha=alpha)
+        self.summary["feature_model"] = {
+            "train_rows": len(labelled),
+            "heldout_spearman": round(rho, 4),
+            "residual_std": round(self.feature_model.residual_std, 4),
+        }
+        for i in range(n):
+            if src[i] is None:
+                d[i], sd[i], src[i] = pred[i], self.feature_model.residual_std, "features"
+        return pred
+
+    def _row_result(
+        self, d: float, sd: float, src: str | None, stats: dict[str, tuple[int, int]]
+    ) -> dict[str, Any]:
+        """One row's columns (its bucket comes last); with rollouts, its pass rate and attempts
+        per model from `stats` (model -> (passed, attempts))."""
+        ok = src is not None
+        res: dict[str, Any] = {
+            "difficulty": float(d) if ok else None,
+            "difficulty_std": float(sd) if ok and np.isfinite(sd) else None,
+            "difficulty_source": src,
+            "difficulty_bucket": None,
+        }
+        if self.rollouts is not None:
+            res["pass_rate"] = {m: k / a for m, (k, a) in sorted(stats.items()) if a > 0} or None
+            res["attempts"] = {m: a for m, (_, a) in sorted(stats.items())} or None
+        return res
 
     def _fit_rollouts(self, d: np.ndarray, sd: np.ndarray, src: list[str | None]) -> None:
         assert self.rollouts is not None
