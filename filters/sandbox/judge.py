@@ -58,6 +58,32 @@ def _io_mb(output_bytes: int, program_bytes: int, input_bytes: int) -> int:
     return (2 * output_bytes + 4 * program_bytes + 4 * input_bytes) // (1 << 20) + 2
 
 
+def _longest(tests: list[dict[str, str]], checker: str | None) -> int:
+    """The longest test input (with its expected output, which a checker reads too)."""
+    return max((len(t["input"]) + (len(t["output"]) if checker else 0) for t in tests), default=0)
+
+
+def _run_of(
+    problem: dict[str, Any],
+    kind: str,
+    limits: Limits,
+    io_mb: int,
+    call_check: bool = False,
+    language: str = "python",
+) -> Run:
+    """How a program of `problem` runs on each test (but its first run, which compiles it)."""
+    return Run(
+        limits=RunLimits.of(limits),
+        io_mb=io_mb,
+        kind=kind,
+        entry=problem.get("entry_point"),
+        call_check=call_check,
+        typed=kind == "call" and bool(problem.get("typed_calls")),
+        first=False,
+        language=language,
+    )
+
+
 class _Suite(NamedTuple):
     """What judging each test of a stdio or call run needs."""
 
@@ -147,16 +173,7 @@ class Judge:
                 return [Output(Status.MLE)] * len(inputs)
         else:
             self.w.files().write(Files.CODE, code_bytes)
-        run = Run(
-            limits=RunLimits.of(limits),
-            io_mb=io_mb,
-            kind=kind,
-            entry=problem.get("entry_point"),
-            call_check=False,
-            typed=kind == "call" and bool(problem.get("typed_calls")),
-            first=False,
-            language=lang,
-        )
+        run = _run_of(problem, kind, limits, io_mb, language=lang)
         timeout = limits.wall_s + 30.0
         out: list[Output] = []
         for i, text in enumerate(inputs):
@@ -214,22 +231,12 @@ class Judge:
         io = self.w.files()
         code_bytes = code.encode("utf-8", "surrogatepass")
         suite_bytes = (suite or "").encode("utf-8", "surrogatepass")
-        longest = max(
-            (len(t["input"]) + (len(t["output"]) if checker else 0) for t in tests), default=0
-        )
+        longest = _longest(tests, checker)
         io_mb = _io_mb(limits.output_bytes, len(code_bytes) + len(suite_bytes), longest)
         io.write(Files.CODE, code_bytes)
         if kind == "assert":
             io.write(Files.SUITE, suite_bytes)
-        return Run(
-            limits=RunLimits.of(limits),
-            io_mb=io_mb,
-            kind=kind,
-            entry=problem.get("entry_point"),
-            call_check=call_check,
-            typed=kind == "call" and bool(problem.get("typed_calls")),
-            first=False,
-        )
+        return _run_of(problem, kind, limits, io_mb, call_check=call_check)
 
     def _judge_stdio(
         self,
@@ -330,10 +337,7 @@ class Judge:
         """A compiled program: compiled once (or taken from the cache), then run on each test
         through the same confinement as a Python program's runs."""
         code_bytes = code.encode("utf-8", "surrogatepass")
-        checker = problem.get("checker")
-        longest = max(
-            (len(t["input"]) + (len(t["output"]) if checker else 0) for t in test_list), default=0
-        )
+        longest = _longest(test_list, problem.get("checker"))
         io_mb = native_io_mb(
             _io_mb(limits.output_bytes, len(code_bytes), longest), self.compile_limits.output_bytes
         )
