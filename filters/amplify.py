@@ -222,6 +222,20 @@ class _Job:
     trips: set[tuple[Any, str]] = field(default_factory=set)  # (argument, order): _round_trips
 
 
+@dataclass
+class _Growth:
+    """One problem's search for new tests, round after round: what it has found so far."""
+
+    originals: list[dict[str, Any]]  # the problem's own tests
+    alive: list[str]  # the mutants no test kills yet
+    judged: int  # the mutants judged (a C++ one that does not compile is not)
+    seen: set[str]  # every input known or tried, canonical (`_canonical`)
+    chosen: list[dict[str, Any]] = field(default_factory=list)  # new tests that killed a mutant
+    spare: list[dict[str, Any]] = field(default_factory=list)  # new tests that killed none
+    why: Counter[str] = field(default_factory=Counter)  # why candidates were dropped
+    cost: dict[str, float] = field(default_factory=dict)  # input -> slowest reference's CPU ms
+
+
 def _shape(value: Any, prefix: str = "", out: set[str] | None = None) -> set[str]:
     """The types in a value by position: [[1, 2]] -> {list, list/list, list/list/int}."""
     out = set() if out is None else out
@@ -458,32 +472,8 @@ class AmplifyStage(SandboxedStage):
         every candidate, the others check what it kept); `mutated`: the reference the mutants come
         from and its language (`mutated_reference`; None: no mutants guide the choice);
         `slowest_ms`: the slowest reference's slowest original test."""
-        sb = self.sandbox
         originals = list(base["tests"])
-        kind = base.get("test_type") or "stdio"
-        key = str(row.get("problem_id") or row.get("id"))
-        m_code, m_lang = mutated if mutated is not None else ("", "python")
-        mutants = (
-            mutants_of(m_code, m_lang, self.settings.mutants, self.settings.seed + 1, base.get("entry_point"))
-            if mutated is not None
-            else []
-        )
-        alive: list[str] = []
-        m_limit = self.mutant_limit_s(limit, slowest_ms)
-        batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
-        judged = 0
-        # (no `defer_slow` here: on the few original tests, judging a slow test last ran the
-        # others first and cost more than it saved, 0.38 against 0.34 s a row on LeetCodeDataset)
-        for m, r in zip(mutants, sb.run_many(
-            [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
-                        "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang})
-             for m in mutants]
-        )):  # fmt: skip
-            if r.verdict == "CE":  # a C++ mutant that does not compile measures nothing
-                continue
-            judged += 1
-            if r.verdict in ("AC", "SE"):
-                alive.append(m)
+        alive, judged = self._surviving_mutants(base, mutated, limit, slowest_ms)
         killed_before = judged - len(alive)
         if len(originals) >= self.settings.target_tests and not alive:
             why_not = ("the original tests kill every mutant" if mutated is not None else
@@ -496,7 +486,27 @@ class AmplifyStage(SandboxedStage):
             return _Outcome(
                 "skipped", f"inputs cannot be mutated: {e}", [], killed_before, None, judged
             )
-        job = _Job(
+        job = self._job(base, refs, limit)
+        kind = base.get("test_type") or "stdio"
+        grown = _Growth(originals, alive, judged, {_canonical(t["input"], kind) for t in originals})
+        key = str(row.get("problem_id") or row.get("id"))
+        m_lang = mutated[1] if mutated is not None else "python"
+        for round_ in range(self.settings.rounds):
+            cands = self._candidates(gen, grown, key, round_, kind)
+            try:
+                tests = self._label(job, cands, grown.why, grown.cost)
+            except _Unstable:
+                note = ("the reference's output depends on the hash seed (set iteration order); "
+                        if refs[0][1] == "python" else "the reference's output changes between runs; "
+                        ) + "its labels are not trusted: " + _counts(grown.why)  # fmt: skip
+                return _Outcome("failed", note, [], killed_before, killed_before, judged)
+            if tests and self._kill(job, grown, tests, m_lang):
+                break
+        return self._chosen(grown, killed_before)
+
+    def _job(self, base: dict[str, Any], refs: list[tuple[str, str]], limit: float) -> _Job:
+        originals = list(base["tests"])
+        return _Job(
             base,
             refs,
             limit,
@@ -504,77 +514,113 @@ class AmplifyStage(SandboxedStage):
             max(self.settings.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
             *self._shapes(base, refs[0][0], originals, limit),
         )
-        seen = {_canonical(t["input"], kind) for t in originals}
-        chosen: list[dict[str, Any]] = []
-        spare: list[dict[str, Any]] = []
-        why: Counter[str] = Counter()
-        cost: dict[str, float] = {}  # a new test's input -> the slowest reference's CPU ms on it
-        for round_ in range(self.settings.rounds):
-            cands = []
-            wanted = self.settings.candidates
-            if not alive:  # the mutants are all dead: only the tests the target still lacks
-                need = self.settings.target_tests - len(originals) - len(chosen) - len(spare)
-                wanted = min(self.settings.candidates, 2 * max(1, need))
-            for k in range(wanted):
-                s = _seed_of(self.settings.seed, key, round_, k)
-                parent = k % len(originals)
-                try:
-                    text = gen.generate(random.Random(s), parent)
-                except (ValueError, TypeError, IndexError, RecursionError):
-                    text = None
-                if text is None or _canonical(text, kind) in seen:
-                    why["no new input"] += 1
-                    continue
-                seen.add(_canonical(text, kind))
-                cands.append((text, s, parent))
-            try:
-                tests = self._label(job, cands, why, cost)
-            except _Unstable:
-                note = ("the reference's output depends on the hash seed (set iteration order); "
-                        if refs[0][1] == "python" else "the reference's output changes between runs; "
-                        ) + "its labels are not trusted: " + _counts(why)  # fmt: skip
-                return _Outcome("failed", note, [], killed_before, killed_before, judged)
-            if not tests:
+
+    def _surviving_mutants(
+        self,
+        base: dict[str, Any],
+        mutated: tuple[str, str] | None,
+        limit: float,
+        slowest_ms: float,
+    ) -> tuple[list[str], int]:
+        """The mutants of `mutated` that the original tests let through, and how many mutants
+        were judged (a C++ mutant that does not compile measures nothing)."""
+        if mutated is None:
+            return [], 0
+        m_code, m_lang = mutated
+        s = self.settings
+        mutants = mutants_of(m_code, m_lang, s.mutants, s.seed + 1, base.get("entry_point"))
+        m_limit = self.mutant_limit_s(limit, slowest_ms)
+        batch = base.get("test_type") == "call"  # mutants of a reference: trusted, in batches
+        alive: list[str] = []
+        judged = 0
+        # (no `defer_slow` here: on the few original tests, judging a slow test last ran the
+        # others first and cost more than it saved, 0.38 against 0.34 s a row on LeetCodeDataset)
+        for m, r in zip(mutants, self.sandbox.run_many(
+            [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
+                        "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang})
+             for m in mutants]
+        )):  # fmt: skip
+            if r.verdict == "CE":
                 continue
-            kills: set[int] = set()
-            still = []
-            slow_ms = max(cost.get(t["input"], 0.0) for t in tests)
-            m_limit = self.mutant_limit_s(limit, slow_ms)
-            runs = sb.run_many(
-                [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
-                            "stop_on_failure": True, "batch": batch,
-                            "batch_call_s": self.mutant_batch_s(slow_ms), "language": m_lang})
-                 for m in alive]
-            )  # fmt: skip
-            for m, r in zip(alive, runs):
-                if r.verdict in ("AC", "SE") or r.first_failure is None:
-                    still.append(m)
-                else:
-                    kills.add(int(r.first_failure["test"]))
-            alive = still
-            for i, t in enumerate(tests):
-                (chosen if i in kills else spare).append(t)
-            total = len(originals) + len(chosen)
-            if len(chosen) >= self.settings.max_generated:
-                break
-            if not alive and total + len(spare) >= self.settings.target_tests:
-                break
-            if not kills and total + len(spare) >= self.settings.target_tests:
-                break  # a plateau: the survivors look equivalent to the reference
-        chosen = chosen[: self.settings.max_generated]
+            judged += 1
+            if r.verdict in ("AC", "SE"):
+                alive.append(m)
+        return alive, judged
+
+    def _candidates(
+        self, gen: Any, grown: _Growth, key: str, round_: int, kind: str
+    ) -> list[tuple[str, int, int]]:
+        """A round's new inputs (text, seed, the original test it mutates), each unlike every
+        input seen: `candidates` of them, or, once the mutants are all dead, only about as many
+        as the target still lacks."""
+        s = self.settings
+        wanted = s.candidates
+        if not grown.alive:  # the mutants are all dead: only the tests the target still lacks
+            need = s.target_tests - len(grown.originals) - len(grown.chosen) - len(grown.spare)
+            wanted = min(s.candidates, 2 * max(1, need))
+        cands = []
+        for k in range(wanted):
+            seed = _seed_of(s.seed, key, round_, k)
+            parent = k % len(grown.originals)
+            try:
+                text = gen.generate(random.Random(seed), parent)
+            except (ValueError, TypeError, IndexError, RecursionError):
+                text = None
+            if text is None or _canonical(text, kind) in grown.seen:
+                grown.why["no new input"] += 1
+                continue
+            grown.seen.add(_canonical(text, kind))
+            cands.append((text, seed, parent))
+        return cands
+
+    def _kill(self, job: _Job, grown: _Growth, tests: list[dict[str, Any]], m_lang: str) -> bool:
+        """Run the living mutants on a round's new tests: a test that kills one is chosen, the
+        others are spare. Whether the search ends here: at the cap on new tests, or with the
+        target reached when no mutant is left or none died this round (a plateau)."""
+        base = job.base
+        kills: set[int] = set()
+        still = []
+        slow_ms = max(grown.cost.get(t["input"], 0.0) for t in tests)
+        m_limit = self.mutant_limit_s(job.limit, slow_ms)
+        batch = base.get("test_type") == "call"
+        runs = self.sandbox.run_many(
+            [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
+                        "stop_on_failure": True, "batch": batch,
+                        "batch_call_s": self.mutant_batch_s(slow_ms), "language": m_lang})
+             for m in grown.alive]
+        )  # fmt: skip
+        for m, r in zip(grown.alive, runs):
+            if r.verdict in ("AC", "SE") or r.first_failure is None:
+                still.append(m)
+            else:
+                kills.add(int(r.first_failure["test"]))
+        grown.alive = still
+        for i, t in enumerate(tests):
+            (grown.chosen if i in kills else grown.spare).append(t)
+        total = len(grown.originals) + len(grown.chosen) + len(grown.spare)
+        if len(grown.chosen) >= self.settings.max_generated:
+            return True
+        # no mutant left, or a plateau: the survivors look equivalent to the reference
+        return (not grown.alive or not kills) and total >= self.settings.target_tests
+
+    def _chosen(self, grown: _Growth, killed_before: int) -> _Outcome:
+        """The new tests: those that killed a mutant (at most `max_generated`), then spare ones
+        with new outputs first, up to `target_tests`."""
+        originals, judged = grown.originals, grown.judged
+        chosen = grown.chosen[: self.settings.max_generated]
         need = max(0, self.settings.target_tests - len(originals) - len(chosen))
         outputs = {t["output"] for t in [*originals, *chosen]}
-        spare.sort(key=lambda t: t["output"] in outputs)  # new outputs first (a stable sort)
+        spare = sorted(grown.spare, key=lambda t: t["output"] in outputs)  # new outputs first
         chosen.extend(spare[:need])
-        killed_after = judged - len(alive)
+        killed_after = judged - len(grown.alive)
         if not chosen and spare:
             note = f"{len(spare)} new inputs kill no mutant the original tests let through"
             return _Outcome("not_needed", note, [], killed_before, killed_after, judged)
         if not chosen:
-            return _Outcome("failed", "no generated input was kept: " + _counts(why),
+            return _Outcome("failed", "no generated input was kept: " + _counts(grown.why),
                             [], killed_before, killed_before, judged)  # fmt: skip
         chosen.sort(key=lambda t: (t["parent"], t["seed"]))
-        note = f"{len(chosen)} tests added; candidates dropped: " + (_counts(why) or "none")
+        note = f"{len(chosen)} tests added; candidates dropped: " + (_counts(grown.why) or "none")
         return _Outcome("amplified", note, chosen, killed_before, killed_after, judged)
 
     @staticmethod

@@ -101,7 +101,8 @@ def _row_tests(row: dict[str, Any]) -> list[str]:
 
 
 class DecontamStage(RowStage):
-    """Drop problems that overlap the named benchmarks (see module docstring).
+    """Drop problems that overlap the named benchmarks (see module docstring). Made from a
+    `DecontamConfig` and/or its fields by name (`DecontamStage(against=["humaneval"])`).
 
     `against`: benchmark names (`humaneval`, `mbpp-test`, `lcb=PATH`), `NAME=PATH` or file
     paths. `ngram`: words per n-gram. `lcb_start`/`lcb_end`: contest_date window for `lcb`.
@@ -115,33 +116,24 @@ class DecontamStage(RowStage):
     name = "decontam"
     output_schema = pa.schema([pa.field("contaminated_by", pa.string())])
 
+    settings_class = DecontamConfig
+    settings: DecontamConfig
+
     def __init__(
         self,
-        against: Sequence[str] = DecontamConfig.against,
-        ngram: int = DecontamConfig.ngram,
-        lcb_start: str | None = DecontamConfig.lcb_start,
-        lcb_end: str | None = DecontamConfig.lcb_end,
-        check_tests: bool = DecontamConfig.check_tests,
-        check_solutions: bool = DecontamConfig.check_solutions,
-        max_df: int = DecontamConfig.max_df,
+        settings: DecontamConfig | None = None,
+        *,
         problems: Sequence[BenchmarkProblem] | None = None,
-        min_coverage: float = DecontamConfig.min_coverage,
-    ):
-        if ngram < 1:
-            raise ValueError("ngram must be >= 1")
-        if not 0.0 <= min_coverage <= 1.0:
-            raise ValueError("min_coverage must be in [0, 1]")
-        self.min_coverage = float(min_coverage)
-        self.against = [str(a) for a in against]
-        self.ngram = int(ngram)
-        self.lcb_start, self.lcb_end = lcb_start, lcb_end
-        self.check_tests, self.check_solutions = bool(check_tests), bool(check_solutions)
-        self.max_df = int(max_df)
+        **overrides: Any,
+    ) -> None:
+        s = self.settings_from(settings, overrides)
+        s.against = tuple(str(a) for a in s.against)
+        self.settings = s
         probs: list[BenchmarkProblem] = list(problems or [])
         given = {p.benchmark for p in probs}  # loaded by the caller (a build's `lcb`: the hub)
-        for spec in self.against:
+        for spec in s.against:
             if spec.strip() not in given:
-                probs += load_benchmark(spec, lcb_start=lcb_start, lcb_end=lcb_end)
+                probs += load_benchmark(spec, lcb_start=s.lcb_start, lcb_end=s.lcb_end)
         self.problems = probs
         self._build()
 
@@ -153,22 +145,13 @@ class DecontamStage(RowStage):
         return sizes
 
     def config(self) -> dict[str, Any]:
-        return {
-            "against": self.against,
-            "ngram": self.ngram,
-            "lcb_start": self.lcb_start,
-            "lcb_end": self.lcb_end,
-            "check_tests": self.check_tests,
-            "check_solutions": self.check_solutions,
-            "max_df": self.max_df,
-            "min_coverage": self.min_coverage,
-            "benchmark_problems": len(self.problems),
-        }
+        """The settings, and how many benchmark problems they loaded."""
+        return {**super().config(), "benchmark_problems": len(self.problems)}
 
     def _build(self) -> None:
         probs = self.problems
         statements = [p.statement or "" for p in probs]
-        grams, off, _ = word_ngrams(statements, self.ngram)
+        grams, off, _ = word_ngrams(statements, self.settings.ngram)
         owner = np.repeat(np.arange(len(probs), dtype=np.int64), np.diff(off))
         # One entry per (gram, problem), sorted by gram; grams shared by many problems are
         # boilerplate and dropped.
@@ -177,7 +160,7 @@ class DecontamStage(RowStage):
         else:
             pairs = np.zeros((0, 2), np.uint64)
         g, inv, df = np.unique(pairs[:, 0], return_inverse=True, return_counts=True)
-        keep = df[inv] <= self.max_df
+        keep = df[inv] <= self.settings.max_df
         self._gram_keys = pairs[keep, 0]
         self._gram_owner = pairs[keep, 1].astype(np.int64)
         # distinct indexed n-grams per benchmark problem: the denominator of coverage
@@ -220,7 +203,8 @@ class DecontamStage(RowStage):
 
     def _span(self, text: str, hit_grams: np.ndarray) -> str:
         """The statement text covered by the first run of consecutive matching n-grams."""
-        _, _, t = word_ngrams([text], self.ngram, spans=True)
+        ngram = self.settings.ngram
+        _, _, t = word_ngrams([text], ngram, spans=True)
         assert t is not None
         ws, we = t.starts[t.word], t.ends[t.word]
         g0 = int(hit_grams[0])
@@ -228,14 +212,14 @@ class DecontamStage(RowStage):
         hits = set(hit_grams.tolist())
         while g1 + 1 in hits:
             g1 += 1
-        last = min(g1 + self.ngram - 1, len(ws) - 1)
+        last = min(g1 + ngram - 1, len(ws) - 1)
         return bytes(t.data[ws[g0] : we[last]]).decode("utf-8", "replace")
 
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
         if not rows:
             return []
         statements = [r.get("statement") or "" for r in rows]
-        grams, off, _ = word_ngrams(statements, self.ngram)
+        grams, off, _ = word_ngrams(statements, self.settings.ngram)
         keys, ntok = text_keys(statements)
         gk = self._gram_keys
         if len(gk) and len(grams):
@@ -257,8 +241,8 @@ class DecontamStage(RowStage):
             if ntok[j] and int(keys[j]) in self._exact:
                 out.append(self._drop(self._exact[int(keys[j])], "statement", statements[j]))
                 continue
-            d = self._judge_tests(r) if self.check_tests else None
-            if d is None and self.check_solutions:
+            d = self._judge_tests(r) if self.settings.check_tests else None
+            if d is None and self.settings.check_solutions:
                 d = self._judge_solutions(r)
             out.append(d or Decision(True, columns={"contaminated_by": None}))
         return out
@@ -290,7 +274,7 @@ class DecontamStage(RowStage):
             return (shared / max(self._gram_total[i], 1.0), shared, i == exact, -i)
 
         owner = max(grams_of, key=rank)
-        if rank(owner)[0] < self.min_coverage:
+        if rank(owner)[0] < self.settings.min_coverage:
             return None
         same = np.array([x for x, o in zip(h.tolist(), owners) if owner in o.tolist()])
         return self._drop(owner, "ngram", self._span(statement, same))

@@ -189,7 +189,8 @@ def _tests_total(batch: pa.Table) -> np.ndarray:
 
 
 class DedupStage(GlobalStage):
-    """Drop exact and near duplicate problems, keeping one survivor per cluster.
+    """Drop exact and near duplicate problems, keeping one survivor per cluster. Made from a
+    `DedupConfig` and/or its fields by name (`DedupStage(threshold=0.9)`).
 
     `threshold`: Jaccard similarity of code-aware shingle sets at or above which two problems
     are duplicates (every LSH candidate is verified). `prefer`: sources in order of preference
@@ -203,47 +204,18 @@ class DedupStage(GlobalStage):
     output_schema = pa.schema(
         [pa.field("dup_cluster", pa.string()), pa.field("dup_cluster_size", pa.int32())]
     )
+    settings_class = DedupConfig
+    settings: DedupConfig
 
-    def __init__(
-        self,
-        threshold: float = DedupConfig.threshold,
-        num_perm: int = DedupConfig.num_perm,
-        prefer: Sequence[str] = DedupConfig.prefer,
-        use_solutions: bool = DedupConfig.use_solutions,
-        k: int = DedupConfig.k,
-        seed: int = DedupConfig.seed,
-        bands: int | None = DedupConfig.bands,
-        rows: int | None = DedupConfig.rows,
-        transitive: bool = DedupConfig.transitive,
-    ):
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"dedup threshold must be in (0, 1], got {threshold}")
-        self.threshold = float(threshold)
-        self.num_perm = int(num_perm)
-        self.prefer = [str(p) for p in prefer]
-        self.use_solutions = bool(use_solutions)
-        self.transitive = bool(transitive)
-        self.k = int(k)
-        self.seed = int(seed)
-        if bands is None or rows is None:
-            bands, rows = lsh_params(self.threshold, self.num_perm)
-        self.bands, self.rows = int(bands), int(rows)
+    def __init__(self, settings: DedupConfig | None = None, **overrides: Any) -> None:
+        s = self.settings_from(settings, overrides)
+        if s.bands is None or s.rows is None:  # stored resolved: the manifest says what ran
+            s.bands, s.rows = lsh_params(s.threshold, s.num_perm)
+        s.prefer = tuple(str(p) for p in s.prefer)
+        self.settings = s
         self._parts: list[dict[str, Any]] = []
         self._empty: set[str] = set()
         self.result: DedupResult | None = None
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "threshold": self.threshold,
-            "num_perm": self.num_perm,
-            "bands": self.bands,
-            "rows": self.rows,
-            "k": self.k,
-            "prefer": self.prefer,
-            "use_solutions": self.use_solutions,
-            "transitive": self.transitive,
-            "seed": self.seed,
-        }
 
     # -- phase 1 -------------------------------------------------------------------------------
     def observe(self, batch: pa.Table) -> None:
@@ -255,37 +227,39 @@ class DedupStage(GlobalStage):
         st = _column(batch, "statement")
         if st is None:
             raise ValueError("dedup needs a statement column")
-        sh, off, keys = analyze(st.combine_chunks(), self.k)
+        s = self.settings
+        sh, off, keys = analyze(st.combine_chunks(), s.k)
         nonempty = np.diff(off) > 0  # a statement with any token has at least one shingle
         for i in np.flatnonzero(~nonempty).tolist():
             self._empty.add(pids[i])
         if not nonempty.any():
             return
-        if not nonempty.all() or self.use_solutions:
+        if not nonempty.all() or s.use_solutions:
             batch = batch.filter(pa.array(nonempty))
             pids = [p for p, ok in zip(pids, nonempty.tolist()) if ok]
-            sh, off, keys = analyze(self._texts(batch), self.k)
-        sig = signatures_from_shingles(sh, off, self.num_perm, self.seed)
+            sh, off, keys = analyze(self._texts(batch), s.k)
+        sig = signatures_from_shingles(sh, off, s.num_perm, s.seed)
+        assert s.bands is not None and s.rows is not None  # resolved when the stage was made
         src_col = _column(batch, "source")
         sources = src_col.to_pylist() if src_col is not None else [p.split("/", 1)[0] for p in pids]
-        rank = {s: i for i, s in enumerate(self.prefer)}
+        rank = {source: i for i, source in enumerate(s.prefer)}
         self._parts.append(
             {
                 "pids": pids,
-                "bands": band_hashes(sig, self.bands, self.rows),
+                "bands": band_hashes(sig, s.bands, s.rows),
                 "sh": (sh >> np.uint64(32)).astype(np.uint32),
                 "counts": np.diff(off),
                 "exact": keys,
                 "tests": _test_keys(batch),
                 "pass": _pass_rank(batch),
                 "ntests": _tests_total(batch),
-                "src": np.array([rank.get(s or "", len(rank)) for s in sources], dtype=np.int32),
+                "src": np.array([rank.get(x or "", len(rank)) for x in sources], dtype=np.int32),
             }
         )
 
     def _texts(self, batch: pa.Table) -> pa.Array:
         st = pc.fill_null(batch.column("statement").combine_chunks(), "")
-        if not self.use_solutions or "solutions" not in batch.column_names:
+        if not self.settings.use_solutions or "solutions" not in batch.column_names:
             return st
         sols = batch.column("solutions").to_pylist()
         first = [(s[0] if s else "") or "" for s in sols]
@@ -293,7 +267,8 @@ class DedupStage(GlobalStage):
 
     # -- phase 2 -------------------------------------------------------------------------------
     def decide(self) -> None:
-        self.result = _cluster(self._parts, self._empty, self.threshold, self.transitive)
+        s = self.settings
+        self.result = _cluster(self._parts, self._empty, s.threshold, s.transitive)
         self._parts = []
 
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
@@ -324,6 +299,112 @@ def _group_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+class _Observed:
+    """Every observed problem's state in canonical order (by problem_id), and its shingles."""
+
+    def __init__(self, parts: list[dict[str, Any]]) -> None:
+        pids_in = [p for part in parts for p in part["pids"]]
+        n = len(pids_in)
+        perm = sorted(range(n), key=pids_in.__getitem__)  # canonical order: by problem_id
+        perm_a = np.asarray(perm, dtype=np.int64)
+        self.n = n
+        self.pids = [pids_in[i] for i in perm]
+        off_in = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(_cat(parts, "counts"), out=off_in[1:])
+        self.bands = _cat(parts, "bands")[perm_a]
+        self.exact = _cat(parts, "exact")[perm_a]
+        self.tests = _cat(parts, "tests")[perm_a]
+        self.prank = _cat(parts, "pass")[perm_a]
+        self.ntests = _cat(parts, "ntests")[perm_a]
+        self.src = _cat(parts, "src")[perm_a]
+        self._sh = _cat(parts, "sh")
+        self._starts = off_in[perm_a]
+        self._ends = off_in[perm_a + 1]
+        self._cache: dict[int, np.ndarray] = {}
+
+    def shingles(self, i: int) -> np.ndarray:
+        """Problem i's distinct hashed shingles (sorted)."""
+        u = self._cache.get(i)
+        if u is None:
+            u = np.unique(self._sh[self._starts[i] : self._ends[i]])
+            self._cache[i] = u
+        return u
+
+    def candidates(self) -> tuple[list[int], list[int]]:
+        """The LSH candidate pairs (a < b), each once: problems that share a band."""
+        pa_list, pb_list = [], []
+        for band in range(self.bands.shape[1]):
+            a, b = _group_pairs(self.bands[:, band])
+            pa_list.append(np.minimum(a, b))
+            pb_list.append(np.maximum(a, b))
+        if not pa_list:
+            return [], []
+        n = self.n
+        code = np.unique(np.concatenate(pa_list) * n + np.concatenate(pb_list))
+        return (code // n).tolist(), (code % n).tolist()
+
+
+def _link(
+    obs: _Observed, threshold: float, uf: _UnionFind
+) -> tuple[list[int], list[int], int, int]:
+    """Union exact matches (same normalised statement, same test set) unconditionally, and LSH
+    candidates whose Jaccard reaches `threshold`; the verified links, and how many candidates
+    there were and were verified."""
+    for keys in (obs.exact, obs.tests):
+        ea, eb = _group_pairs(keys)
+        for a, b in zip(ea.tolist(), eb.tolist()):
+            uf.union(a, b)
+    cand_a, cand_b = obs.candidates()
+    find = uf.find
+    edges_a: list[int] = []
+    edges_b: list[int] = []
+    verified = 0
+    for a, b in zip(cand_a, cand_b):
+        if a == b or find(a) == find(b):
+            continue
+        verified += 1
+        sa, sb = obs.shingles(a), obs.shingles(b)
+        small, large = sorted((len(sa), len(sb)))
+        if small < threshold * large:  # Jaccard <= small / large: cannot reach the threshold
+            continue
+        if jaccard(sa, sb) >= threshold:
+            uf.union(a, b)
+            edges_a.append(a)
+            edges_b.append(b)
+    return edges_a, edges_b, len(cand_a), verified
+
+
+def _split_cluster(
+    obs: _Observed,
+    members: list[int],
+    threshold: float,
+    transitive: bool,
+    survivor: np.ndarray,
+    sim: np.ndarray,
+    kind: list[str],
+) -> None:
+    """One union-find cluster, best survivor first: each member that matches the survivor itself
+    is dropped for it; unless `transitive`, the others form clusters of their own, again."""
+    exact, tests = obs.exact, obs.tests
+    while members:
+        s, rest = members[0], []
+        for i in members[1:]:
+            j = jaccard(obs.shingles(i), obs.shingles(s))
+            if exact[i] != 0 and exact[i] == exact[s]:
+                k = "exact_statement"
+            elif tests[i] != 0 and tests[i] == tests[s]:
+                k = "same_tests"
+            elif j >= threshold:
+                k = "near"
+            elif transitive:
+                k = "near_transitive"  # linked through other members of the cluster
+            else:
+                rest.append(i)  # not close enough to this survivor: a cluster of its own
+                continue
+            survivor[i], sim[i], kind[i] = s, j, k
+        members = rest
+
+
 def _cluster(
     parts: list[dict[str, Any]], empty: set[str], threshold: float, transitive: bool = False
 ) -> DedupResult:
@@ -336,70 +417,14 @@ def _cluster(
     if not parts:
         z = np.zeros(0, dtype=np.int64)
         return DedupResult([], z, z, np.zeros(0), [], set(empty))
-    pids_in = [p for part in parts for p in part["pids"]]
-    n = len(pids_in)
-    perm = sorted(range(n), key=pids_in.__getitem__)  # canonical order: by problem_id
-    perm_a = np.asarray(perm, dtype=np.int64)
-    pids = [pids_in[i] for i in perm]
-    counts_in = _cat(parts, "counts")
-    sh_in = _cat(parts, "sh")
-    off_in = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts_in, out=off_in[1:])
-    bands = _cat(parts, "bands")[perm_a]
-    exact = _cat(parts, "exact")[perm_a]
-    tests = _cat(parts, "tests")[perm_a]
-    prank = _cat(parts, "pass")[perm_a]
-    ntests = _cat(parts, "ntests")[perm_a]
-    src = _cat(parts, "src")[perm_a]
+    obs = _Observed(parts)
     del parts[:]
-    starts = off_in[perm_a]
-    ends = off_in[perm_a + 1]
-    cache: dict[int, np.ndarray] = {}
-
-    def shingles(i: int) -> np.ndarray:
-        u = cache.get(i)
-        if u is None:
-            u = np.unique(sh_in[starts[i] : ends[i]])
-            cache[i] = u
-        return u
-
+    n = obs.n
     uf = _UnionFind(n)
-    # Exact matches (same normalised statement, same test set) link unconditionally.
-    for keys in (exact, tests):
-        ea, eb = _group_pairs(keys)
-        for a, b in zip(ea.tolist(), eb.tolist()):
-            uf.union(a, b)
-    # LSH candidates, verified.
-    pa_list, pb_list = [], []
-    for band in range(bands.shape[1]):
-        a, b = _group_pairs(bands[:, band])
-        pa_list.append(np.minimum(a, b))
-        pb_list.append(np.maximum(a, b))
-    if pa_list:
-        code = np.unique(np.concatenate(pa_list) * n + np.concatenate(pb_list))
-        cand_a = (code // n).tolist()
-        cand_b = (code % n).tolist()
-    else:
-        cand_a, cand_b = [], []
-    find = uf.find
-    edges_a: list[int] = []
-    edges_b: list[int] = []
-    verified = 0
-    for a, b in zip(cand_a, cand_b):
-        if a == b or find(a) == find(b):
-            continue
-        verified += 1
-        sa, sb = shingles(a), shingles(b)
-        small, large = sorted((len(sa), len(sb)))
-        if small < threshold * large:  # Jaccard <= small / large: cannot reach the threshold
-            continue
-        if jaccard(sa, sb) >= threshold:
-            uf.union(a, b)
-            edges_a.append(a)
-            edges_b.append(b)
-    roots = np.fromiter((find(i) for i in range(n)), dtype=np.int64, count=n)
+    edges_a, edges_b, candidates, verified = _link(obs, threshold, uf)
+    roots = np.fromiter((uf.find(i) for i in range(n)), dtype=np.int64, count=n)
     # Survivor: passing solution, most tests, preferred source, smallest problem_id.
-    order = np.lexsort((np.arange(n), src, -ntests, prank, roots))
+    order = np.lexsort((np.arange(n), obs.src, -obs.ntests, obs.prank, roots))
     survivor = np.arange(n, dtype=np.int64)
     sim = np.ones(n, dtype=np.float64)
     kind = [""] * n
@@ -407,48 +432,30 @@ def _cluster(
     bounds = np.flatnonzero(np.r_[True, sr[1:] != sr[:-1], True])
     for g in range(len(bounds) - 1):
         lo, hi = int(bounds[g]), int(bounds[g + 1])
-        if hi - lo < 2:
-            continue
-        members = order[lo:hi].tolist()  # best survivor first
-        while members:
-            s, rest = members[0], []
-            for i in members[1:]:
-                j = jaccard(shingles(i), shingles(s))
-                if exact[i] != 0 and exact[i] == exact[s]:
-                    k = "exact_statement"
-                elif tests[i] != 0 and tests[i] == tests[s]:
-                    k = "same_tests"
-                elif j >= threshold:
-                    k = "near"
-                elif transitive:
-                    k = "near_transitive"  # linked through other members of the cluster
-                else:
-                    rest.append(i)  # not close enough to this survivor: a cluster of its own
-                    continue
-                survivor[i], sim[i], kind[i] = s, j, k
-            members = rest
+        if hi - lo >= 2:
+            members = order[lo:hi].tolist()  # best survivor first
+            _split_cluster(obs, members, threshold, transitive, survivor, sim, kind)
     size = np.bincount(survivor, minlength=n)[survivor]
-    result = DedupResult(pids, survivor, size, sim, kind, set(empty))
+    result = DedupResult(obs.pids, survivor, size, sim, kind, set(empty))
     result.edge_a = np.asarray(edges_a, dtype=np.int64)
     result.edge_b = np.asarray(edges_b, dtype=np.int64)
-    result.stats = {
-        "problems": n,
-        "candidates": len(cand_a),
-        "verified": verified,
-        "linked": len(edges_a),
-    }
+    result.stats = {"problems": n, "candidates": candidates, "verified": verified,
+                    "linked": len(edges_a)}  # fmt: skip
     return result
 
 
 def find_duplicates(
     texts: Sequence[str],
-    threshold: float = DedupConfig.threshold,
+    threshold: float | None = None,
     ids: Sequence[str] | None = None,
-    **kwargs: Any,
+    **settings: Any,
 ) -> list[list[str]]:
-    """Clusters (lists of ids, survivor first) of near-duplicate texts: the dedup stage on bare text."""
+    """Clusters (lists of ids, survivor first) of near-duplicate texts: the dedup stage on bare
+    text; `threshold` and `settings` are `DedupConfig`'s (None: its threshold)."""
     ids = [str(i) for i in ids] if ids is not None else [f"{i:09d}" for i in range(len(texts))]
-    stage = DedupStage(threshold=threshold, **kwargs)
+    if threshold is not None:
+        settings["threshold"] = threshold
+    stage = DedupStage(**settings)
     stage.observe(pa.table({"problem_id": ids, "statement": list(texts)}))
     stage.decide()
     assert stage.result is not None

@@ -36,10 +36,6 @@ class SandboxedStage(Stage):
         self._rerun: Sandbox | None = None
         self._lock = threading.Lock()  # a stage may judge problems on threads; one rerun sandbox
 
-    @classmethod
-    def from_settings(cls, settings: Any | None = None, **resources: Any) -> Stage:
-        return cls(settings, workers=resources.get("workers"))
-
     def reruns_on_next_hash_seed(self) -> bool:
         """Whether reruns go to a sibling sandbox with the next hash seed (True) or to `sandbox`."""
         return True

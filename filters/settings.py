@@ -1,17 +1,21 @@
 """Every stage's settings and their defaults, in one light module: the stages, `BuildConfig`, the
 command line and recipes all take a default from here, so no two of them can drift apart.
 
-Each stage's constructor documents what its settings mean. This module imports no stage (nor the
-sandbox, numpy or pyarrow), so the command line and the build read defaults without loading them.
+Each stage's constructor documents what its settings mean. Each settings class checks its own
+ranges when it is made (`__post_init__`; `dataclasses.replace` makes one too), so a recipe, a flag,
+`BuildConfig` and a stage made in Python all fail on the same one line (a `UserError`). This module
+imports no stage (nor the sandbox, numpy or pyarrow), so the command line and the build read
+defaults without loading them.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from filters.contracts import UserError
 from filters.decontam_refs import DEFAULT_BENCHMARKS
 
 if TYPE_CHECKING:
@@ -54,6 +58,34 @@ MUTANT_BATCH_FLOOR_S = 0.1
 MUTANT_TIME_FLOOR_S = 0.25
 
 
+def _require(stage: str, setting: str, ok: bool, rule: str, value: Any) -> None:
+    """A setting out of its range is one line, the same from a recipe, a flag or Python: it names
+    the setting as a recipe does (`stage.setting`) and, where there is one, its flag."""
+    if ok:
+        return
+    flags = {(f.stage, f.setting): name.replace("_", "-") for name, f in FLAGS.items()}
+    flag = f" (--{flags[stage, setting]})" if (stage, setting) in flags else ""
+    raise UserError(f"{stage}.{setting}{flag} must be {rule}, got {value!r}")
+
+
+#: The ranges settings are checked against, by what a message says of them.
+_RULES: dict[str, Callable[[Any], bool]] = {
+    "at least 0": lambda v: v >= 0,
+    "at least 1": lambda v: v >= 1,
+    "at least 1 (or unset)": lambda v: v is None or v >= 1,
+    "positive": lambda v: v > 0,
+    "in [0, 1]": lambda v: 0 <= v <= 1,
+    "in (0, 1]": lambda v: 0 < v <= 1,
+}
+
+
+def _check(stage: str, settings: Any, rule: str, *names: str) -> None:
+    """Each named setting of `settings` within `rule` (a key of `_RULES`)."""
+    for name in names:
+        value = getattr(settings, name)
+        _require(stage, name, _RULES[rule](value), rule, value)
+
+
 @dataclass
 class AmplifyConfig:
     """The test amplification stage's settings (`filters.amplify.AmplifyStage`). The build asks
@@ -73,6 +105,12 @@ class AmplifyConfig:
     #: CodeContests problems they chose suites no stronger, at 6.2x the time; benchmarks/RESULTS.md)
     cpp_mutants: bool = False
 
+    def __post_init__(self) -> None:
+        counts = ("target_tests", "max_generated", "mutants", "rounds", "candidates")
+        _check("amplify", self, "at least 0", *counts)
+        _check("amplify", self, "at least 1", "max_solutions", "max_output_bytes")
+        _check("amplify", self, "positive", "time_floor_s", "time_factor")
+
 
 @dataclass
 class VerifyConfig:
@@ -91,6 +129,12 @@ class VerifyConfig:
     min_mutation_score: float = 0.5
     keep_incomplete_tests: bool = False
 
+    def __post_init__(self) -> None:
+        _check("verify", self, "at least 0", "min_tests", "mutants")
+        _check("verify", self, "at least 1", "repeats", "max_solutions")
+        _check("verify", self, "positive", "time_floor_s", "time_factor")
+        _check("verify", self, "in [0, 1]", "min_mutation_score")
+
 
 @dataclass
 class DedupConfig:
@@ -107,6 +151,11 @@ class DedupConfig:
     rows: int | None = None
     transitive: bool = False
 
+    def __post_init__(self) -> None:
+        _check("dedup", self, "in (0, 1]", "threshold")
+        _check("dedup", self, "at least 1", "num_perm", "k")
+        _check("dedup", self, "at least 1 (or unset)", "bands", "rows")
+
 
 @dataclass
 class DecontamConfig:
@@ -122,6 +171,11 @@ class DecontamConfig:
     max_df: int = 10
     min_coverage: float = 0.5
 
+    def __post_init__(self) -> None:
+        _check("decontam", self, "at least 1", "ngram")
+        _check("decontam", self, "at least 0", "max_df")
+        _check("decontam", self, "in [0, 1]", "min_coverage")
+
 
 @dataclass
 class DifficultyConfig:
@@ -135,6 +189,13 @@ class DifficultyConfig:
     min_labelled: int = 30
     ridge_alpha: float = 3.0
     min_align: int = 30
+
+    def __post_init__(self) -> None:
+        _check("difficulty", self, "at least 1", "buckets")
+        _check("difficulty", self, "at least 0", "min_labelled", "min_align", "ridge_alpha")
+        w = self.keep_pass_rate
+        fits = w is None or (len(w) == 2 and 0.0 <= w[0] <= w[1] <= 1.0)
+        _require("difficulty", "keep_pass_rate", fits, "(LO, HI) with 0 <= LO <= HI <= 1", w)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: tokens per code-aware shingle: the dedup stage's setting, `filters.settings.DedupConfig.k`
-DEFAULT_K = DedupConfig.k
+DEFAULT_K: int = DedupConfig().k
 _KEEP_WORDS = """and as assert break class continue def del elif else except false finally for
 from global if import in is lambda none nonlocal not or pass raise return true try while with
 yield self abs all any bin bool chr dict divmod enumerate filter float int input isinstance len

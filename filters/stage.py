@@ -72,14 +72,14 @@ class Stage(ABC):
 
     @classmethod
     def from_settings(cls, settings: Any | None = None, **resources: Any) -> Stage:
-        """The stage configured by its settings object (`settings_class`; None: the defaults).
-        `resources` are what the build hands a stage besides settings (`workers`, decontam's
-        `problems`); a stage takes the ones its constructor names. The default passes the settings'
-        fields and those resources as keyword arguments."""
-        fields = asdict(settings) if settings is not None else {}
+        """The stage configured by its settings object (`settings_class`; None: the defaults),
+        passed as the constructor's first argument. `resources` are what the build hands a stage
+        besides settings (`workers`, decontam's `problems`); a stage takes the ones its
+        constructor names."""
         params = inspect.signature(cls).parameters
         taken = {k: v for k, v in resources.items() if k in params}
-        return cls(**fields, **taken)
+        make: Any = cls  # a subclass's constructor, whose arguments the base does not declare
+        return make(**taken) if cls.settings_class is None else make(settings, **taken)
 
     def settings_from(self, settings: Any | None, overrides: dict[str, Any]) -> Any:
         """A private copy of `settings` (None: `settings_class`'s defaults) with `overrides` applied:

@@ -234,26 +234,24 @@ class VerifyStage(SandboxedStage):
                     **detail,
                 )
                 continue
-            src = r.problem.get("time_limit_s")
-            if src:
-                r.limit, r.limit_source = float(src), "source"
-            else:
-                # from the slowest passing reference, so that every one passes under it; among
-                # the Python ones when one passes: a limit made from a C++ one would time out
-                # the Python completions the rewards grade against it
-                whole_run = r.problem.get("test_type") == "assert"
-                python = [x for k, x in enumerate(r.first) if x.verdict == "AC"
-                          and r.opts(k)["language"] == "python"]  # fmt: skip
-                slowest = max(
-                    python or passing, key=lambda x: x.cpu_ms if whole_run else x.max_test_cpu_ms
-                )
-                r.limit = calibrated_time_limit(
-                    slowest,
-                    self.settings.time_floor_s,
-                    self.settings.time_factor,
-                    whole_run=whole_run,
-                )
-                r.limit_source = "calibrated"
+            self._set_limit(r, passing)
+
+    def _set_limit(self, r: _Row, passing: list[RunResult]) -> None:
+        """A row's time limit: its source's, else calibrated from the slowest passing reference,
+        so that every one passes under it; among the Python ones when one passes: a limit made
+        from a C++ one would time out the Python completions the rewards grade against it."""
+        src = r.problem.get("time_limit_s")
+        if src:
+            r.limit, r.limit_source = float(src), "source"
+            return
+        whole_run = r.problem.get("test_type") == "assert"
+        python = [x for k, x in enumerate(r.first or []) if x.verdict == "AC"
+                  and r.opts(k)["language"] == "python"]  # fmt: skip
+        slowest = max(python or passing, key=lambda x: x.cpu_ms if whole_run else x.max_test_cpu_ms)
+        r.limit = calibrated_time_limit(
+            slowest, self.settings.time_floor_s, self.settings.time_factor, whole_run=whole_run
+        )
+        r.limit_source = "calibrated"
 
     @staticmethod
     def _several_answers(r: _Row) -> str | None:
@@ -337,146 +335,160 @@ class VerifyStage(SandboxedStage):
         for (idx, slot, _k), res in zip(owners, results):
             runs[idx][slot].append(res)
         for r in todo:
-            flaky = []
-            fastest: tuple[str, float] | None = None
-            stable: list[tuple[str, str, None]] = []  # passing on every run, in the record's order
-            ac_codes = [k for k, res in enumerate(r.first or []) if res.verdict == "AC"]
-            for slot, series in enumerate(runs.get(r.index, [])):
-                k = ac_codes[slot]
-                if any(x.verdict not in ("AC", "SE") for x in series):
-                    flaky.append(
-                        {
-                            "solution": k,
-                            "verdicts": [x.verdict for x in series],
-                            "first_failure": next(
-                                x.first_failure for x in series if x.verdict != "AC"
-                            ),
-                            "rerun_hash_seed": rerun.hash_seed,
-                        }
-                    )
-                    continue
-                # (a batched rerun's CPU is not a run's alone: the first run's then)
-                cpu = series[0].cpu_ms if r.batched else min(
-                    x.cpu_ms for x in series if x.verdict == "AC"
-                )
-                if fastest is None or cpu < fastest[1]:
-                    fastest = (r.solutions[k], cpu)
-                stable.append((r.solutions[k], r.opts(k)["language"], None))
-            # not the fastest: which of two references of about the same speed is faster changes
-            # from run to run, and with it the mutants and `test_strength` (27 of 100
-            # LeetCodeDataset rows between two runs of the same code)
-            r.mutated = mutated_reference(stable)  # every language mutants are made in
-            if flaky:
-                r.decision = Decision.drop(
-                    "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
-                )
-            elif fastest is not None:
+            fastest = self._after_reruns(r, runs.get(r.index, []), rerun.hash_seed)
+            if fastest is not None:
                 best[r.index] = fastest
         return best
 
+    @staticmethod
+    def _after_reruns(
+        r: _Row, runs: list[list[RunResult]], hash_seed: int
+    ) -> tuple[str, float] | None:
+        """A row after the reruns of its passing references (`runs`: each one's series):
+        `flaky` when one failed a rerun (under `hash_seed`), else its fastest reference and that
+        one's CPU ms; and the reference its mutants come from (`r.mutated`)."""
+        flaky = []
+        fastest: tuple[str, float] | None = None
+        stable: list[tuple[str, str, None]] = []  # passing on every run, in the record's order
+        ac_codes = [k for k, res in enumerate(r.first or []) if res.verdict == "AC"]
+        for slot, series in enumerate(runs):
+            k = ac_codes[slot]
+            if any(x.verdict not in ("AC", "SE") for x in series):
+                first_failure = next(x.first_failure for x in series if x.verdict != "AC")
+                flaky.append({"solution": k, "verdicts": [x.verdict for x in series],
+                              "first_failure": first_failure, "rerun_hash_seed": hash_seed})  # fmt: skip
+                continue
+            # (a batched rerun's CPU is not a run's alone: the first run's then)
+            cpu = series[0].cpu_ms if r.batched else min(
+                x.cpu_ms for x in series if x.verdict == "AC"
+            )
+            if fastest is None or cpu < fastest[1]:
+                fastest = (r.solutions[k], cpu)
+            stable.append((r.solutions[k], r.opts(k)["language"], None))
+        # not the fastest: which of two references of about the same speed is faster changes
+        # from run to run, and with it the mutants and `test_strength` (27 of 100
+        # LeetCodeDataset rows between two runs of the same code)
+        r.mutated = mutated_reference(stable)  # every language mutants are made in
+        if flaky:
+            r.decision = Decision.drop(
+                "flaky", flaky=flaky, solution_verdicts=[x.verdict for x in r.first or []]
+            )
+            return None
+        return fastest
+
     def _strength(self, todo: list[_Row], ref: dict[int, tuple[str, float]]) -> None:
+        """Run each row's known-incorrect solutions and its reference's mutants, and decide it:
+        `weak_tests`, or kept with its columns (`ref`: row index -> its fastest reference)."""
         jobs = []
         owners = []
         for r in todo:
-            # mutants of the first passing Python reference, else of the first C++ one
-            wrong = judged_programs(r.row, self.settings.max_solutions, "incorrect_solutions")
-            code, mutant_lang = r.mutated or (None, "python")
-            muts = (
-                mutants_of(
-                    code,
-                    mutant_lang,
-                    self.settings.mutants,
-                    self.settings.seed,
-                    r.problem.get("entry_point"),
-                )
-                if self.settings.mutants > 0 and code is not None
-                else []
-            )
-            for k, (c, lang) in enumerate(wrong):
-                opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
-                jobs.append((r.problem, c, opts))
-                owners.append((r.index, "incorrect", k))
-            # a mutant slower than `time_factor` x the slowest reference (and the floor) is
-            # killed by its timeout (`mutant_limit_s`). Mutants of a reference are trusted: in
-            # batches, a call past a budget set by the references' time reruns alone under the
-            # mutant's limit, after the other tests (a failure in a batch is always confirmed by a
-            # fresh child): only killed or not counts here
-            assert r.limit is not None  # set for every row the first pass passed
-            slowest = _slowest_ms(r)
-            budget = self.mutant_batch_s(slowest)
-            m_limit = self.mutant_limit_s(r.limit, slowest)
-            for k, m in enumerate(muts):
-                opts = {"time_limit_s": m_limit, "stop_on_failure": True, "language": mutant_lang,
-                        "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
-                jobs.append((r.problem, m, opts))
-                owners.append((r.index, "mutant", k))
+            for kind, k, job in self._strength_jobs(r):
+                jobs.append(job)
+                owners.append((r.index, kind, k))
         results = self.sandbox.run_many(jobs)
         per_row: dict[int, list[tuple[str, int, RunResult]]] = {}
         for (idx, kind, k), res in zip(owners, results):
             per_row.setdefault(idx, []).append((kind, k, res))
         for r in todo:
-            # a harness fault says nothing of the tests, nor a token mutant that does not compile
-            judged = [
-                (kind, k, x)
-                for kind, k, x in per_row.get(r.index, [])
-                if x.verdict != "SE" and not (kind == "mutant" and x.verdict == "CE")
-            ]
-            rejected = sum(x.verdict != "AC" for _, _, x in judged)
-            strength = rejected / len(judged) if judged else None
-            accepted_wrong = [
-                k for kind, k, x in judged if kind == "incorrect" and x.verdict == "AC"
-            ]
-            has_incorrect = any(kind == "incorrect" for kind, _, _ in judged)
-            mutant_runs = [x for kind, _, x in judged if kind == "mutant"]
-            score = (
-                sum(x.verdict != "AC" for x in mutant_runs) / len(mutant_runs)
-                if mutant_runs
-                else None
+            r.decision = self._strength_decision(r, per_row.get(r.index, []), ref)
+
+    def _strength_jobs(
+        self, r: _Row
+    ) -> list[tuple[str, int, tuple[dict[str, Any], str, dict[str, Any]]]]:
+        """(kind, k, job) of a row's known-incorrect solutions, then of its reference's mutants
+        (of the first passing Python reference, else of the first C++ one)."""
+        jobs: list[tuple[str, int, tuple[dict[str, Any], str, dict[str, Any]]]] = []
+        wrong = judged_programs(r.row, self.settings.max_solutions, "incorrect_solutions")
+        code, mutant_lang = r.mutated or (None, "python")
+        muts = (
+            mutants_of(
+                code,
+                mutant_lang,
+                self.settings.mutants,
+                self.settings.seed,
+                r.problem.get("entry_point"),
             )
-            verdicts = [x.verdict for x in r.first or []]
-            n_tests = count_tests(r.row)
-            if accepted_wrong and self.settings.drop_weak:
-                r.decision = Decision.drop(
-                    "weak_tests",
-                    accepted_incorrect=accepted_wrong,
-                    test_strength=strength,
-                    solution_verdicts=verdicts,
-                    tests_total=n_tests,
-                )
-                continue
-            if (
-                self.settings.drop_weak
-                and not has_incorrect
-                and score is not None
-                and score < self.settings.min_mutation_score
-            ):
-                r.decision = Decision.drop(
-                    "weak_tests",
-                    mutation_score=score,
-                    min_mutation_score=self.settings.min_mutation_score,
-                    mutants=len(mutant_runs),
-                    test_strength=strength,
-                    solution_verdicts=verdicts,
-                    tests_total=n_tests,
-                )
-                continue
-            r.decision = Decision(
-                True,
-                None,
-                {
-                    "verified": True,
-                    "passing_solutions": sum(v == "AC" for v in verdicts),
-                    "tests_total": n_tests,
-                    "ref_cpu_ms": ref[r.index][1],
-                    "test_strength": strength,
-                    "time_limit_s": r.limit,
-                    "time_limit_source": r.limit_source,
-                    "solution_verdicts": verdicts,
-                    "reward_isolation": reward_isolation(r.row),
-                    "comparison": r.problem.get("comparison"),
-                    "verdict_languages": [r.opts(k)["language"] for k in range(len(verdicts))],
-                    "passing_languages": sorted(
-                        {r.opts(k)["language"] for k, v in enumerate(verdicts) if v == "AC"}
-                    ),
-                },
+            if self.settings.mutants > 0 and code is not None
+            else []
+        )
+        for k, (c, lang) in enumerate(wrong):
+            opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
+            jobs.append(("incorrect", k, (r.problem, c, opts)))
+        # a mutant slower than `time_factor` x the slowest reference (and the floor) is
+        # killed by its timeout (`mutant_limit_s`). Mutants of a reference are trusted: in
+        # batches, a call past a budget set by the references' time reruns alone under the
+        # mutant's limit, after the other tests (a failure in a batch is always confirmed by a
+        # fresh child): only killed or not counts here
+        assert r.limit is not None  # set for every row the first pass passed
+        slowest = _slowest_ms(r)
+        budget = self.mutant_batch_s(slowest)
+        m_limit = self.mutant_limit_s(r.limit, slowest)
+        for k, m in enumerate(muts):
+            opts = {"time_limit_s": m_limit, "stop_on_failure": True, "language": mutant_lang,
+                    "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
+            jobs.append(("mutant", k, (r.problem, m, opts)))
+        return jobs
+
+    def _strength_decision(
+        self, r: _Row, runs: list[tuple[str, int, RunResult]], ref: dict[int, tuple[str, float]]
+    ) -> Decision:
+        """A row's fate from its strength runs: `weak_tests` when its suite accepts a
+        known-incorrect solution or, without any, kills too few mutants; else kept, with the
+        CPU ms of its fastest reference (`ref`)."""
+        # a harness fault says nothing of the tests, nor a token mutant that does not compile
+        judged = [
+            (kind, k, x)
+            for kind, k, x in runs
+            if x.verdict != "SE" and not (kind == "mutant" and x.verdict == "CE")
+        ]
+        rejected = sum(x.verdict != "AC" for _, _, x in judged)
+        strength = rejected / len(judged) if judged else None
+        accepted_wrong = [k for kind, k, x in judged if kind == "incorrect" and x.verdict == "AC"]
+        has_incorrect = any(kind == "incorrect" for kind, _, _ in judged)
+        mutant_runs = [x for kind, _, x in judged if kind == "mutant"]
+        score = (
+            sum(x.verdict != "AC" for x in mutant_runs) / len(mutant_runs) if mutant_runs else None
+        )
+        verdicts = [x.verdict for x in r.first or []]
+        n_tests = count_tests(r.row)
+        drop_weak = self.settings.drop_weak
+        if accepted_wrong and drop_weak:
+            return Decision.drop(
+                "weak_tests",
+                accepted_incorrect=accepted_wrong,
+                test_strength=strength,
+                solution_verdicts=verdicts,
+                tests_total=n_tests,
             )
+        min_score = self.settings.min_mutation_score
+        if drop_weak and not has_incorrect and score is not None and score < min_score:
+            return Decision.drop(
+                "weak_tests",
+                mutation_score=score,
+                min_mutation_score=min_score,
+                mutants=len(mutant_runs),
+                test_strength=strength,
+                solution_verdicts=verdicts,
+                tests_total=n_tests,
+            )
+        return Decision(True, None, _verified_columns(r, strength, ref[r.index][1]))
+
+
+def _verified_columns(r: _Row, strength: float | None, ref_ms: float) -> dict[str, Any]:
+    """The columns of a row verify keeps: `ref_ms`, its fastest reference's CPU ms."""
+    verdicts = [x.verdict for x in r.first or []]
+    languages = [r.opts(k)["language"] for k in range(len(verdicts))]
+    return {
+        "verified": True,
+        "passing_solutions": sum(v == "AC" for v in verdicts),
+        "tests_total": count_tests(r.row),
+        "ref_cpu_ms": ref_ms,
+        "test_strength": strength,
+        "time_limit_s": r.limit,
+        "time_limit_source": r.limit_source,
+        "solution_verdicts": verdicts,
+        "reward_isolation": reward_isolation(r.row),
+        "comparison": r.problem.get("comparison"),
+        "verdict_languages": languages,
+        "passing_languages": sorted({lang for lang, v in zip(languages, verdicts) if v == "AC"}),
+    }

@@ -115,7 +115,8 @@ def build_config(
 ) -> BuildConfig:
     """The configuration `codemix build` runs, from its options (None: not given), without typer:
     the embedded demo or the sources or a recipe, then the stage options (`filters.settings.FLAGS`,
-    by flat name), which win over the recipe, then `--skip`. Bad values are a UserError."""
+    by flat name), which win over the recipe, then `--skip`. Bad values are a UserError (a stage
+    setting's range is its settings class's, `filters/settings.py`, as for a recipe)."""
     unknown = sorted(set(flags) - set(FLAGS))
     if unknown:
         raise TypeError(f"build_config() got unexpected keyword argument(s) {', '.join(unknown)}")
@@ -123,14 +124,6 @@ def build_config(
         raise UserError("--limit must be at least 1")
     if (shard_rows is not None and shard_rows < 1) or (batch_rows is not None and batch_rows < 1):
         raise UserError("--shard-rows and --batch-rows must be at least 1")
-    threshold = flags.get("dedup_threshold")
-    if threshold is not None and not 0 < threshold <= 1:
-        raise UserError("--dedup-threshold must be in (0, 1]")
-    if flags.get("mutants") is not None and flags["mutants"] < 0:
-        raise UserError("--mutants must be at least 0")
-    score = flags.get("min_mutation_score")
-    if score is not None and not 0 <= score <= 1:
-        raise UserError("--min-mutation-score must be in [0, 1]")
     against = flags.pop("decontaminate_against", None)
     if no_decontaminate and against:
         raise UserError("pass either --decontaminate-against or --no-decontaminate, not both")

@@ -79,11 +79,12 @@ def _key(row: dict[str, Any]) -> str:
 
 
 class DifficultyStage(GlobalStage):
-    """Global stage `difficulty`; see the module docstring.
+    """Global stage `difficulty`; see the module docstring. Made from a `DifficultyConfig` and/or
+    its fields by name (`DifficultyStage(buckets=3)`), and the rollouts, if any.
 
     Args:
-        buckets: number of quantile buckets (`difficulty_bucket` in 0..buckets-1).
         rollouts: pass counts per (problem_id, model); enables the IRT fit and the pass-rate columns.
+        buckets: number of quantile buckets (`difficulty_bucket` in 0..buckets-1).
         two_pl: fit a 2PL model (a discrimination per model) instead of 1PL.
         keep_pass_rate: (lo, hi) window; rows whose observed pass rate for `target_model` lies
             outside it are dropped. Rows the target model never attempted are kept.
@@ -99,41 +100,20 @@ class DifficultyStage(GlobalStage):
     measured_columns = ("difficulty", "difficulty_std", "difficulty_bucket")
     output_schema = DIFFICULTY_SCHEMA
 
+    settings_class = DifficultyConfig
+    settings: DifficultyConfig
+
     def __init__(
         self,
-        buckets: int = DifficultyConfig.buckets,
+        settings: DifficultyConfig | None = None,
+        *,
         rollouts: RolloutCounts | None = None,
-        two_pl: bool = DifficultyConfig.two_pl,
-        keep_pass_rate: tuple[float, float] | None = DifficultyConfig.keep_pass_rate,
-        target_model: str | None = DifficultyConfig.target_model,
-        min_labelled: int = DifficultyConfig.min_labelled,
-        ridge_alpha: float = DifficultyConfig.ridge_alpha,
-        min_align: int = DifficultyConfig.min_align,
+        **overrides: Any,
     ) -> None:
-        if buckets < 1:
-            raise UserError(f"--buckets must be at least 1, got {buckets}")
-        self.buckets = buckets
+        self.settings = self.settings_from(settings, overrides)
         self.rollouts = rollouts
-        self.two_pl = two_pl
-        self.window = keep_pass_rate
-        self.min_labelled = min_labelled
-        self.ridge_alpha = ridge_alpha
-        self.min_align = min_align
-        self.target_model = target_model
-        if keep_pass_rate is not None:
-            models = rollouts.models if rollouts is not None else []
-            if not models:
-                raise UserError("--keep-pass-rate needs rollouts (--rollouts FILE.jsonl)")
-            if target_model is None:
-                if len(models) != 1:
-                    raise UserError(
-                        f"--keep-pass-rate needs --target-model; the rollouts hold {', '.join(models)}"
-                    )
-                self.target_model = models[0]
-            elif target_model not in models:
-                raise UserError(
-                    f"target model {target_model!r} is not in the rollouts; they hold {', '.join(models)}"
-                )
+        if self.settings.keep_pass_rate is not None:
+            self.settings.target_model = self._target_model()
         if rollouts is not None:
             self.output_schema = pa.schema([*DIFFICULTY_SCHEMA, *ROLLOUT_SCHEMA])
         self._keys: list[str] = []
@@ -146,17 +126,28 @@ class DifficultyStage(GlobalStage):
         #: What `decide` found: counts per difficulty_source, feature-model held-out Spearman, abilities.
         self.summary: dict[str, Any] = {}
 
+    def _target_model(self) -> str:
+        """The model a pass-rate window applies to: the one named, else the rollouts' only one."""
+        models = self.rollouts.models if self.rollouts is not None else []
+        target = self.settings.target_model
+        if not models:
+            raise UserError("--keep-pass-rate needs rollouts (--rollouts FILE.jsonl)")
+        if target is None:
+            if len(models) != 1:
+                raise UserError(
+                    f"--keep-pass-rate needs --target-model; the rollouts hold {', '.join(models)}"
+                )
+            return models[0]
+        if target not in models:
+            raise UserError(
+                f"target model {target!r} is not in the rollouts; they hold {', '.join(models)}"
+            )
+        return target
+
     def config(self) -> dict[str, Any]:
-        return {
-            "buckets": self.buckets,
-            "two_pl": self.two_pl,
-            "keep_pass_rate": list(self.window) if self.window else None,
-            "target_model": self.target_model,
-            "min_labelled": self.min_labelled,
-            "min_align": self.min_align,
-            "ridge_alpha": self.ridge_alpha,
-            "rollout_models": self.rollouts.models if self.rollouts is not None else [],
-        }
+        """The settings (the target model resolved), and the models the rollouts hold."""
+        models = self.rollouts.models if self.rollouts is not None else []
+        return {**super().config(), "rollout_models": models}
 
     def environment(self) -> dict[str, Any]:
         """What the fit found (the build stores it in the manifest's `environment`)."""
@@ -184,52 +175,26 @@ class DifficultyStage(GlobalStage):
         sd = np.full(n, np.nan)
         src: list[str | None] = [None] * n
         labels = {i: lab for i, lab in enumerate(self._label) if lab is not None}
-        labelled = list(labels)
         for i, (mean, std) in labels.items():
             d[i], sd[i] = mean, std
             src[i] = "label"
-        pred = np.full(n, 0.5)
-        y = np.array([mean for mean, _ in labels.values()])
-        feats = np.vstack(self._feats) if self._feats else np.zeros((0, len(FEATURES)), np.float32)
-        if len(labelled) >= self.min_labelled and len(np.unique(y)) > 1:
-            fl, tl = feats[labelled], [self._tags[i] for i in labelled]
-            self.feature_model = FeatureModel(alpha=self.ridge_alpha).fit(fl, tl, y)
-            pred = self.feature_model.predict(feats, self._tags)
-            _, rho = cross_val_predict(fl, tl, y, alpha=self.ridge_alpha)
-            self.summary["feature_model"] = {
-                "train_rows": len(labelled),
-                "heldout_spearman": round(rho, 4),
-                "residual_std": round(self.feature_model.residual_std, 4),
-            }
-            for i in range(n):
-                if src[i] is None:
-                    d[i], sd[i], src[i] = pred[i], self.feature_model.residual_std, "features"
+        pred = self._fit_features(labels, d, sd, src)
         if self.rollouts is not None:
             self._fit_rollouts(d, sd, src)
         by_problem = self.rollouts.by_problem() if self.rollouts is not None else {}
-        self._result = {}
-        for i in range(n):
-            ok = src[i] is not None
-            res: dict[str, Any] = {
-                "difficulty": float(d[i]) if ok else None,
-                "difficulty_std": float(sd[i]) if ok and np.isfinite(sd[i]) else None,
-                "difficulty_source": src[i],
-                "difficulty_bucket": None,
-            }
-            if self.rollouts is not None:
-                stats = by_problem.get(self._keys[i], {})
-                res["pass_rate"] = {
-                    m: k / a for m, (k, a) in sorted(stats.items()) if a > 0
-                } or None
-                res["attempts"] = {m: a for m, (_, a) in sorted(stats.items())} or None
-            self._result[self._keys[i]] = res
+        self._result = {
+            self._keys[i]: self._row_result(d[i], sd[i], src[i], by_problem.get(self._keys[i], {}))
+            for i in range(n)
+        }
         # buckets over the rows that stay (a pass-rate window must not unbalance them)
         known = [
             i
             for i in range(n)
             if src[i] is not None and self._outside(self._result[self._keys[i]]) is None
         ]
-        buckets = quantile_buckets([(d[i], pred[i], self._keys[i]) for i in known], self.buckets)
+        buckets = quantile_buckets(
+            [(d[i], pred[i], self._keys[i]) for i in known], self.settings.buckets
+        )
         for j, i in enumerate(known):
             self._result[self._keys[i]]["difficulty_bucket"] = int(buckets[j])
         counts: dict[str, int] = {}
@@ -237,6 +202,54 @@ class DifficultyStage(GlobalStage):
             counts[s or "none"] = counts.get(s or "none", 0) + 1
         self.summary["difficulty_source"] = counts
         self._keys, self._feats, self._tags, self._label = [], [], [], []
+
+    def _fit_features(
+        self,
+        labels: dict[int, tuple[float, float]],
+        d: np.ndarray,
+        sd: np.ndarray,
+        src: list[str | None],
+    ) -> np.ndarray:
+        """Fit the feature model on the labelled rows (when there are `min_labelled` with more
+        than one label) and give its prediction to the rows without a label; every row's
+        prediction (0.5 without a model), which breaks ties between buckets."""
+        n = len(self._keys)
+        labelled = list(labels)
+        y = np.array([mean for mean, _ in labels.values()])
+        if len(labelled) < self.settings.min_labelled or len(np.unique(y)) <= 1:
+            return np.full(n, 0.5)
+        feats = np.vstack(self._feats) if self._feats else np.zeros((0, len(FEATURES)), np.float32)
+        alpha = self.settings.ridge_alpha
+        fl, tl = feats[labelled], [self._tags[i] for i in labelled]
+        self.feature_model = FeatureModel(alpha=alpha).fit(fl, tl, y)
+        pred = self.feature_model.predict(feats, self._tags)
+        _, rho = cross_val_predict(fl, tl, y, alpha=alpha)
+        self.summary["feature_model"] = {
+            "train_rows": len(labelled),
+            "heldout_spearman": round(rho, 4),
+            "residual_std": round(self.feature_model.residual_std, 4),
+        }
+        for i in range(n):
+            if src[i] is None:
+                d[i], sd[i], src[i] = pred[i], self.feature_model.residual_std, "features"
+        return pred
+
+    def _row_result(
+        self, d: float, sd: float, src: str | None, stats: dict[str, tuple[int, int]]
+    ) -> dict[str, Any]:
+        """One row's columns (its bucket comes last); with rollouts, its pass rate and attempts
+        per model from `stats` (model -> (passed, attempts))."""
+        ok = src is not None
+        res: dict[str, Any] = {
+            "difficulty": float(d) if ok else None,
+            "difficulty_std": float(sd) if ok and np.isfinite(sd) else None,
+            "difficulty_source": src,
+            "difficulty_bucket": None,
+        }
+        if self.rollouts is not None:
+            res["pass_rate"] = {m: k / a for m, (k, a) in sorted(stats.items()) if a > 0} or None
+            res["attempts"] = {m: a for m, (_, a) in sorted(stats.items())} or None
+        return res
 
     def _fit_rollouts(self, d: np.ndarray, sd: np.ndarray, src: list[str | None]) -> None:
         assert self.rollouts is not None
@@ -270,7 +283,7 @@ class DifficultyStage(GlobalStage):
             len(models),
             prior_mean=mean,
             prior_std=std,
-            two_pl=self.two_pl,
+            two_pl=self.settings.two_pl,
         )
         prior_rows = [j for j, g in enumerate(used) if src[g] is not None]
         dd, ds = logit_to_unit(self.fit.b, self.fit.b_std)
@@ -298,7 +311,7 @@ class DifficultyStage(GlobalStage):
         fit, so a label-only problem lands where attempted problems with the same label did.
         Needs `min_align` such rows and a positive slope; else the label scale is kept as is.
         """
-        if len(x) < self.min_align or np.std(x) < 1e-6:
+        if len(x) < self.settings.min_align or np.std(x) < 1e-6:
             return
         beta, alpha = np.polyfit(x, y, 1)
         if beta <= 0:
@@ -325,14 +338,15 @@ class DifficultyStage(GlobalStage):
             if res is None:
                 raise RuntimeError(f"DifficultyStage: row {_key(r)} was not observed")
             rate = self._outside(res)
-            if rate is not None and self.window is not None:
-                lo, hi = self.window
+            window, model = self.settings.keep_pass_rate, self.settings.target_model
+            if rate is not None and window is not None:
+                lo, hi = window
                 out.append(
                     Decision.drop(
-                        f"pass_rate_outside:{lo:g}:{hi:g} (model={self.target_model}, pass_rate={rate:.3g})",
-                        model=self.target_model,
+                        f"pass_rate_outside:{lo:g}:{hi:g} (model={model}, pass_rate={rate:.3g})",
+                        model=model,
                         pass_rate=rate,
-                        attempts=res["attempts"][self.target_model],
+                        attempts=res["attempts"][model],
                         difficulty=res["difficulty"],
                     )
                 )
@@ -342,14 +356,11 @@ class DifficultyStage(GlobalStage):
 
     def _outside(self, res: dict[str, Any]) -> float | None:
         """The target model's pass rate when it lies outside the window, else None."""
-        if (
-            self.window is None
-            or not res.get("pass_rate")
-            or self.target_model not in res["pass_rate"]
-        ):
+        window, model = self.settings.keep_pass_rate, self.settings.target_model
+        if window is None or not res.get("pass_rate") or model not in res["pass_rate"]:
             return None
-        rate = res["pass_rate"][self.target_model]
-        return None if in_window(rate, self.window) else rate
+        rate = res["pass_rate"][model]
+        return None if in_window(rate, window) else rate
 
 
 class RankStage(DifficultyStage):

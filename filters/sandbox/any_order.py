@@ -15,7 +15,7 @@ from typing import Any
 
 from filters import python_ast
 from filters.compare import same_multiset
-from filters.sandbox.assert_calls import RESULT_NAME, evaluate
+from filters.sandbox.assert_eval import RESULT_NAME, evaluate
 from filters.sandbox.valuecodec import loads
 
 __all__ = ["holds_in_any_order"]

@@ -5,8 +5,8 @@ started: as root it enters its own network, IPC and mount namespaces (private /t
 /dev/shm, /run/lock; every top-level directory outside the system's covered; SysV IPC capped) and
 a fresh session keyring. `enter_pid_namespace` then makes the next child, the server, the init
 of a pid namespace of its own, which mounts a /proc that shows an unprivileged program only the
-processes of its own uid. After every run `sweep`, `after_run` and `clean_scratch` leave nothing
-of it behind: no process, no file, no IPC object, no key.
+processes of its own uid. Before each run `cover_new_tops` and `size_io` keep it so; after every
+run `worker_cleanup` leaves nothing of it behind (`remove_tree` is its removal of a directory).
 """
 
 from __future__ import annotations
@@ -14,11 +14,8 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
-import signal
-import struct
 import sys
 import time
-from typing import Any
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
@@ -85,34 +82,6 @@ def cap_ipc() -> bool:
     except OSError:
         return False
     return True
-
-
-#: Per SysV kind, the *_INFO command whose answer counts the objects that exist, and where:
-#: shm_info.used_ids, msginfo.msgpool, seminfo.semusz.
-_IPC_COUNTS = {"shm": (14, 0), "msg": (12, 0), "sem": (19, 28)}
-_ipc_info = ctypes.create_string_buffer(256)
-
-
-def libc_ipc_ctl(kind: str, ident: int, op: int, buf: Any) -> int:
-    """shmctl, msgctl or semctl."""
-    if kind == "shm":
-        return libc.shmctl(ident, op, buf)
-    if kind == "msg":
-        return libc.msgctl(ident, op, buf)
-    return libc.semctl(ident, 0, op, buf)
-
-
-def _read_small(path: str) -> bytes:
-    """A whole file, in reads small enough to come from the heap (a big read buffer is a fresh
-    mapping for every call)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        chunks = []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def remove_tree(path: str) -> None:
@@ -424,136 +393,3 @@ class Isolation:
         ):
             raise OSError(ctypes.get_errno(), "cannot size the sandbox's I/O directory")
         self.io_mb = mb
-
-    # ---- after every run (the server) ---------------------------------------------------------
-    def clean_scratch(self) -> None:
-        """Remove the run directory and, with a private /tmp, everything a run left there."""
-        try:
-            os.rmdir(self.rundir)  # the common case: a run that wrote nothing there
-        except FileNotFoundError:
-            pass
-        except OSError:
-            remove_tree(self.rundir)
-        for d in self.scratch:
-            try:
-                names = os.listdir(d)
-            except OSError:
-                continue
-            keep = self.keep.get(d, ())
-            for n in names:
-                if (n == ".cmio" and d == self.base) or n in keep:
-                    continue
-                p = os.path.join(d, n)
-                if os.path.isdir(p) and not os.path.islink(p):
-                    remove_tree(p)
-                else:
-                    try:
-                        os.unlink(p)
-                    except OSError:
-                        pass
-
-    def sweep(self) -> None:
-        """Kill everything a run left behind and reap it, until nothing of it is left.
-
-        As a child subreaper (and, with a pid namespace, its init), every living descendant of a
-        finished run is our child, so the run is gone when we have no children left; under
-        root, a kill of every process of the run's uid must then find none.
-        """
-        deadline = time.monotonic() + 10.0
-        while time.monotonic() < deadline:
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                    pass
-            except ChildProcessError:
-                if not (self.root and self.kill_uid()):
-                    return
-            else:
-                if self.root:
-                    self.kill_uid()
-                else:
-                    self._kill_children()
-            time.sleep(0.0002)
-
-    def kill_uid(self) -> bool:
-        """SIGKILL every process of the run's uid (its whole tree, daemons included); False when
-        there was none."""
-        try:
-            os.setresuid(self.uid, self.uid, 0)
-            try:
-                os.kill(-1, signal.SIGKILL)
-                return True
-            except OSError:
-                return False
-        finally:
-            os.setresuid(0, 0, 0)
-
-    @staticmethod
-    def _kill_children() -> None:
-        """Without root: SIGKILL our direct children (orphans are reparented to us, a subreaper)."""
-        try:
-            with open(f"/proc/self/task/{os.getpid()}/children") as f:
-                pids = [int(p) for p in f.read().split()]
-        except OSError:
-            pids = []
-        for p in pids:
-            for fn in (os.killpg, os.kill):
-                try:
-                    fn(p, signal.SIGKILL)
-                except OSError:
-                    pass
-
-    def remove_ipc(self) -> None:
-        """Remove every SysV IPC object and POSIX message queue of our namespace (what the last
-        run created). The kernel's counts say first whether there is any (a call each, where
-        listing /proc/sysvipc takes a file each)."""
-        if not self.report["ipcns"]:
-            return
-        for kind, (info_op, offset) in _IPC_COUNTS.items():
-            if (
-                libc_ipc_ctl(kind, 0, info_op, _ipc_info) >= 0
-                and not struct.unpack_from("i", _ipc_info, offset)[0]
-            ):
-                continue  # none of this kind
-            try:
-                lines = _read_small(f"/proc/sysvipc/{kind}").splitlines()[1:]
-                ids = [int(line.split()[1]) for line in lines if line.strip()]
-            except (OSError, IndexError, ValueError):
-                continue
-            for i in ids:
-                libc_ipc_ctl(kind, i, IPC_RMID, None)
-        if self.mqdir is not None:
-            for name in os.listdir(self.mqdir):
-                try:
-                    os.unlink(os.path.join(self.mqdir, name))
-                except OSError:
-                    pass
-
-    def clear_keys(self) -> None:
-        """A fresh session keyring for the next run (the last one's, which it possessed and may
-        have filled or locked, is dropped), and the run user's keyrings emptied: keys added
-        there would reach its next program."""
-        if not self.report["keyrings"]:
-            return
-        keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)
-        try:
-            os.setresuid(self.uid, self.uid, 0)
-            keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING)
-            keyctl(KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING)
-        finally:
-            os.setresuid(0, 0, 0)
-
-    def after_run(self) -> None:
-        """Everything a run leaves outside its processes (IPC objects, keys, files in the private
-        directories), then a fresh run directory for the next one."""
-        self.remove_ipc()
-        self.clear_keys()
-        self.clean_scratch()
-        os.mkdir(self.rundir, 0o700)
-        if self.root:
-            os.chown(self.rundir, self.uid, self.uid)
-
-    def remove_base(self) -> None:
-        """At the worker's end: without a private /tmp, the directory we made for the runs."""
-        self.clean_scratch()
-        if not self.report["private_tmp"]:
-            remove_tree(self.base)

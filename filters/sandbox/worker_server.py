@@ -9,7 +9,7 @@ kernel kills whatever is left in it.
 
 For each run: fork a child (`worker_child`), hold its tree to the limits and reap it
 (`worker_monitor`), answer how it ended; then, while the sandbox reads the answer, remove what the
-run left (`worker_isolation`), before the next message is read.
+run left (`worker_cleanup`), before the next message is read.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import time
 
 import wire
 import worker_child
+import worker_cleanup as cleanup
 import worker_isolation as isolation
 import worker_monitor as monitor
 
@@ -30,6 +31,7 @@ class Server:
 
     def __init__(self, iso: isolation.Isolation, rfd: int, wfd: int) -> None:
         self.iso = iso
+        self.clean = cleanup.Cleanup(iso)
         self.rfd = rfd
         self.wfd = wfd
         self.parent = os.getppid()
@@ -47,7 +49,7 @@ class Server:
             trim(0)
         wire.write_all(self.wfd, wire.frame(wire.Op.HELLO, dict(self.iso.report)))
         try:
-            self.iso.after_run()  # the first run's directory
+            self.clean.after_run()  # the first run's directory
             while True:
                 try:
                     op, body = wire.read_message(self.rfd)
@@ -70,10 +72,10 @@ class Server:
                     end = wire.RunEnd(error=f"{type(e).__name__}: {e}")
                 wire.write_all(self.wfd, wire.frame(op, end))
                 # after the answer: the sandbox reads the outputs meanwhile
-                self.iso.after_run()
+                self.clean.after_run()
         finally:
-            self.iso.sweep()
-            self.iso.remove_base()
+            self.clean.sweep()
+            self.clean.remove_base()
         return wire.ExitCode.OK
 
     def _prepare(self, req: wire.Run) -> None:
@@ -101,7 +103,7 @@ class Server:
         if pid == 0:
             worker_child.run(self.iso, req)
         try:
-            end = monitor.watch(pid, req.limits, t0, self._abandoned, self.iso.sweep)
+            end = monitor.watch(pid, req.limits, t0, self._abandoned, self.clean.sweep)
         finally:
             self.left = set(os.listdir(self.iso.iodir))
             for name in wire.Files.INPUTS:

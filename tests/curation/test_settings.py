@@ -23,7 +23,7 @@ from filters.contracts import UserError
 from filters.decontam import DecontamStage
 from filters.dedup import DedupStage
 from filters.difficulty import DifficultyConfig, DifficultyStage
-from filters.settings import VerifyConfig
+from filters.settings import STAGES, VerifyConfig
 from filters.verify import VerifyStage
 
 
@@ -192,3 +192,38 @@ def test_build_config_resolves_options_without_the_command_line():
         build_config(mutants=-1)
     with pytest.raises(UserError, match="--skip"):
         build_config(skip=["nope"])
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "table", "key", "line"),
+    [
+        ("--dedup-threshold", "1.5", "dedup", "threshold",
+         "dedup.threshold (--dedup-threshold) must be in (0, 1], got 1.5"),
+        ("--mutants", "-2", "verify", "mutants", "verify.mutants (--mutants) must be at least 0, got -2"),
+        ("--buckets", "0", "difficulty", "buckets", "difficulty.buckets (--buckets) must be at least 1, got 0"),
+        ("--ngram", "0", "decontam", "ngram", "decontam.ngram (--ngram) must be at least 1, got 0"),
+    ],
+)  # fmt: skip
+def test_an_out_of_range_setting_fails_with_one_line_from_a_recipe_or_a_flag(
+    tmp_path, flag, value, table, key, line
+):
+    """The range of a setting is checked once, by its settings class: the command line checked
+    three flags itself while a recipe's `[build.dedup] threshold = 1.5` reached the stage (a
+    ValueError there, after the build had started) and `[build.verify] mutants = -2` passed."""
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(f'[build.{table}]\n{key} = {value}\n\n[[source]]\nname = "demo"\n')
+    flat = tmp_path / "flat.toml"  # a setting by its command-line name in [build]
+    flat.write_text(f'[build]\n{flag[2:].replace("-", "_")} = {value}\n\n[[source]]\nname = "demo"\n')
+    outputs = []
+    for args in ([flag, value], ["--recipe", str(recipe)], ["--recipe", str(flat)]):
+        r = CliRunner().invoke(app, ["build", "--out", str(tmp_path / "out"), *args])
+        assert r.exit_code == 2, r.output
+        outputs.append(r.output.strip())
+    assert outputs == [f"error: {line}"] * 3
+    assert not (tmp_path / "out").exists()  # refused before any work
+    settings_class = STAGE_SETTINGS[table]
+    typed = {key: type(getattr(settings_class(), key))(value)}
+    for make in (settings_class, STAGES[table].load()):  # in Python too, and by the stage itself
+        with pytest.raises(UserError) as made:
+            make(**typed)
+        assert str(made.value) == line

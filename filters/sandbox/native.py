@@ -1,0 +1,79 @@
+"""A native (C++) program made ready on a worker: its executable put in the worker's I/O directory,
+from the sandbox's cache of binaries or compiled there in a confined run of its own, under the
+compile's limits (`cpp.COMPILE_LIMITS` by default). `cpp` says how a program is compiled; the
+worker compiles it (`worker_native`)."""
+
+from __future__ import annotations
+
+import errno
+
+from filters.sandbox import cpp
+from filters.sandbox.limits import Limits
+from filters.sandbox.outcome import Outcome, Status, outcome
+from filters.sandbox.process import WorkerDied, WorkerProcess
+from filters.sandbox.wire import Files, Op, Run, RunLimits
+
+__all__ = ["compile_native", "native_io_mb"]
+
+
+def native_io_mb(io_mb: int, compile_output_bytes: int) -> int:
+    """A C++ program's runs need room for its compile too: its executable and its messages."""
+    return io_mb + 2 * (compile_output_bytes >> 20) + 1
+
+
+def compile_native(
+    w: WorkerProcess, code: bytes, io_mb: int, limits: Limits, binaries: cpp.BinaryCache
+) -> tuple[Outcome | None, float, int]:
+    """Put the program's executable in the worker's I/O directory: from the cache, or
+    compiled there in a run of its own under `limits`. (None, compile CPU ms, static bytes), or
+    the outcome of a compile that failed (CE: the program's; SE: the harness's)."""
+    tc = cpp.toolchain()
+    if tc is None:
+        return Outcome(Status.SE, error="no C++ compiler (g++) on this machine"), 0.0, 0
+    command = tc.command()
+    key = binaries.key(command, code)
+    io = w.files()
+    hit = binaries.get(key)
+    try:
+        if hit is not None:
+            try:
+                io.write(Files.BINARY, hit[0], mode=0o755)
+                return None, 0.0, hit[1]
+            except OSError as e:
+                if e.errno != errno.ENOSPC:
+                    raise
+                # a worker's I/O directory is sized by its runs (a fresh one's holds
+                # `FRESH_IO_MB`): no room for this binary before a run sizes it (a sandbox
+                # with larger compile limits), so compile it there
+                io.remove(Files.BINARY)
+        io.write(Files.CODE, code)
+    except OSError as e:
+        raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
+    lim = RunLimits.of(limits)
+    run = Run(limits=lim, io_mb=io_mb, language="cpp", compiler=command, first=True)
+    end = w.call(Op.RUN, run, lim.wall_s + 30.0)
+    try:
+        r = outcome(end, io, lim, want_stdout=False)
+        binary = io.read(Files.BINARY) if r.status == Status.OK else b""
+    except OSError as e:
+        raise WorkerDied(f"cannot read the worker's I/O directory: {e}") from None
+    if r.status == Status.OK:
+        record = r.record or {}
+        static = record.get("static_bytes")
+        if not binary or not isinstance(static, int):
+            return Outcome(Status.SE, error="the compile left no executable"), end.cpu_ms, 0
+        binaries.put(key, binary, static)
+        return None, end.cpu_ms, static
+    if r.status in (Status.CE, Status.SE):
+        return r, end.cpu_ms, 0
+    return Outcome(Status.CE, error=_over_limits(r, lim)), end.cpu_ms, 0
+
+
+def _over_limits(r: Outcome, lim: RunLimits) -> str:
+    """A compile stopped by its limits, as its CE says: the compiler's last words, then which."""
+    why = {
+        Status.TLE: f"its time limit ({lim.time_s:g} s of CPU)",
+        Status.MLE: f"its memory limit ({lim.memory_mb:g} MB)",
+        Status.OLE: f"its output limit ({lim.output_bytes >> 20} MB)",
+    }.get(r.status, f"a failure ({r.exit})")
+    return f"{r.stderr[-1500:]}\nthe compiler exceeded {why}".strip()
