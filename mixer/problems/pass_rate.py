@@ -22,7 +22,10 @@ model of ability theta passes a problem of logit difficulty b with probability s
   source s (quantile bins of b_j inside the source) beyond the line c_s - a * b, fitted with c_s
   and a on the same recency-weighted groups, with a N(0, bin_std^2) prior. A problem not attempted
   recently borrows its neighbours' current rate on the difficulty scale through it, where its own
-  r_j only says how it differed from its bin when it was last seen.
+  r_j only says how it differed from its bin when it was last seen. Problems marked
+  `never_solved` (no ranking model passed them: their difficulty is a bound, see
+  `mixer.problems.prior`) form a bin of their own in each source, whatever `bins` is, so that
+  what the first of them show moves the others of their source: they die or come alive together.
 - f(z_j) (only with `signal=True`): a signal of the policy now, given per problem
   (`observe_signal`; e.g. the policy's log-likelihood of a reference solution), standardised by
   the first values given, through a piecewise-linear curve g_0 z + sum_i g_i (z - knot_i)+ whose
@@ -39,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from filters.difficulty.irt import unit_to_logit
+from mixer.problems.prior import TAU
 
 __all__ = ["PassRateModel", "prior_from_unit"]
 
@@ -105,7 +109,10 @@ class PassRateModel:
         tau: the policy's own deviation from the curated difficulty (logit std), added to every prior.
         default_std: uncertainty of a difficulty given without a std.
         no_prior_std: a problem's uncertainty when nothing in the whole set has a difficulty.
-        ability_prior, slope_prior: (mean, std) of c_s and of a.
+        ability_prior, slope_prior: (mean, std) of c_s and of a; None: (0, 1) and (1, 0.25) with a
+            curated difficulty (the policy starts near the models that ranked the build, on
+            their scale), (0, 3) and (1, 0.5) without one.
+        never_solved: bool per slot, problems no ranking model passed (their own offset per source).
         bins: curated-difficulty bins per source with their own offset u (0: none, the default).
         bin_std: the prior std of each bin's offset (logit).
         signal: whether the model takes a per-problem signal of the policy now (`observe_signal`).
@@ -125,18 +132,19 @@ class PassRateModel:
         difficulty_std: np.ndarray | None = None,
         half_life: float = 10.0,
         drift: float = 0.02,
-        tau: float = 1.0,
+        tau: float = TAU,
         default_std: float = 1.0,
         no_prior_std: float = 2.0,
         min_std: float = 0.3,
         max_std: float = 3.0,
-        ability_prior: tuple[float, float] = (0.0, 3.0),
-        slope_prior: tuple[float, float] = (1.0, 0.5),
+        ability_prior: tuple[float, float] | None = None,
+        slope_prior: tuple[float, float] | None = None,
         bins: int = 0,
         bin_std: float = 1.0,
         signal: bool = False,
         signal_prior: tuple[float, float] = (0.0, 3.0),
         signal_knots: tuple[float, ...] = (-1.0, 0.0, 1.0),
+        never_solved: np.ndarray | None = None,
     ) -> None:
         self.sources = np.asarray(sources, dtype=np.int64).reshape(-1)
         self.n_sources = int(n_sources)
@@ -152,8 +160,6 @@ class PassRateModel:
         if not float(signal_prior[1]) > 0:
             raise ValueError(f"signal_prior's std must be > 0, got {signal_prior[1]}")
         self.half_life, self.drift, self.tau = float(half_life), float(drift), float(tau)
-        self.ability_prior = (float(ability_prior[0]), float(ability_prior[1]))
-        self.slope_prior = (float(slope_prior[0]), float(slope_prior[1]))
         self.signal_prior = (float(signal_prior[0]), float(signal_prior[1]))
         b = np.full(n, np.nan) if difficulty is None else np.asarray(difficulty, np.float64).copy()
         s = (
@@ -164,6 +170,16 @@ class PassRateModel:
         if b.shape != (n,) or s.shape != (n,):
             raise ValueError(f"difficulty and difficulty_std need one value per problem ({n})")
         self.has_prior = bool(np.isfinite(b).any())
+        if ability_prior is None:
+            ability_prior = (0.0, 1.0) if self.has_prior else (0.0, 3.0)
+        if slope_prior is None:
+            slope_prior = (1.0, 0.25) if self.has_prior else (1.0, 0.5)
+        self.ability_prior = (float(ability_prior[0]), float(ability_prior[1]))
+        self.slope_prior = (float(slope_prior[0]), float(slope_prior[1]))
+        ns = np.zeros(n, dtype=bool) if never_solved is None else np.asarray(never_solved, bool)
+        if ns.shape != (n,):
+            raise ValueError(f"never_solved needs one value per problem ({n})")
+        self.never_solved = ns.copy()
         known = np.isfinite(b)
         s = np.where(known & ~np.isfinite(s), default_std, s)
         glob_mean, glob_sd = 0.0, float(no_prior_std)
@@ -181,18 +197,21 @@ class PassRateModel:
             b[miss], s[miss] = mean, sd
         self.b = b
         self.bins, self.bin_std = int(bins), float(bin_std)
-        self.bin = np.zeros(n, dtype=np.int64)  # slot -> its (source, difficulty bin) offset
+        # slot -> its (source, difficulty bin) offset; -1: none (no bins, not never solved)
+        self.bin = np.full(n, -1, dtype=np.int64)
         self.n_bins = 0
-        if self.bins:
-            for src in range(self.n_sources):
-                m = self.sources == src
-                if not m.any():
-                    continue
+        for src in range(self.n_sources):
+            m = (self.sources == src) & ~ns
+            if self.bins and m.any():
                 q = np.quantile(b[m], np.linspace(0.0, 1.0, self.bins + 1)[1:-1])
                 local = np.searchsorted(np.unique(q), b[m], side="right")
                 used, local = np.unique(local, return_inverse=True)  # no empty bins
                 self.bin[m] = self.n_bins + local
                 self.n_bins += len(used)
+            m_ns = (self.sources == src) & ns
+            if m_ns.any():
+                self.bin[m_ns] = self.n_bins
+                self.n_bins += 1
         self.u = np.zeros(self.n_bins)
         self.prior_var = np.clip(s, min_std, max_std) ** 2 + self.tau**2
         self.m = np.zeros(n)  # posterior mean of r_j
@@ -255,7 +274,8 @@ class PassRateModel:
         if self.has_signal and z is not None:
             X[:, self._ig : self._iu] = self._signal_features(z)
         if self.n_bins and kb is not None:
-            X[rows, self._iu + kb] = 1.0
+            has = kb >= 0
+            X[rows[has], self._iu + kb[has]] = 1.0
         return X
 
     def _signal_features(self, z: np.ndarray) -> np.ndarray:
@@ -330,11 +350,14 @@ class PassRateModel:
             var = var + np.einsum("ij,jk,ik->i", F, C[np.ix_(g, g)], F) + 2 * (F * cross).sum(1)
         if self.n_bins:
             k = self.bin[j]
+            has = k >= 0
+            k = np.where(has, k, 0)
             iu = self._iu + k
-            mean = mean + self.u[k]
-            var = var + C[iu, iu] + 2 * C[s, iu] - 2 * b * C[ia, iu]
+            extra = C[iu, iu] + 2 * C[s, iu] - 2 * b * C[ia, iu]
             if self.has_signal:
-                var = var + 2 * (F * C[iu[:, None], g[None, :]]).sum(1)
+                extra = extra + 2 * (F * C[iu[:, None], g[None, :]]).sum(1)
+            mean = mean + np.where(has, self.u[k], 0.0)
+            var = var + np.where(has, extra, 0.0)
         return mean, np.maximum(var, 0.0)
 
     # Expectations under logit p ~ N(mean, var), in closed form: E[sigmoid(z)] ~ sigmoid(k mean)
@@ -344,6 +367,11 @@ class PassRateModel:
         mean, var = self.predict(j)
         k = 1.0 / np.sqrt(1.0 + np.pi * var / 8.0)
         return k, _sigmoid(k * mean)
+
+    def sample_pass_rate(self, j: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One draw of the pass rate of slots `j` from the posterior (each slot independently)."""
+        mean, var = self.predict(np.asarray(j, dtype=np.int64))
+        return _sigmoid(mean + np.sqrt(var) * rng.standard_normal(len(mean)))
 
     def pass_rate(self, j: np.ndarray) -> np.ndarray:
         """Expected pass rate of slots `j` under the current posterior."""
