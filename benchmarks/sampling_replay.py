@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+if not os.environ.get("CODEMIX_REPLAY_CODE"):  # else PYTHONPATH names the checkout measured
+    sys.path.insert(0, str(HERE.parent))
 
 from mixer import (  # noqa: E402
     GRESO,
@@ -123,12 +124,14 @@ class World:
             "source": list(self.source),
             "difficulty": self.difficulty.tolist(),
             "difficulty_std": self.difficulty_std.tolist(),
-            "never_solved": self.never_solved.tolist(),
+            **({"never_solved": self.never_solved.tolist()} if _takes_never_solved() else {}),
         }
 
     def prior_kwargs(self) -> dict[str, Any]:
-        return {"difficulty": self.difficulty, "difficulty_std": self.difficulty_std,
-                "never_solved": self.never_solved}  # fmt: skip
+        kw = {"difficulty": self.difficulty, "difficulty_std": self.difficulty_std}
+        if _takes_never_solved():  # codemix before issue 40 had no such argument
+            kw["never_solved"] = self.never_solved
+        return kw
 
     def pass_rates(self) -> np.ndarray:
         return _sigmoid(self.logit + self.ability[self.src])
@@ -178,6 +181,12 @@ class World:
         if self.scenario == "contradict" and self.harmful in self.names:
             m = self.src == self.names.index(self.harmful)
             self.logit[m] = self.base[m] = _logit(rng.uniform(0.02, 0.12, m.sum()))
+
+
+def _takes_never_solved() -> bool:
+    import inspect
+
+    return "never_solved" in inspect.signature(FrontierSampler).parameters
 
 
 def load_world(scenario: str, steps: int, seed: int, rates: Path = RATES) -> World:
@@ -388,6 +397,14 @@ def _arms() -> dict[str, Maker]:
 
         return make
 
+    def with_prior(name: str) -> Maker:
+        def make(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
+            s = ProblemSampler(w.groups, batch, mixer=name, seed=seed, num_steps=steps,
+                               **w.prior_kwargs())  # fmt: skip
+            return SamplerArm(s, g)
+
+        return make
+
     def static(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
         sizes = [len(v) for v in w.groups.values()]
         mixer = Static(len(sizes), weights=sizes, names=list(w.groups), seed=seed)
@@ -430,38 +447,35 @@ def _arms() -> dict[str, Maker]:
         return OracleArm(batch, g)
 
     return {
+        # the baselines, as published (source mixers draw uniformly inside a source)
         "uniform": sampler(ProblemSampler),
         "static": static,
         "dump": with_mixer("dump"),
         "tac": with_mixer("transfer-bandit", sketch=True),
         "acodm": with_mixer("acodm"),
-        "frontier": frontier(),
-        "frontier+acodm": frontier("acodm"),
-        "frontier+acodm-inf": frontier("acodm", reward="informative"),
-        "frontier+acodm-inf-p2": frontier("acodm", reward="informative", power=2.0),
-        "frontier+acodm-p2": frontier("acodm", power=2.0),
-        "frontier+acodm-inf-p3": frontier("acodm", reward="informative", power=3.0),
-        "frontier+acodm-contrib": frontier("acodm", reward="contribution"),
-        "frontier+acodm-contrib-p2": frontier("acodm", reward="contribution", power=2.0),
-        "c-explore0.02": frontier("acodm", {"explore": 0.02}, reward="contribution"),
-        "c-explore0.1": frontier("acodm", {"explore": 0.1}, reward="contribution"),
-        "c-drift0.05": frontier("acodm", {"model_kwargs": {"drift": 0.05}}, reward="contribution"),
-        "c-drift0.01": frontier("acodm", {"model_kwargs": {"drift": 0.01}}, reward="contribution"),
-        "c-tau1": frontier("acodm", {"model_kwargs": {"tau": 1.0}}, reward="contribution"),
-        "c-hl5": frontier("acodm", {"model_kwargs": {"half_life": 5.0}}, reward="contribution"),
-        "c-floor0.05": frontier("acodm", reward="contribution", floor=0.05 / 6),
-        "frontier+dump": frontier("dump"),
-        "frontier+bandit": frontier("advantage-bandit"),
+        "frontier": frontier("uniform"),  # the problem model alone, under uniform source weights
         "mopps": sampler(BetaPosteriorSampler),
-        "mopps+prior": mopps_prior,
-        "beta-prior-global": beta_global,
-        "frontier-global": frontier_global,
         "dapo": sampler(DynamicSampling),
         "greso": sampler(GRESO),
         "speed": speed,
+        # the default stack: FrontierSampler.from_dataset(train, batch_size), nothing else
         "stack": stack,
+        # references and ablations
         "oracle": oracle,
+        "mopps+prior": mopps_prior,
+        "beta-prior-global": beta_global,
+        "frontier-global": frontier_global,
+        "frontier+dump": frontier("dump"),
+        "frontier+acodm-advantage": frontier("acodm"),
+        "dump+prior": with_prior("dump"),
+        "acodm+prior": with_prior("acodm"),
     }
+
+
+#: The arms a part runs (the references and ablations with them).
+HEADLINE = ("uniform", "static", "dump", "tac", "acodm", "frontier", "mopps", "dapo", "greso",
+            "speed", "stack", "oracle", "mopps+prior", "beta-prior-global", "frontier-global",
+            "frontier+dump", "frontier+acodm-advantage", "dump+prior", "acodm+prior")  # fmt: skip
 
 
 ARMS = _arms()
@@ -471,7 +485,10 @@ ARMS = _arms()
 def run(arm: str, scenario: str, seed: int, steps: int, batch: int, g: int) -> dict[str, Any]:
     world = load_world(scenario, steps, seed)
     maker = ARMS[arm]
-    a = maker(world, batch, g, steps, seed)
+    try:
+        a = maker(world, batch, g, steps, seed)
+    except TypeError as e:  # an arm the code under test cannot build (an older codemix)
+        return {"arm": arm, "scenario": scenario, "seed": seed, "skipped": str(e)}
     rng = np.random.default_rng([seed, 11, SCENARIOS.index(scenario)])
     recs: list[StepRecord] = []
     t0 = time.perf_counter()
@@ -595,13 +612,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=sorted(PARTS), help="a registered set of seeds")
     ap.add_argument("--seeds", help="comma-separated seeds (instead of --part)")
-    ap.add_argument("--arms", default=",".join(ARMS))
+    ap.add_argument("--arms", default=",".join(HEADLINE))
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--batch", type=int, default=16, help="prompts per step")
     ap.add_argument("--group", type=int, default=8, help="completions per prompt")
     ap.add_argument("--out", type=Path, help="results file (default by part)")
+    ap.add_argument("--code", type=Path, help="a checkout of codemix to measure (default: this one)")
     args = ap.parse_args()
+    if args.code is not None:  # re-run this script against another checkout's packages
+        import subprocess
+
+        argv = [a for i, a in enumerate(sys.argv[1:]) if a != "--code" and sys.argv[i] != "--code"]
+        env = dict(os.environ, PYTHONPATH=str(args.code.resolve()), CODEMIX_REPLAY_CODE="1")
+        raise SystemExit(subprocess.call([sys.executable, __file__, *argv], env=env))
     seeds = PARTS[args.part] if args.part else [int(s) for s in (args.seeds or "0").split(",")]
     arms = [a for a in args.arms.split(",") if a]
     for a in arms:
@@ -611,10 +635,17 @@ def main() -> None:
     scenarios = [s for s in args.scenarios.split(",") if s]
     runs = []
     t0 = time.perf_counter()
+    skipped = set()
     for sc in scenarios:
         for seed in seeds:
             for arm in needed:
-                runs.append(run(arm, sc, seed, args.steps, args.batch, args.group))
+                r = run(arm, sc, seed, args.steps, args.batch, args.group)
+                if "skipped" in r:
+                    skipped.add(f"{arm}: {r['skipped']}")
+                else:
+                    runs.append(r)
+    for line in sorted(skipped):
+        print(f"skipped {line}")
     summary = summarise(runs)
     print_table(summary)
     out = args.out or RESULTS / f"sampling_replay_{args.part or 'adhoc'}.json"
