@@ -81,8 +81,8 @@ class DifficultyPrior:
         never_solved: Sequence[bool] | np.ndarray | None = None,
         tau: float = TAU,
         default_std: float = 1.0,
-        never_solved_pass: float = 0.02,
-        never_solved_std: float = 1.5,
+        never_solved_pass: float = 0.01,
+        never_solved_std: float = 1.0,
     ) -> DifficultyPrior:
         """From codemix's [0, 1] `difficulty` / `difficulty_std` (NaN where unknown).
 
