@@ -180,38 +180,9 @@ class PassRateModel:
         if ns.shape != (n,):
             raise ValueError(f"never_solved needs one value per problem ({n})")
         self.never_solved = ns.copy()
-        known = np.isfinite(b)
-        s = np.where(known & ~np.isfinite(s), default_std, s)
-        glob_mean, glob_sd = 0.0, float(no_prior_std)
-        if known.any():
-            glob_mean = float(b[known].mean())
-            glob_sd = float(np.sqrt(b[known].var() + np.mean(s[known] ** 2)))
-        for src in range(self.n_sources):
-            m = self.sources == src
-            k = m & known
-            if k.any():
-                mean, sd = float(b[k].mean()), float(np.sqrt(b[k].var() + np.mean(s[k] ** 2)))
-            else:
-                mean, sd = glob_mean, glob_sd
-            miss = m & ~known
-            b[miss], s[miss] = mean, sd
-        self.b = b
+        self.b, s = self._fill_unknown(b, s, default_std, no_prior_std)
         self.bins, self.bin_std = int(bins), float(bin_std)
-        # slot -> its (source, difficulty bin) offset; -1: none (no bins, not never solved)
-        self.bin = np.full(n, -1, dtype=np.int64)
-        self.n_bins = 0
-        for src in range(self.n_sources):
-            m = (self.sources == src) & ~ns
-            if self.bins and m.any():
-                q = np.quantile(b[m], np.linspace(0.0, 1.0, self.bins + 1)[1:-1])
-                local = np.searchsorted(np.unique(q), b[m], side="right")
-                used, local = np.unique(local, return_inverse=True)  # no empty bins
-                self.bin[m] = self.n_bins + local
-                self.n_bins += len(used)
-            m_ns = (self.sources == src) & ns
-            if m_ns.any():
-                self.bin[m_ns] = self.n_bins
-                self.n_bins += 1
+        self.bin, self.n_bins = self._bin_slots(self.b, ns)
         self.u = np.zeros(self.n_bins)
         self.prior_var = np.clip(s, min_std, max_std) ** 2 + self.tau**2
         self.m = np.zeros(n)  # posterior mean of r_j
@@ -242,6 +213,48 @@ class PassRateModel:
         self._cz = 6 + int(bool(self.n_bins)) if self.has_signal else -1
         self._cols = 6 + int(bool(self.n_bins)) + int(self.has_signal)
         self.buf = np.zeros((0, self._cols))
+
+    def _fill_unknown(
+        self, b: np.ndarray, s: np.ndarray, default_std: float, no_prior_std: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A problem without a difficulty takes its source's mean, with the source's spread as its
+        std (the whole set's where its source has none; 0 and `no_prior_std` without any); a
+        difficulty without a std gets `default_std`."""
+        known = np.isfinite(b)
+        s = np.where(known & ~np.isfinite(s), default_std, s)
+        glob_mean, glob_sd = 0.0, float(no_prior_std)
+        if known.any():
+            glob_mean = float(b[known].mean())
+            glob_sd = float(np.sqrt(b[known].var() + np.mean(s[known] ** 2)))
+        for src in range(self.n_sources):
+            m = self.sources == src
+            k = m & known
+            if k.any():
+                mean, sd = float(b[k].mean()), float(np.sqrt(b[k].var() + np.mean(s[k] ** 2)))
+            else:
+                mean, sd = glob_mean, glob_sd
+            miss = m & ~known
+            b[miss], s[miss] = mean, sd
+        return b, s
+
+    def _bin_slots(self, b: np.ndarray, never_solved: np.ndarray) -> tuple[np.ndarray, int]:
+        """Each slot's offset (-1: none) and their count: `bins` quantile bins of b per source
+        (`bins` > 0) and one bin per source for its never-solved problems."""
+        slot_bin = np.full(len(b), -1, dtype=np.int64)
+        n_bins = 0
+        for src in range(self.n_sources):
+            m = (self.sources == src) & ~never_solved
+            if self.bins and m.any():
+                q = np.quantile(b[m], np.linspace(0.0, 1.0, self.bins + 1)[1:-1])
+                local = np.searchsorted(np.unique(q), b[m], side="right")
+                used, local = np.unique(local, return_inverse=True)  # no empty bins
+                slot_bin[m] = n_bins + local
+                n_bins += len(used)
+            m_ns = (self.sources == src) & never_solved
+            if m_ns.any():
+                slot_bin[m_ns] = n_bins
+                n_bins += 1
+        return slot_bin, n_bins
 
     def _prior(self) -> tuple[np.ndarray, np.ndarray]:
         """Prior mean and std of every parameter, in order c, a, g, u (std 0: the slope stays fixed

@@ -253,3 +253,24 @@ def test_the_default_stack_resumes_exactly():
 def test_a_mixer_by_name_takes_the_prior_through_make_mixer_too():
     m = make_mixer("dump", 2)
     assert m.set_prior([0.5, 0.1]) and m.weights()[0] > m.weights()[1]
+
+
+def test_verl_gives_every_problem_sampler_the_rows_prior_and_the_frontier_its_own_stack():
+    """`+data.sampler.problems=<kind>`: the prior from the rows' difficulty columns (and
+    `never_solved`) for every kind; a missing column is an error only where the sampler's model is
+    the prior's (frontier) or the key was named. verl itself is not needed to build the sampler."""
+    from mixer.adapters.verl import MixerCurriculumSampler
+
+    src, d, sd, never, p = b3()
+    rows = [{"source": s, "difficulty": float(x), "difficulty_std": float(y), "never_solved": bool(n)}
+            for s, x, y, n in zip(src, d, sd, never, strict=True)]  # fmt: skip
+    build = MixerCurriculumSampler._problem_sampler
+    for kind in ("mopps", "greso", "uniform"):
+        s = build(kind, {}, rows, src.tolist(), 8, make_mixer("dump", 6), 0)
+        assert s.prior is not None and s.prior.never_solved.sum() == 215
+    stack = build("frontier", {}, rows, src.tolist(), 8, None, 0, {"power": 1.0})
+    assert type(stack.mixer).__name__ == "ACODM" and stack.mixer.reward_kind == "contribution"
+    bare = [{"source": s} for s in src]
+    assert build("mopps", {}, bare, src.tolist(), 8, make_mixer("dump", 6), 0).prior is None
+    with pytest.raises(KeyError, match="difficulty"):
+        build("frontier", {}, bare, src.tolist(), 8, None, 0)
