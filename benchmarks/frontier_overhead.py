@@ -74,6 +74,8 @@ def main(argv: list[str] | None = None) -> dict:
             "mixed": MixedSampler(groups, batch, mixer="advantage-bandit", seed=0),
             "greso": GRESO(groups, batch, mixer="advantage-bandit", seed=0),
             "frontier": FrontierSampler(groups, batch, **frontier),
+            "stack": FrontierSampler(groups, batch, difficulty=difficulty, seed=0),
+            "frontier_proportional": FrontierSampler(groups, batch, **frontier, draw="proportional"),
             "frontier_low": FrontierSampler(groups, batch, **frontier, **low),
             "frontier_scored": FrontierSampler(
                 groups, batch, **frontier, **low, scorer=lambda idx, s=signal: s[idx]
@@ -87,7 +89,8 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append(row)
         print(
             f"{n:>9,} problems: MixedSampler {row['mixed_ms']:.2f} ms/step, GRESO {row['greso_ms']:.2f}, "
-            f"FrontierSampler {row['frontier_ms']:.2f} ({row['frontier_vs_mixed']:.1f}x); "
+            f"FrontierSampler {row['frontier_ms']:.2f} ({row['frontier_vs_mixed']:.1f}x; proportional "
+            f"draws {row['frontier_proportional_ms']:.2f}), the default stack {row['stack_ms']:.2f}; "
             f"p(1-p)^2 + explore 0.25 {row['frontier_low_ms']:.2f}, the same with a scorer "
             f"{row['frontier_scored_ms']:.2f} ({row['scored_vs_low']:.2f}x)"
         )

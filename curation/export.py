@@ -10,7 +10,8 @@ File formats (jsonl, parquet, verl) also get a `README.md` dataset card naming t
 every column's type, so `datasets.load_dataset(OUT)` loads them with the build's types. JSON has
 no types: `load_dataset("json", data_files=...)` infers them from the first file, and a column
 that is null in every row of that file (`entry_point` in a `stdio` split) fails the others.
-Every format carries `source` and `difficulty_bucket` as top-level columns (what a mixer groups by).
+Every format carries `source` and `difficulty_bucket` as top-level columns (what a mixer groups by);
+verl and trl also `difficulty`, `difficulty_std` and `never_solved` (a sampler's prior).
 """
 
 from __future__ import annotations
@@ -93,6 +94,17 @@ def prompt_text(row: dict[str, Any], language: str = "python") -> str:
     return "\n\n".join(parts)
 
 
+def never_solved(row: dict[str, Any]) -> bool | None:
+    """Whether the build ranked the problem from rollouts (`pass_rate`) and no model passed it:
+    its difficulty is then a bound, which a sampler's prior reads (`mixer.problems.prior`);
+    None when no model attempted it."""
+    rates = row.get("pass_rate")
+    if not rates:
+        return None
+    values = rates.values() if isinstance(rates, dict) else (v for _, v in rates)
+    return all(float(v) == 0.0 for v in values)
+
+
 def _meta(row: dict[str, Any], split: str, index: int) -> dict[str, Any]:
     return {
         "split": split,
@@ -121,6 +133,7 @@ def verl_row(
         "difficulty": row.get("difficulty"),
         "difficulty_std": row.get("difficulty_std"),
         "difficulty_bucket": row.get("difficulty_bucket"),
+        "never_solved": never_solved(row),
     }
 
 
@@ -136,6 +149,7 @@ def trl_row(
         "difficulty": row.get("difficulty"),
         "difficulty_std": row.get("difficulty_std"),
         "difficulty_bucket": row.get("difficulty_bucket"),
+        "never_solved": never_solved(row),
     }
 
 
@@ -166,6 +180,7 @@ VERL_SCHEMA = pa.schema(
         ("difficulty", pa.float64()),
         ("difficulty_std", pa.float64()),
         ("difficulty_bucket", pa.int64()),
+        ("never_solved", pa.bool_()),
     ]
 )
 TRL_SCHEMA = pa.schema(
@@ -177,6 +192,7 @@ TRL_SCHEMA = pa.schema(
         ("difficulty", pa.float64()),
         ("difficulty_std", pa.float64()),
         ("difficulty_bucket", pa.int64()),
+        ("never_solved", pa.bool_()),
     ]
 )
 

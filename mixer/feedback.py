@@ -17,13 +17,14 @@ __all__ = [
     "per_source_mean",
     "feedback_from_rewards",
     "weights_id_of",
+    "zero_advantage_share",
 ]
 
 #: The weights a step's batch was drawn with: one id from `Mixer.issue()`, or {id: share} when the
 #: batch mixes draws made with different weights (e.g. micro-batches drawn across an update).
 WeightsId = int | dict[int, float]
 
-_ARRAY_FIELDS = ("counts", "loss", "reward", "pass_rate", "adv_abs", "dev_loss")
+_ARRAY_FIELDS = ("counts", "loss", "reward", "pass_rate", "adv_abs", "dev_loss", "zero_adv")
 
 
 def _vec(x: object, n: int, name: str) -> np.ndarray:
@@ -53,6 +54,8 @@ class Feedback:
     weights that drew the step's batch (`Mixer.issue()`), so a loader that prefetches batches still
     credits the right action: one id, or {id: share} when the batch mixes several draws (the
     mixer credits their share-weighted mean); None means "the mixer's current weights".
+    `zero_adv` is, per source, the share of its groups (one prompt's completions) whose rewards
+    were all equal: a GRPO step learns nothing from them.
     """
 
     # The per-source arrays are never None once built: an absent signal is all NaN.
@@ -67,6 +70,7 @@ class Feedback:
     eval_loss: float | None
     extra: dict
     weights_id: WeightsId | None
+    zero_adv: np.ndarray
 
     def __init__(
         self,
@@ -81,6 +85,7 @@ class Feedback:
         eval_loss: float | None = None,
         extra: dict | None = None,
         weights_id: WeightsId | Mapping[Any, float] | None = None,
+        zero_adv: ArrayLike | None = None,
     ) -> None:
         c = np.asarray(counts, dtype=np.float64).reshape(-1)
         n = c.shape[0]
@@ -90,6 +95,7 @@ class Feedback:
         self.pass_rate = _vec(pass_rate, n, "pass_rate")
         self.adv_abs = _vec(adv_abs, n, "adv_abs")
         self.dev_loss = _vec(dev_loss, n, "dev_loss")
+        self.zero_adv = _vec(zero_adv, n, "zero_adv")
         self.grad_sketch = None
         if grad_sketch is not None:
             g = np.asarray(grad_sketch, dtype=np.float64)
@@ -217,7 +223,9 @@ def feedback_from_rewards(
     """Build a `Feedback` from one step's per-sample (per-completion) data.
 
     reward = mean reward per source; pass_rate = share of samples with reward >= `pass_threshold`;
-    adv_abs = mean |advantage|, taken from `advantages` or computed GRPO-style from `group_ids`.
+    adv_abs = mean |advantage|, taken from `advantages` or computed GRPO-style from `group_ids`;
+    zero_adv = share of each source's groups whose finite rewards are all equal (or fewer than
+    two), when `group_ids` are given.
     `counts` counts groups (prompts) when `count_groups` and group ids are given, else samples.
     `weights_id` names the weights that drew the batch (see `Feedback`).
     """
@@ -249,4 +257,31 @@ def feedback_from_rewards(
         adv_abs=adv_abs,
         loss=loss,
         weights_id=weights_id,
+        zero_adv=None if group_ids is None else zero_advantage_share(r, s, group_ids, n_sources),
     )
+
+
+def zero_advantage_share(
+    rewards: Sequence[float] | np.ndarray,
+    source_ids: Sequence[int] | np.ndarray,
+    group_ids: Sequence[object] | np.ndarray,
+    n_sources: int,
+    tol: float = 1e-9,
+) -> np.ndarray:
+    """Per source, the share of its groups whose finite rewards are all equal (within `tol`) or
+    fewer than two: the groups a GRPO step learns nothing from. NaN for a source with no group."""
+    r = np.asarray(rewards, dtype=np.float64).reshape(-1)
+    s = np.asarray(source_ids, dtype=np.int64).reshape(-1)
+    _, first, inv = np.unique(
+        np.asarray(group_ids, dtype=object).astype(str), return_index=True, return_inverse=True
+    )
+    inv = inv.reshape(-1)
+    g = len(first)
+    ok = np.isfinite(r)
+    att = np.bincount(inv[ok], minlength=g)
+    hi = np.full(g, -np.inf)
+    lo = np.full(g, np.inf)
+    np.maximum.at(hi, inv[ok], r[ok])
+    np.minimum.at(lo, inv[ok], r[ok])
+    zero = ((att < 2) | (hi - lo <= tol)).astype(np.float64)
+    return per_source_mean(zero, s[first], n_sources)

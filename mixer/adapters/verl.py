@@ -44,8 +44,9 @@ from mixer.feedback import Feedback, feedback_from_rewards, weights_id_of
 from mixer.log import logger
 from mixer.policies import make_mixer
 from mixer.policies.base import Mixer
-from mixer.problems import make_problem_sampler
+from mixer.problems import PROBLEM_SAMPLERS, make_problem_sampler
 from mixer.problems.base import ProblemSampler
+from mixer.problems.frontier import FrontierSampler
 from mixer.rows import ID_COLUMN, check_rows
 from mixer.sampler import LEARNT_FORMAT, LEARNT_FORMAT_KEY, BatchSource, DrawnIndex, MixedSampler
 
@@ -169,6 +170,10 @@ def _frame_ids(data_source: Any) -> list[str] | None:
     """The problem id of every row from the dataset's table (top level or `extra_info`, as
     `codemix export --format verl` writes it), or None; never reads rows one by one."""
     return _frame_column(data_source, ID_COLUMN)
+
+
+def _is_frontier(kind: str) -> bool:
+    return PROBLEM_SAMPLERS.lookup(kind) is FrontierSampler
 
 
 def dataset_numbers(data_source: Any, key: str) -> np.ndarray:
@@ -332,16 +337,20 @@ class MixerCurriculumSampler(_Base):
             seed = 0 if seed is None else int(seed)
             labels = dataset_labels(data_source, self.source_key)
             names = sorted(set(labels))
-            if mixer is None:
-                kw = dict(_get(scfg, "mixer_kwargs", None) or {})
-                mixer = make_mixer(
-                    str(_get(scfg, "mixer", "acodm")), len(names), names=names, seed=seed, **kw
-                )
             kind = _get(scfg, "problems", None)
+            name = _get(scfg, "mixer", None)
+            mixer_kw = dict(_get(scfg, "mixer_kwargs", None) or {})
+            # the frontier sampler with no mixer named is the default stack (its own ACODM)
+            stack = mixer is None and name is None and bool(kind) and _is_frontier(str(kind))
+            if mixer is None and not stack:
+                mixer = make_mixer(
+                    str(name or "acodm"), len(names), names=names, seed=seed, **mixer_kw
+                )
             if kind:
                 sampler = self._problem_sampler(
-                    str(kind), scfg, data_source, labels, int(batch_size), mixer, seed
-                )
+                    str(kind), scfg, data_source, labels, int(batch_size), mixer, seed,
+                    mixer_kw if stack else None,
+                )  # fmt: skip
             else:
                 sampler = MixedSampler.from_labels(labels, int(batch_size), mixer=mixer, seed=seed)
         elif sampler.batch_size != int(batch_size):
@@ -392,26 +401,40 @@ class MixerCurriculumSampler(_Base):
         data_source: Sized,
         labels: list[str],
         batch_size: int,
-        mixer: Mixer,
+        mixer: Mixer | None,
         seed: int,
+        mixer_kwargs: dict | None = None,
     ) -> ProblemSampler:
-        """`make_problem_sampler(kind)` over the rows grouped by source; the frontier's prior from
-        `difficulty_key` / `difficulty_std_key`."""
+        """`make_problem_sampler(kind)` over the rows grouped by source, with the build's prior
+        (every problem sampler takes it) from `difficulty_key` / `difficulty_std_key` and a
+        `never_solved` column where the rows have one; `mixer` None: the sampler's own default."""
         names = sorted(set(labels))
         lab = np.asarray(labels, dtype=object)
         groups = {n: np.flatnonzero(lab == n) for n in names}
         kw = dict(_get(scfg, "problem_kwargs", None) or {})
-        if kind == "frontier":
-            dkey = _get(scfg, "difficulty_key", "difficulty")
-            skey = _get(scfg, "difficulty_std_key", "difficulty_std")
-            if dkey:
+        if mixer_kwargs:
+            kw["mixer_kwargs"] = mixer_kwargs
+        dkey = _get(scfg, "difficulty_key", "difficulty")
+        skey = _get(scfg, "difficulty_std_key", "difficulty_std")
+        if dkey:
+            try:
                 kw["difficulty"] = dataset_numbers(data_source, str(dkey))
-                if skey:
-                    try:
-                        kw["difficulty_std"] = dataset_numbers(data_source, str(skey))
-                    except KeyError:
-                        if _get(scfg, "difficulty_std_key", None):  # named, so it must exist
-                            raise
+            except KeyError:
+                # the frontier's model is the prior's, and a named key must exist; the other
+                # samplers go without a prior
+                if _is_frontier(kind) or _get(scfg, "difficulty_key", None):
+                    raise
+            if skey and "difficulty" in kw:
+                try:
+                    kw["difficulty_std"] = dataset_numbers(data_source, str(skey))
+                except KeyError:
+                    if _get(scfg, "difficulty_std_key", None):  # named, so it must exist
+                        raise
+            if "difficulty" in kw:
+                try:
+                    kw["never_solved"] = dataset_numbers(data_source, "never_solved") > 0.5
+                except KeyError:
+                    pass
         return make_problem_sampler(kind, groups, batch_size, mixer=mixer, seed=seed, **kw)
 
     def __iter__(self) -> Iterator[DrawnIndex]:

@@ -17,7 +17,7 @@ from filters.contracts import UserError
 from mixer.feedback import Feedback
 from mixer.log import logger
 from mixer.policies.base import Mixer
-from mixer.policies.baselines import ODM, softmax
+from mixer.policies.baselines import ADV_PER_INFORMATIVE, ODM, softmax
 from mixer.policies.nets import Adam, param_views
 from mixer.policies.sketch import alignment_scores, target_scores
 
@@ -33,8 +33,13 @@ _REWARDS = {
     "alignment": ("grad_sketch", "loss"),
     "interference": ("grad_sketch", "loss"),
     "learnability": ("pass_rate", "adv_abs"),
+    "informative": ("zero_adv (the share of groups with all rewards equal)", "adv_abs"),
+    "contribution": ("zero_adv (the share of groups with all rewards equal)", "adv_abs"),
     "progress": ("loss or reward", "loss"),
 }
+#: Logits the actor's per-source bias can move within the settling window (see `settle_frac`):
+#: the actor's default step size is this over the window's updates.
+LOGIT_REACH = 3.0
 #: The run length (mixer updates) assumed when neither the user nor a trainer adapter gives one.
 DEFAULT_HORIZON = 1000
 
@@ -502,15 +507,16 @@ class ACODM(_ActorCritic):
         hidden: int = 8,
         gamma: float = 0.5,
         tau: float = 0.05,
-        actor_lr: float = 1e-2,
-        critic_lr: float = 1e-2,
+        actor_lr: float | None = None,
+        critic_lr: float | None = None,
         batch_size: int = 16,
         buffer_size: int = 512,
         warmup: int | None = None,
         warmup_frac: float = 0.05,
         sigma: float = 0.3,
         sigma_min: float = 0.05,
-        sigma_decay: float = 0.995,
+        sigma_decay: float | None = None,
+        settle_frac: float = 0.2,
         entropy: float = 0.1,
         ema: float = 0.8,
         horizon: int | None = None,
@@ -531,8 +537,8 @@ class ACODM(_ActorCritic):
         super().__init__(
             n_sources,
             hidden,
-            actor_lr,
-            critic_lr,
+            1e-2 if actor_lr is None else actor_lr,
+            1e-2 if critic_lr is None else critic_lr,
             ema,
             horizon,
             source_bias,
@@ -541,6 +547,10 @@ class ACODM(_ActorCritic):
             critic_inputs=1 if allocation == "paper" else 0,
             **kw,
         )
+        if not 0.0 < settle_frac <= 1.0:
+            raise ValueError(f"settle_frac must be in (0, 1], got {settle_frac}")
+        self.settle_frac = float(settle_frac)
+        self.lr_given = (actor_lr is not None, critic_lr is not None)
         if reward not in _REWARDS:
             raise ValueError(f"ACODM reward must be one of {tuple(_REWARDS)}, got {reward!r}")
         self.reward_kind = reward
@@ -556,8 +566,10 @@ class ACODM(_ActorCritic):
         self.warmup = (
             max(1, int(round(warmup_frac * self.horizon))) if warmup is None else int(warmup)
         )
-        self.sigma, self.sigma_min = float(sigma), float(sigma_min)
-        self.sigma_decay, self.train_every = float(sigma_decay), max(1, int(train_every))
+        self.sigma, self.sigma_min, self.sigma_start = float(sigma), float(sigma_min), float(sigma)
+        self.sigma_decay_given = sigma_decay is not None
+        self.sigma_decay = 1.0 if sigma_decay is None else float(sigma_decay)
+        self.train_every = max(1, int(train_every))
         if not 0.0 <= smoothing < 1.0:
             raise ValueError(f"smoothing must be in [0, 1), got {smoothing}")
         self.smoothing = float(smoothing)
@@ -579,6 +591,7 @@ class ACODM(_ActorCritic):
         self.buf_ptr = 0
         self.buf_len = 0
         self.last_reward = float("nan")
+        self._schedule()
         if policy_file is not None:
             self.load_policy(policy_file)
 
@@ -614,6 +627,11 @@ class ACODM(_ActorCritic):
             c = fb.adv_abs.copy()
         elif self.reward_kind == "learnability":
             c = fb.pass_rate * (1.0 - fb.pass_rate)
+        elif self.reward_kind == "informative":
+            c = 1.0 - fb.zero_adv
+        elif self.reward_kind == "contribution":
+            total = float(fb.counts.sum())
+            c = (1.0 - fb.zero_adv) * fb.counts / max(total, 1e-12)
         elif self.reward_kind == "alignment":
             c = align
         elif self.reward_kind == "interference":
@@ -773,7 +791,7 @@ class ACODM(_ActorCritic):
         if self.step < self.warmup:
             self.odm._credit(fb, used)  # the warm-up ODM is credited with what was executed
         ok = np.isfinite(c) & self.active
-        if not ok.any() and self.rms["n_coef"] == 0 and self.step >= max(2 * self.warmup, 50):
+        if not ok.any() and self.buf_len == 0 and self.step >= max(2 * self.warmup, 50):
             raise ValueError(
                 f"ACODM(reward={self.reward_kind!r}) got no usable feedback in {self.step} steps: "
                 f"it needs Feedback.{_REWARDS[self.reward_kind][0]}; choose a reward that your "
@@ -806,8 +824,61 @@ class ACODM(_ActorCritic):
     def _horizon_changed(self) -> None:
         if not self.warmup_given:
             self.warmup = max(1, int(round(self.warmup_frac * self.horizon)))
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """What the run's length sizes (unless given): the exploration noise decays from `sigma`
+        to `sigma_min` over the first `settle_frac` of the run, and the actor and critic step so
+        that the actor's per-source bias can move `LOGIT_REACH` logits in that window (Adam moves
+        a parameter about its step size per update): the policy settles within the run."""
+        window = max(1.0, self.settle_frac * self.horizon)
+        if not self.sigma_decay_given:
+            ratio = min(self.sigma_min / max(self.sigma_start, 1e-12), 1.0)
+            self.sigma_decay = ratio ** (1.0 / window)
+        lr = float(np.clip(LOGIT_REACH / window, 1e-2, 0.2))
+        for given, opt in zip(self.lr_given, (self.actor_opt, self.critic_opt), strict=True):
+            if not given:
+                opt.lr = lr
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        """Start from the prior (`Mixer.set_prior`): the actor's per-source bias puts the first
+        weights at `weights`, the critic's per-source value starts at what the prior predicts of
+        the reward (`informative`, `advantage`, `contribution`), and there is no warm-up: the
+        policy learns from its own draws from the first step."""
+        if self.frozen:
+            return False
+        w = np.maximum(weights, 1e-3 * float(weights.max()))
+        bias = np.log(w / w.sum())
+        bias -= bias.mean()
+        self.actor["bias"][:] = bias * self._bias_on
+        self.actor_t["bias"][:] = self.actor["bias"]
+        c = self._prior_coefficients(learnability, weights)
+        if c is not None and self.allocation != "paper" and c.max() > 0:
+            self.rms["coef"] = float(np.mean(c**2)) + 1e-30  # the scale the coefficients take
+            self.rms["n_coef"] = 1
+            self.critic["bu"][:] = c / np.sqrt(self.rms["coef"]) * self._bias_on
+            self.critic_t["bu"][:] = self.critic["bu"]
+        self.warmup, self.warmup_given = 0, True
+        self._policy = softmax(self._actor_fwd(self.actor, self.state)[0])
+        return True
+
+    def _prior_coefficients(
+        self, learnability: np.ndarray, weights: np.ndarray
+    ) -> np.ndarray | None:
+        """What the prior predicts of each source's reward coefficient (None: nothing known)."""
+        if self.reward_kind == "informative":
+            return learnability
+        if self.reward_kind == "advantage":
+            return ADV_PER_INFORMATIVE * learnability
+        if self.reward_kind == "contribution":
+            return learnability * weights / max(float(weights.sum()), 1e-12)
+        return None
 
     def _horizon_effects(self) -> str:
+        if self.warmup == 0:
+            return "progress feature step / horizon, noise and step sizes over its first " + (
+                f"{self.settle_frac:.0%}"
+            )
         return f"ODM warm-up for the first {self.warmup}, progress feature step / horizon"
 
     def _state(self) -> dict:
@@ -817,6 +888,7 @@ class ACODM(_ActorCritic):
             "horizon": self.horizon,
             "horizon_origin": self.horizon_origin,
             "warmup": self.warmup,
+            "warmup_given": self.warmup_given,
             "actor_t": self.actor_t_flat.copy(),
             "critic_t": self.critic_t_flat.copy(),
             "odm": self.odm.state_dict(),
@@ -854,3 +926,5 @@ class ACODM(_ActorCritic):
         if "horizon" in st:  # states saved before the run's length was recorded keep the built one
             self.horizon, self.warmup = int(st["horizon"]), int(st["warmup"])
             self.horizon_origin = str(st["horizon_origin"])
+            self.warmup_given = bool(st.get("warmup_given", self.warmup_given))
+        self._schedule()

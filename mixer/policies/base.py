@@ -87,6 +87,8 @@ class Mixer(ABC):
         self.used_weights = self._policy.copy()
         self._issued: dict[int, np.ndarray] = {}
         self._issue_seq = 0
+        #: the learnability the policy started from (`set_prior`), or None
+        self.prior_learnability: np.ndarray | None = None
 
     # ---- what subclasses implement ----------------------------------------------------------
     @abstractmethod
@@ -163,6 +165,40 @@ class Mixer(ABC):
             rec.update(fb.to_json())
             self.history.append(rec)
 
+    def set_prior(
+        self,
+        learnability: Sequence[float] | np.ndarray,
+        weights: Sequence[float] | np.ndarray | None = None,
+    ) -> bool:
+        """Start from what the build knows instead of from nothing: `learnability[i]` is the
+        expected share of informative groups (a nonzero advantage) among the problems a sampler
+        would draw from source i, from the curated difficulty (`mixer.problems.prior`), and
+        `weights` (default: proportional to it) where that sampler's draws would fall with no
+        source mixer at all. A problem sampler built with a difficulty prior calls this. A policy
+        that learns starts from the weights and seeds its estimates with the learnability
+        (`_start_from`); one that does not (uniform, static, ODM's EXP3) keeps its weights. Call
+        before the first update; returns whether the policy took it."""
+        v = self._check_prior(learnability, "learnability")
+        w = v if weights is None else self._check_prior(weights, "weights")
+        if w.sum() <= 0:
+            w = np.ones(self.n_sources)
+        if self.step:
+            raise RuntimeError("set_prior after the first update would discard what was learnt")
+        took = self._start_from(v, w / w.sum())
+        self.prior_learnability = v.copy() if took else None
+        return took
+
+    def _check_prior(self, x: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
+        v = np.asarray(x, dtype=np.float64).reshape(-1)
+        if v.shape != (self.n_sources,) or not np.isfinite(v).all() or (v < 0).any():
+            raise ValueError(f"{what} must be {self.n_sources} finite numbers >= 0, got {x!r}")
+        return v
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        """Take the prior (see `set_prior`): by default the first weights are `weights`."""
+        self._policy = weights.copy()
+        return True
+
     def set_horizon(self, steps: int, origin: str = "the trainer") -> bool:
         """Tell the policy how many updates the run will make (`origin` says who knows it, for the
         log). Policies that plan over the run's length (ACODM's warm-up and progress feature,
@@ -199,6 +235,9 @@ class Mixer(ABC):
                 "used_weights": self.used_weights.copy(),
                 "issued": [[k, v.copy()] for k, v in self._issued.items()],
                 "issue_seq": self._issue_seq,
+                "prior_learnability": (
+                    None if self.prior_learnability is None else self.prior_learnability.copy()
+                ),
                 "policy_state": self._state(),
             }
         )
@@ -223,6 +262,8 @@ class Mixer(ABC):
         ).copy()
         self._issued = {int(k): np.asarray(v, dtype=np.float64) for k, v in st.get("issued", [])}
         self._issue_seq = int(st.get("issue_seq", 0))
+        prior = st.get("prior_learnability")
+        self.prior_learnability = None if prior is None else np.asarray(prior, np.float64).copy()
         self._load_state(st["policy_state"])
 
     def __repr__(self) -> str:

@@ -9,7 +9,12 @@ import numpy as np
 from mixer.feedback import Feedback
 from mixer.policies.base import Mixer
 
-__all__ = ["Uniform", "Static", "ODM", "AdvantageBandit", "softmax"]
+__all__ = ["Uniform", "Static", "ODM", "AdvantageBandit", "ADV_PER_INFORMATIVE", "softmax"]
+
+#: Mean |GRPO advantage| of an informative group of 0/1 rewards: 2 sqrt(p (1 - p)) for its pass
+#: rate p, about 0.85 over the pass rates of a group of 8 (1 at p = 1/2, 0.66 at 1/8): what a
+#: source whose draws are informative with chance L shows as `adv_abs`, L times this.
+ADV_PER_INFORMATIVE = 0.85
 
 
 def softmax(x: np.ndarray) -> np.ndarray:
@@ -26,6 +31,9 @@ class Uniform(Mixer):
 
     def _update(self, fb: Feedback) -> None:
         pass
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        return False  # uniform by definition
 
 
 class Static(Mixer):
@@ -44,6 +52,9 @@ class Static(Mixer):
 
     def _update(self, fb: Feedback) -> None:
         pass
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        return False  # the user's weights
 
 
 class ODM(Mixer):
@@ -117,6 +128,9 @@ class ODM(Mixer):
             est = np.where(self.seen, self.estimate, self.estimate[self.seen].max())
             eps = min(self.fixed_eps, 1.0 / k)
             self._policy = (1 - k * eps) * softmax(est / max(self.temperature, 1e-8)) + eps
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        return False  # EXP3 explores uniformly first by design (its eps_t starts at 1/K)
 
     def _state(self) -> dict:
         return {
@@ -215,6 +229,15 @@ class AdvantageBandit(Mixer):
         self.value = self._ema(self.value, x, seen, self.decay, self.prior)
         self.pulls = self.pulls + seen
         self._policy = self._compute()
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        """Each source's value starts at its expected mean |advantage| (`ADV_PER_INFORMATIVE`
+        times its learnability) as if seen once: the first steps move it as they would a value
+        learnt from one step."""
+        self.value = ADV_PER_INFORMATIVE * learnability
+        self.pulls = np.ones(self.n_sources)
+        self._policy = self._compute()
+        return True
 
     def _state(self) -> dict:
         return {"value": self.value.copy(), "pulls": self.pulls.copy()}

@@ -15,7 +15,7 @@ import numpy as np
 
 from mixer.feedback import Feedback
 from mixer.policies.base import Mixer
-from mixer.policies.baselines import softmax
+from mixer.policies.baselines import ADV_PER_INFORMATIVE, softmax
 
 __all__ = ["DUMP"]
 
@@ -40,15 +40,17 @@ class DUMP(Mixer):
         c: float = 1.0,
         temperature: float = 0.1,
         signal: str = "adv_abs",
+        prior_samples: int = 16,
         **kw,
     ) -> None:
         super().__init__(n_sources, **kw)
-        if window < 1 or temperature <= 0 or c < 0:
+        if window < 1 or temperature <= 0 or c < 0 or prior_samples < 1:
             raise ValueError(
-                f"DUMP needs window >= 1, temperature > 0, c >= 0; got {window}, {temperature}, {c}"
+                "DUMP needs window >= 1, temperature > 0, c >= 0, prior_samples >= 1; got "
+                f"{window}, {temperature}, {c}, {prior_samples}"
             )
         Feedback(counts=np.zeros(n_sources)).get(signal)  # validates the name
-        self.window, self.c = int(window), float(c)
+        self.window, self.c, self.prior_samples = int(window), float(c), int(prior_samples)
         self.temperature, self.signal = float(temperature), signal
         self._reset_windows()
         self.pulls = np.zeros(self.n_sources)
@@ -92,6 +94,17 @@ class DUMP(Mixer):
             self._push(i, counts[i], values[i])
         self.pulls = self.pulls + np.where(seen, fb.counts, 0.0)
         self._policy = self._compute()
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        """Each window starts with `prior_samples` pseudo-samples of the source's expected
+        |advantage| (`ADV_PER_INFORMATIVE` times its learnability), counted as pulls: the UCB
+        bonus starts where that much evidence would put it."""
+        self._reset_windows()
+        for i, v in enumerate(learnability.tolist()):
+            self._push(i, float(self.prior_samples), ADV_PER_INFORMATIVE * v)
+        self.pulls = np.full(self.n_sources, float(self.prior_samples))
+        self._policy = self._compute()
+        return True
 
     def _state(self) -> dict:
         return {

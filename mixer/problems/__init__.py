@@ -54,9 +54,15 @@ def make_problem_sampler(
     **kwargs: Any,
 ) -> ProblemSampler:
     """The problem sampler `kind` (one of `PROBLEM_SAMPLERS`) over `groups`; `difficulty` /
-    `difficulty_std` (codemix's [0, 1] scale, NaN where unknown) are the frontier sampler's prior
-    and ignored by the others."""
+    `difficulty_std` (codemix's [0, 1] scale, NaN where unknown) are the build's prior, which
+    every sampler takes (`mixer.problems.prior`)."""
     cls = PROBLEM_SAMPLERS.lookup(kind)
-    if cls is FrontierSampler:
-        kwargs.update(difficulty=difficulty, difficulty_std=difficulty_std)
-    return cls(groups, batch_size, mixer=mixer, seed=seed, **kwargs)
+    return cls(
+        groups,
+        batch_size,
+        mixer=mixer,
+        seed=seed,
+        difficulty=difficulty,
+        difficulty_std=difficulty_std,
+        **kwargs,
+    )

@@ -4,6 +4,11 @@ which, learns from each group's rewards, and counts the rollouts (generated, zer
 `ProblemSampler` itself draws uniformly inside each source (a seeded permutation per epoch, as
 `MixedSampler` does) and keeps every group: the plain baseline. Subclasses choose problems
 (`_take`), learn from outcomes (`_observe`) or drop groups after rollout (`_keep`).
+
+Every problem sampler takes the build's difficulty as a prior (`difficulty=`, `from_dataset`; see
+`mixer.problems.prior`): it hands the source mixer each source's expected learnability
+(`Mixer.set_prior`), and a subclass that models problems starts its model from it
+(`_prior_changed`).
 """
 
 from __future__ import annotations
@@ -11,12 +16,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from mixer.feedback import WeightsId, feedback_from_rewards, grpo_advantages
+from mixer.feedback import WeightsId, feedback_from_rewards, grpo_advantages, per_source_mean
 from mixer.policies.base import Mixer, from_state, to_state
+from mixer.problems.prior import DifficultyPrior
 from mixer.sampler import MixedSampler, _group_ids_of
 
 __all__ = ["GroupOutcome", "ProblemSampler", "group_rewards"]
@@ -33,6 +39,10 @@ LEDGER_KEYS = (
     "scored_prompts",  # prompts given to a scorer before drawing (a forward pass each; no rollout)
     "updates",  # observe() calls
 )
+
+#: The group size (completions per prompt) a prior's learnability is computed for: a trainer's
+#: usual G; the learnability of a source barely changes between 4 and 16.
+PRIOR_GROUP_SIZE = 8
 
 
 @dataclass
@@ -94,6 +104,10 @@ class ProblemSampler(MixedSampler):
     in between is partial credit. NaN (no reward: a sandbox fault) is left out of every count but
     the rollouts generated. `ledger` counts rollouts, groups, zero-advantage groups, discarded
     rollouts and skipped prompts; it is part of `state_dict()`.
+
+    `difficulty` / `difficulty_std` (one value per global index, NaN where unknown; codemix's
+    [0, 1] scale, or item-response logits with `difficulty_scale="logit"`) and `never_solved`
+    are the build's prior (`set_prior`); `from_dataset` reads them from the dataset's columns.
     """
 
     def __init__(
@@ -106,7 +120,15 @@ class ProblemSampler(MixedSampler):
         num_steps: int | None = None,
         mixer_kwargs: Mapping[str, Any] | None = None,
         reward_range: tuple[float, float] = (0.0, 1.0),
+        difficulty: Sequence[float] | np.ndarray | None = None,
+        difficulty_std: Sequence[float] | np.ndarray | None = None,
+        difficulty_scale: str = "unit",
+        never_solved: Sequence[bool] | np.ndarray | None = None,
     ) -> None:
+        if difficulty_scale not in ("unit", "logit"):
+            raise ValueError(
+                f"difficulty_scale must be 'unit' or 'logit', got {difficulty_scale!r}"
+            )
         super().__init__(
             groups,
             batch_size,
@@ -116,6 +138,7 @@ class ProblemSampler(MixedSampler):
             num_steps=num_steps,
             mixer_kwargs=mixer_kwargs,
         )
+        self.difficulty_scale = difficulty_scale
         lo, hi = (float(x) for x in reward_range)
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise ValueError(
@@ -131,6 +154,101 @@ class ProblemSampler(MixedSampler):
             if (self._source_lookup[g] >= 0).any():
                 raise ValueError(f"source {self.names[s]!r} shares problems with another source")
             self._source_lookup[g] = s
+        self.prior: DifficultyPrior | None = None
+        if difficulty is not None:  # a subclass with a model of its own calls set_prior itself
+            self.set_prior(difficulty, difficulty_std, never_solved)
+
+    # ---- the prior --------------------------------------------------------------------------
+    def set_prior(
+        self,
+        difficulty: Sequence[float] | np.ndarray | None,
+        difficulty_std: Sequence[float] | np.ndarray | None = None,
+        never_solved: Sequence[bool] | np.ndarray | None = None,
+    ) -> None:
+        """(Re)start from the build's difficulty per global index (NaN where unknown; None: no
+        prior): the sampler's own model restarts from it (`_prior_changed`) and the source mixer
+        gets each source's expected learnability (`Mixer.set_prior`). Before the first rollouts."""
+        if self.ledger["updates"]:
+            raise RuntimeError(
+                "set_prior after rollouts were observed would discard what was learnt"
+            )
+        n = len(self._source_lookup)
+        prior = None
+        if difficulty is not None:
+            d = np.asarray(difficulty, dtype=np.float64).reshape(-1)
+            if d.shape[0] < n:
+                raise ValueError(
+                    f"difficulty needs a value for every global index (at least {n}), got "
+                    f"{d.shape[0]}"
+                )
+            kw = self._prior_kwargs()
+            if self.difficulty_scale == "unit":
+                prior = DifficultyPrior.from_unit(d, difficulty_std, never_solved, **kw)
+            else:
+                prior = DifficultyPrior.from_logit(d, difficulty_std, **kw)
+            if not prior.known.any():
+                prior = None
+        self.prior = prior
+        self._prior_changed()
+        start = self.source_prior()
+        if start is not None:
+            self.mixer.set_prior(*start)
+
+    def _prior_kwargs(self) -> dict[str, Any]:
+        """Keywords for `DifficultyPrior` (a subclass with its own spread passes it here)."""
+        return {}
+
+    def _prior_changed(self) -> None:  # noqa: B027 - optional hook
+        """Restart what the sampler learns from `self.prior` (None: no prior)."""
+
+    def source_prior(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """What the prior says to the source mixer (None without one): per source, the expected
+        share of informative groups among this sampler's draws from it, and the weights to start
+        from (here: problems drawn uniformly inside a source, weights proportional to that)."""
+        if self.prior is None:
+            return None
+        learnability = self.prior.source_learnability(self.groups, PRIOR_GROUP_SIZE)
+        if learnability is None:
+            return None
+        return learnability, learnability
+
+    @classmethod
+    def from_dataset(
+        cls,
+        dataset: Any,
+        batch_size: int,
+        group_by: str = "source",
+        difficulty_column: str | None = "difficulty",
+        std_column: str | None = "difficulty_std",
+        **kw: Any,
+    ) -> ProblemSampler:
+        """Sources from a column of the dataset the trainer reads (`MixedSampler.from_dataset`),
+        with the prior read from `difficulty_column` / `std_column` (and a `never_solved` column)
+        where the dataset has them (None: no prior). Global index = row."""
+        from mixer.rows import dataset_column
+
+        sampler = cast("ProblemSampler", super().from_dataset(dataset, batch_size, group_by, **kw))
+        if difficulty_column is not None and dataset_column(dataset, difficulty_column) is not None:
+            cls._read_prior(sampler, dataset, difficulty_column, std_column)
+        return sampler
+
+    @staticmethod
+    def _read_prior(
+        sampler: ProblemSampler, dataset: Any, difficulty_column: str, std_column: str | None
+    ) -> None:
+        from filters.contracts import UserError
+        from mixer.problems.prior import floats_of
+        from mixer.rows import dataset_column
+
+        d = floats_of(dataset_column(dataset, difficulty_column) or [], difficulty_column)
+        std = dataset_column(dataset, std_column) if std_column else None
+        sd = None if std is None or std_column is None else floats_of(std, std_column)
+        never = dataset_column(dataset, "never_solved")
+        ns = None if never is None else np.array([bool(x) for x in never])
+        try:
+            sampler.set_prior(d, sd, ns)
+        except ValueError as e:
+            raise UserError(str(e)) from None
 
     # ---- drawing ----------------------------------------------------------------------------
     def next_batch(self) -> list[int]:
@@ -261,7 +379,8 @@ class ProblemSampler(MixedSampler):
             count_groups=False,
         )
         counts = np.bincount(out.sources, minlength=n).astype(np.float64)  # groups per source
-        fb = dataclasses.replace(fb, counts=counts, weights_id=weights_id)
+        zero = per_source_mean(out.zero_advantage.astype(np.float64), out.sources, n)
+        fb = dataclasses.replace(fb, counts=counts, weights_id=weights_id, zero_adv=zero)
         self.mixer.update(dataclasses.replace(fb, **feedback) if feedback else fb)
         return out
 

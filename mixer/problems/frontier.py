@@ -25,12 +25,20 @@ from typing import Any, cast
 import numpy as np
 
 from mixer.policies.base import Mixer
-from mixer.problems.base import GroupOutcome, ProblemSampler
-from mixer.problems.pass_rate import PassRateModel, prior_from_unit
+from mixer.problems.base import PRIOR_GROUP_SIZE, GroupOutcome, ProblemSampler
+from mixer.problems.pass_rate import PassRateModel
+from mixer.problems.prior import expected_informative
 
-__all__ = ["FrontierSampler", "SCORES"]
+__all__ = ["DRAWS", "FrontierSampler", "SCORES"]
 
 SCORES = ("learnability", "learnability-low", "band")
+DRAWS = ("thompson", "proportional")
+#: The source mixer when none is given: ACODM rewarded by each source's share of the step's
+#: informative groups (docs/frontier.md, "The default stack").
+DEFAULT_MIXER, DEFAULT_MIXER_KWARGS = "acodm", {"reward": "contribution"}
+#: How many batches' worth of the problems the prior expects most learnable set the source
+#: mixer's first weights (see `FrontierSampler.source_prior`).
+PRIOR_DEPTH = 2
 
 
 class FrontierSampler(ProblemSampler):
@@ -39,14 +47,24 @@ class FrontierSampler(ProblemSampler):
     Args:
         groups: source name -> global indices of its problems (as `MixedSampler`).
         batch_size: problems per batch.
+        mixer: the source mixer (a `Mixer` or a policy name); None: `DEFAULT_MIXER` with
+            `DEFAULT_MIXER_KWARGS` (ACODM, rewarded by each source's share of the informative
+            groups), which starts from the prior's allocation.
         difficulty, difficulty_std: per global index (arrays as long as the dataset), on codemix's
             [0, 1] scale (`difficulty_scale="unit"`, the shards' columns) or as item-response
             logits (`"logit"`); NaN where unknown. None: no prior (each problem starts at its
             source's mean, and learns from its own attempts).
         score: "learnability" (E[p (1 - p)]), "learnability-low" (E[p (1 - p)^2]: leans to the
             problems still mostly failed) or "band" (posterior probability that p is in `band`).
+        draw: "thompson" (default): one pass rate is sampled from each problem's posterior and the
+            problems whose samples score best are taken (closest to p = 1/2 for "learnability",
+            1/3 for "learnability-low", inside `band` for "band"), so a problem the model is
+            sure of is drawn or left for sure and an uncertain one now and then;
+            "proportional": problems drawn with probability proportional to score^`power`.
         explore: share of each source's draws made uniformly.
-        power: scores are raised to this power before normalising (1: proportional).
+        power: with `draw="proportional"`, scores are raised to this power before normalising.
+        never_solved: bool per global index, problems no ranking model solved (their difficulty is
+            a bound; `mixer.problems.prior`); `from_dataset` reads a `never_solved` column.
         model_kwargs: keywords for `PassRateModel` (half_life, drift, tau, ...).
         scorer: a callable from global indices (an int array) to one float per problem, higher for
             problems the policy is more likely to pass now (NaN: unknown); see `set_scorer`.
@@ -67,6 +85,7 @@ class FrontierSampler(ProblemSampler):
         reward_range: tuple[float, float] = (0.0, 1.0),
         difficulty_scale: str = "unit",
         score: str = "learnability",
+        draw: str = "thompson",
         band: tuple[float, float] = (0.2, 0.8),
         explore: float = 0.05,
         power: float = 1.0,
@@ -74,6 +93,7 @@ class FrontierSampler(ProblemSampler):
         exhaust: str = "recycle",
         scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None,
         candidates: float = 4.0,
+        never_solved: Sequence[bool] | np.ndarray | None = None,
     ) -> None:
         if exhaust != "recycle":
             raise ValueError(
@@ -81,6 +101,8 @@ class FrontierSampler(ProblemSampler):
             )
         if score not in SCORES:
             raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+        if draw not in DRAWS:
+            raise ValueError(f"draw must be one of {DRAWS}, got {draw!r}")
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"explore must be in [0, 1], got {explore}")
         if not power > 0:
@@ -90,10 +112,8 @@ class FrontierSampler(ProblemSampler):
         lo, hi = (float(x) for x in band)
         if not 0.0 <= lo < hi <= 1.0:
             raise ValueError(f"band must be (lo, hi) with 0 <= lo < hi <= 1, got {band}")
-        if difficulty_scale not in ("unit", "logit"):
-            raise ValueError(
-                f"difficulty_scale must be 'unit' or 'logit', got {difficulty_scale!r}"
-            )
+        if mixer is None:  # the default stack: ACODM allocates across sources
+            mixer, mixer_kwargs = DEFAULT_MIXER, {**DEFAULT_MIXER_KWARGS, **(mixer_kwargs or {})}
         super().__init__(
             groups,
             batch_size,
@@ -102,14 +122,15 @@ class FrontierSampler(ProblemSampler):
             num_steps=num_steps,
             mixer_kwargs=mixer_kwargs,
             reward_range=reward_range,
+            difficulty_scale=difficulty_scale,
         )
-        self.score, self.band, self.explore, self.power = (
+        self.score, self.draw, self.band, self.explore, self.power = (
             score,
+            draw,
             (lo, hi),
             float(explore),
             float(power),
         )
-        self.difficulty_scale = difficulty_scale
         self.model_kwargs = dict(model_kwargs or {})
         self.candidates = float(candidates)
         self.scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None
@@ -122,51 +143,49 @@ class FrontierSampler(ProblemSampler):
         for g in self.groups:
             self._slots.append(np.arange(start, start + len(g)))
             start += len(g)
-        self.set_prior(difficulty, difficulty_std)
+        self.set_prior(difficulty, difficulty_std, never_solved)
         if scorer is not None:
             self.set_scorer(scorer)
 
     # ---- the prior ---------------------------------------------------------------------------
-    def set_prior(
-        self,
-        difficulty: Sequence[float] | np.ndarray | None,
-        difficulty_std: Sequence[float] | np.ndarray | None = None,
-    ) -> None:
-        """(Re)start the model from a difficulty per global index (NaN where unknown; None: none)."""
-        if self.ledger["updates"]:
-            raise RuntimeError(
-                "set_prior after rollouts were observed would discard what was learnt"
-            )
-        n = len(self._source_lookup)
-        b = s = None
-        if difficulty is not None:
-            d = np.asarray(difficulty, dtype=np.float64).reshape(-1)
-            sd = (
-                None
-                if difficulty_std is None
-                else np.asarray(difficulty_std, np.float64).reshape(-1)
-            )
-            if d.shape[0] < n or (sd is not None and sd.shape[0] < n):
-                raise ValueError(
-                    f"difficulty needs a value for every global index (at least {n}), got "
-                    f"{d.shape[0]}" + ("" if sd is None else f" and {sd.shape[0]} stds")
-                )
-            d, sd = d[self._global], None if sd is None else sd[self._global]
-            if self.difficulty_scale == "unit":
-                b, s = prior_from_unit(d, sd, len(d))
-            else:
-                if sd is not None and (sd[np.isfinite(sd)] < 0).any():
-                    raise ValueError("difficulty_std must be >= 0 (NaN when unknown)")
-                b = d
-                s = np.full(len(d), np.nan) if sd is None else sd
-        self._prior = (b, s)
+    def _prior_kwargs(self) -> dict[str, Any]:
+        # the policy's own spread around the curated line is the model's `tau`: counted once, here
+        return {"tau": 0.0}
+
+    def _prior_changed(self) -> None:
         self._new_model(signal=self.scorer is not None)
 
     def _new_model(self, signal: bool) -> None:
-        """A fresh `PassRateModel` over the prior `set_prior` last read."""
-        b, s = self._prior
+        """A fresh `PassRateModel` over `self.prior` (the curated logit difficulty is -mean)."""
         src = self._source_lookup[self._global]
-        self.model = PassRateModel(src, len(self.names), b, s, signal=signal, **self.model_kwargs)
+        b = s = ns = None
+        if self.prior is not None:
+            p = self.prior.take(self._global)
+            b, s, ns = -p.mean, p.std, p.never_solved
+        self.model = PassRateModel(
+            src, len(self.names), b, s, signal=signal, never_solved=ns, **self.model_kwargs
+        )
+
+    def source_prior(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """From the model before any rollout: per source, the expected chance of an informative
+        group of its problems among the `PRIOR_DEPTH` batches' worth the model expects most
+        learnable in the whole pool (the learnability; a source with none there: its best
+        problem's), and each source's share of their expected informative groups, with `explore`
+        (the weights: where this sampler's draws would fall with no source mixer)."""
+        if self.prior is None:
+            return None
+        n = len(self._global)
+        src = self._source_lookup[self._global]
+        S = len(self.names)
+        mean, var = self.model.predict(np.arange(n))
+        inf = expected_informative(mean, var, PRIOR_GROUP_SIZE)
+        top = np.argsort(-inf, kind="stable")[: min(n, PRIOR_DEPTH * self.batch_size)]
+        mass = np.bincount(src[top], weights=inf[top], minlength=S)
+        count = np.bincount(src[top], minlength=S)
+        best = np.array([inf[src == s].max() if (src == s).any() else 0.0 for s in range(S)])
+        learnability = np.where(count > 0, mass / np.maximum(count, 1), best)
+        weights = (1.0 - self.explore) * mass / max(float(mass.sum()), 1e-12) + self.explore / S
+        return learnability, weights
 
     def set_scorer(
         self, scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None
@@ -201,49 +220,28 @@ class FrontierSampler(ProblemSampler):
         std_column: str | None = "difficulty_std",
         **kw: Any,
     ) -> FrontierSampler:
-        """Sources from a column of the dataset the trainer reads (`MixedSampler.from_dataset`:
-        an export's split, a build's table), with the prior read from `difficulty_column` /
-        `std_column` (None: no prior; a named column must exist). Global index = row."""
+        """`ProblemSampler.from_dataset`, where a named difficulty column must exist (None: no
+        prior). With nothing else given this is the recommended RL sampler (docs/frontier.md)."""
         from filters.contracts import UserError
         from mixer.rows import dataset_column
 
-        sampler = cast(
-            "FrontierSampler", super().from_dataset(dataset, batch_size, group_by=group_by, **kw)
-        )
-        cols: dict[str, list] = {}
         for col in (difficulty_column, std_column):
-            if col:
-                values = dataset_column(dataset, col)
-                if values is None:
-                    raise UserError(
-                        f"the dataset has no column {col!r} (pass difficulty_column=None to "
-                        "sample without a prior)"
-                    )
-                cols[col] = values
-        if difficulty_column is not None:
-            try:
-                d = np.array([np.nan if x is None else float(x) for x in cols[difficulty_column]])
-                sd = (
-                    None
-                    if std_column is None
-                    else np.array([np.nan if x is None else float(x) for x in cols[std_column]])
-                )
-            except (TypeError, ValueError):
+            if col and dataset_column(dataset, col) is None:
                 raise UserError(
-                    f"columns {difficulty_column!r} / {std_column!r} must hold numbers or nulls"
-                ) from None
-            try:
-                sampler.set_prior(d, sd)
-            except ValueError as e:
-                raise UserError(str(e)) from None
-        return sampler
+                    f"the dataset has no column {col!r} (pass difficulty_column=None to "
+                    "sample without a prior)"
+                )
+        sampler = super().from_dataset(
+            dataset, batch_size, group_by, difficulty_column, std_column, **kw
+        )
+        return cast("FrontierSampler", sampler)
 
     def describe(self) -> str:
         line = super().describe() + f"; score {self.score}, explore {self.explore:g}"
         if self.scorer is not None:
             name = getattr(self.scorer, "__qualname__", type(self.scorer).__name__)
             line += f", scorer {name} with {self.candidates:g} candidates a draw"
-        return line + (", difficulty prior" if self._prior[0] is not None else ", no prior")
+        return line + (", difficulty prior" if self.prior is not None else ", no prior")
 
     # ---- drawing -----------------------------------------------------------------------------
     def scores(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -280,10 +278,37 @@ class FrontierSampler(ProblemSampler):
             left -= t
         return np.concatenate(picks)
 
+    def _pick(self, slots: np.ndarray, k: int, explore: float) -> np.ndarray:
+        """`k` positions into `slots` by the draw rule, a share `explore` of them uniformly."""
+        if self.draw == "proportional":
+            return self._draw(self._probs(slots, explore), k)
+        n = len(slots)
+        picks: list[np.ndarray] = []
+        left = k
+        while left > 0:  # more than the source holds: every problem, then again
+            t = min(left, n)
+            key = -self._distance(self.model.sample_pass_rate(slots, self.rng))
+            k_uniform = int(self.rng.binomial(t, explore)) if explore > 0 else 0
+            if k_uniform:
+                key[self.rng.permutation(n)[:k_uniform]] = np.inf
+            key += 1e-12 * self.rng.random(n)  # ties broken at random
+            picks.append(np.argpartition(-key, t - 1)[:t] if t < n else np.argsort(-key))
+            left -= t
+        return np.concatenate(picks)
+
+    def _distance(self, p: np.ndarray) -> np.ndarray:
+        """How far sampled pass rates lie from what `score` seeks (0: the best)."""
+        if self.score == "learnability":
+            return np.abs(p - 0.5)
+        if self.score == "learnability-low":
+            return np.abs(p - 1.0 / 3.0)
+        lo, hi = self.band
+        return np.maximum(lo - p, 0.0) + np.maximum(p - hi, 0.0)
+
     def _take(self, s: int, k: int) -> list[int]:
         slots = self._slots[s]
         if self.scorer is None:
-            return self._global[slots[self._draw(self._probs(slots, self.explore), k)]].tolist()
+            return self._global[slots[self._pick(slots, k, self.explore)]].tolist()
         # the uniform share stays a share of the batch: a signal that says little must not cut
         # the re-probing of problems believed solved or hopeless
         n = len(slots)
@@ -292,7 +317,7 @@ class FrontierSampler(ProblemSampler):
         rest = np.setdiff1d(slots, extra, assume_unique=True) if k_uniform else slots
         k_scored = k - k_uniform
         m = min(len(rest), math.ceil(self.candidates * k_scored))
-        cand = rest[self._draw(self._probs(rest, self.explore), m)] if m else rest[:0]
+        cand = rest[self._pick(rest, m, self.explore)] if m else rest[:0]
         scored = np.concatenate([cand, extra])
         self.model.observe_signal(scored, self._score_now(self._global[scored]))
         pick = cand[self._draw(self._probs(cand, 0.0), k_scored)] if k_scored else cand[:0]

@@ -22,7 +22,10 @@ model of ability theta passes a problem of logit difficulty b with probability s
   source s (quantile bins of b_j inside the source) beyond the line c_s - a * b, fitted with c_s
   and a on the same recency-weighted groups, with a N(0, bin_std^2) prior. A problem not attempted
   recently borrows its neighbours' current rate on the difficulty scale through it, where its own
-  r_j only says how it differed from its bin when it was last seen.
+  r_j only says how it differed from its bin when it was last seen. Problems marked
+  `never_solved` (no ranking model passed them: their difficulty is a bound, see
+  `mixer.problems.prior`) form a bin of their own in each source, whatever `bins` is, so that
+  what the first of them show moves the others of their source: they die or come alive together.
 - f(z_j) (only with `signal=True`): a signal of the policy now, given per problem
   (`observe_signal`; e.g. the policy's log-likelihood of a reference solution), standardised by
   the first values given, through a piecewise-linear curve g_0 z + sum_i g_i (z - knot_i)+ whose
@@ -39,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from filters.difficulty.irt import unit_to_logit
+from mixer.problems.prior import TAU
 
 __all__ = ["PassRateModel", "prior_from_unit"]
 
@@ -105,7 +109,10 @@ class PassRateModel:
         tau: the policy's own deviation from the curated difficulty (logit std), added to every prior.
         default_std: uncertainty of a difficulty given without a std.
         no_prior_std: a problem's uncertainty when nothing in the whole set has a difficulty.
-        ability_prior, slope_prior: (mean, std) of c_s and of a.
+        ability_prior, slope_prior: (mean, std) of c_s and of a; None: (0, 1) and (1, 0.25) with a
+            curated difficulty (the policy starts near the models that ranked the build, on
+            their scale), (0, 3) and (1, 0.5) without one.
+        never_solved: bool per slot, problems no ranking model passed (their own offset per source).
         bins: curated-difficulty bins per source with their own offset u (0: none, the default).
         bin_std: the prior std of each bin's offset (logit).
         signal: whether the model takes a per-problem signal of the policy now (`observe_signal`).
@@ -125,18 +132,19 @@ class PassRateModel:
         difficulty_std: np.ndarray | None = None,
         half_life: float = 10.0,
         drift: float = 0.02,
-        tau: float = 1.0,
+        tau: float = TAU,
         default_std: float = 1.0,
         no_prior_std: float = 2.0,
         min_std: float = 0.3,
         max_std: float = 3.0,
-        ability_prior: tuple[float, float] = (0.0, 3.0),
-        slope_prior: tuple[float, float] = (1.0, 0.5),
+        ability_prior: tuple[float, float] | None = None,
+        slope_prior: tuple[float, float] | None = None,
         bins: int = 0,
         bin_std: float = 1.0,
         signal: bool = False,
         signal_prior: tuple[float, float] = (0.0, 3.0),
         signal_knots: tuple[float, ...] = (-1.0, 0.0, 1.0),
+        never_solved: np.ndarray | None = None,
     ) -> None:
         self.sources = np.asarray(sources, dtype=np.int64).reshape(-1)
         self.n_sources = int(n_sources)
@@ -152,8 +160,6 @@ class PassRateModel:
         if not float(signal_prior[1]) > 0:
             raise ValueError(f"signal_prior's std must be > 0, got {signal_prior[1]}")
         self.half_life, self.drift, self.tau = float(half_life), float(drift), float(tau)
-        self.ability_prior = (float(ability_prior[0]), float(ability_prior[1]))
-        self.slope_prior = (float(slope_prior[0]), float(slope_prior[1]))
         self.signal_prior = (float(signal_prior[0]), float(signal_prior[1]))
         b = np.full(n, np.nan) if difficulty is None else np.asarray(difficulty, np.float64).copy()
         s = (
@@ -164,35 +170,19 @@ class PassRateModel:
         if b.shape != (n,) or s.shape != (n,):
             raise ValueError(f"difficulty and difficulty_std need one value per problem ({n})")
         self.has_prior = bool(np.isfinite(b).any())
-        known = np.isfinite(b)
-        s = np.where(known & ~np.isfinite(s), default_std, s)
-        glob_mean, glob_sd = 0.0, float(no_prior_std)
-        if known.any():
-            glob_mean = float(b[known].mean())
-            glob_sd = float(np.sqrt(b[known].var() + np.mean(s[known] ** 2)))
-        for src in range(self.n_sources):
-            m = self.sources == src
-            k = m & known
-            if k.any():
-                mean, sd = float(b[k].mean()), float(np.sqrt(b[k].var() + np.mean(s[k] ** 2)))
-            else:
-                mean, sd = glob_mean, glob_sd
-            miss = m & ~known
-            b[miss], s[miss] = mean, sd
-        self.b = b
+        if ability_prior is None:
+            ability_prior = (0.0, 1.0) if self.has_prior else (0.0, 3.0)
+        if slope_prior is None:
+            slope_prior = (1.0, 0.25) if self.has_prior else (1.0, 0.5)
+        self.ability_prior = (float(ability_prior[0]), float(ability_prior[1]))
+        self.slope_prior = (float(slope_prior[0]), float(slope_prior[1]))
+        ns = np.zeros(n, dtype=bool) if never_solved is None else np.asarray(never_solved, bool)
+        if ns.shape != (n,):
+            raise ValueError(f"never_solved needs one value per problem ({n})")
+        self.never_solved = ns.copy()
+        self.b, s = self._fill_unknown(b, s, default_std, no_prior_std)
         self.bins, self.bin_std = int(bins), float(bin_std)
-        self.bin = np.zeros(n, dtype=np.int64)  # slot -> its (source, difficulty bin) offset
-        self.n_bins = 0
-        if self.bins:
-            for src in range(self.n_sources):
-                m = self.sources == src
-                if not m.any():
-                    continue
-                q = np.quantile(b[m], np.linspace(0.0, 1.0, self.bins + 1)[1:-1])
-                local = np.searchsorted(np.unique(q), b[m], side="right")
-                used, local = np.unique(local, return_inverse=True)  # no empty bins
-                self.bin[m] = self.n_bins + local
-                self.n_bins += len(used)
+        self.bin, self.n_bins = self._bin_slots(self.b, ns)
         self.u = np.zeros(self.n_bins)
         self.prior_var = np.clip(s, min_std, max_std) ** 2 + self.tau**2
         self.m = np.zeros(n)  # posterior mean of r_j
@@ -223,6 +213,48 @@ class PassRateModel:
         self._cz = 6 + int(bool(self.n_bins)) if self.has_signal else -1
         self._cols = 6 + int(bool(self.n_bins)) + int(self.has_signal)
         self.buf = np.zeros((0, self._cols))
+
+    def _fill_unknown(
+        self, b: np.ndarray, s: np.ndarray, default_std: float, no_prior_std: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A problem without a difficulty takes its source's mean, with the source's spread as its
+        std (the whole set's where its source has none; 0 and `no_prior_std` without any); a
+        difficulty without a std gets `default_std`."""
+        known = np.isfinite(b)
+        s = np.where(known & ~np.isfinite(s), default_std, s)
+        glob_mean, glob_sd = 0.0, float(no_prior_std)
+        if known.any():
+            glob_mean = float(b[known].mean())
+            glob_sd = float(np.sqrt(b[known].var() + np.mean(s[known] ** 2)))
+        for src in range(self.n_sources):
+            m = self.sources == src
+            k = m & known
+            if k.any():
+                mean, sd = float(b[k].mean()), float(np.sqrt(b[k].var() + np.mean(s[k] ** 2)))
+            else:
+                mean, sd = glob_mean, glob_sd
+            miss = m & ~known
+            b[miss], s[miss] = mean, sd
+        return b, s
+
+    def _bin_slots(self, b: np.ndarray, never_solved: np.ndarray) -> tuple[np.ndarray, int]:
+        """Each slot's offset (-1: none) and their count: `bins` quantile bins of b per source
+        (`bins` > 0) and one bin per source for its never-solved problems."""
+        slot_bin = np.full(len(b), -1, dtype=np.int64)
+        n_bins = 0
+        for src in range(self.n_sources):
+            m = (self.sources == src) & ~never_solved
+            if self.bins and m.any():
+                q = np.quantile(b[m], np.linspace(0.0, 1.0, self.bins + 1)[1:-1])
+                local = np.searchsorted(np.unique(q), b[m], side="right")
+                used, local = np.unique(local, return_inverse=True)  # no empty bins
+                slot_bin[m] = n_bins + local
+                n_bins += len(used)
+            m_ns = (self.sources == src) & never_solved
+            if m_ns.any():
+                slot_bin[m_ns] = n_bins
+                n_bins += 1
+        return slot_bin, n_bins
 
     def _prior(self) -> tuple[np.ndarray, np.ndarray]:
         """Prior mean and std of every parameter, in order c, a, g, u (std 0: the slope stays fixed
@@ -255,7 +287,8 @@ class PassRateModel:
         if self.has_signal and z is not None:
             X[:, self._ig : self._iu] = self._signal_features(z)
         if self.n_bins and kb is not None:
-            X[rows, self._iu + kb] = 1.0
+            has = kb >= 0
+            X[rows[has], self._iu + kb[has]] = 1.0
         return X
 
     def _signal_features(self, z: np.ndarray) -> np.ndarray:
@@ -330,11 +363,14 @@ class PassRateModel:
             var = var + np.einsum("ij,jk,ik->i", F, C[np.ix_(g, g)], F) + 2 * (F * cross).sum(1)
         if self.n_bins:
             k = self.bin[j]
+            has = k >= 0
+            k = np.where(has, k, 0)
             iu = self._iu + k
-            mean = mean + self.u[k]
-            var = var + C[iu, iu] + 2 * C[s, iu] - 2 * b * C[ia, iu]
+            extra = C[iu, iu] + 2 * C[s, iu] - 2 * b * C[ia, iu]
             if self.has_signal:
-                var = var + 2 * (F * C[iu[:, None], g[None, :]]).sum(1)
+                extra = extra + 2 * (F * C[iu[:, None], g[None, :]]).sum(1)
+            mean = mean + np.where(has, self.u[k], 0.0)
+            var = var + np.where(has, extra, 0.0)
         return mean, np.maximum(var, 0.0)
 
     # Expectations under logit p ~ N(mean, var), in closed form: E[sigmoid(z)] ~ sigmoid(k mean)
@@ -344,6 +380,11 @@ class PassRateModel:
         mean, var = self.predict(j)
         k = 1.0 / np.sqrt(1.0 + np.pi * var / 8.0)
         return k, _sigmoid(k * mean)
+
+    def sample_pass_rate(self, j: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One draw of the pass rate of slots `j` from the posterior (each slot independently)."""
+        mean, var = self.predict(np.asarray(j, dtype=np.int64))
+        return _sigmoid(mean + np.sqrt(var) * rng.standard_normal(len(mean)))
 
     def pass_rate(self, j: np.ndarray) -> np.ndarray:
         """Expected pass rate of slots `j` under the current posterior."""

@@ -11,6 +11,11 @@ so old evidence fades towards the prior as the policy changes. To draw k problem
 one pass rate is sampled from every problem's posterior and the k whose samples lie closest to
 `target` (0.5: the largest reward variance) are taken. No rollout is spent on prediction: this is
 the published rollout-free baseline for `FrontierSampler`.
+
+With the build's difficulty (`difficulty=`, `from_dataset`; `mixer.problems.prior`), each
+problem's prior is its own: Beta(n0 p_j, n0 (1 - p_j)) with p_j the prior's expected pass rate
+and n0 = `prior_strength` pseudo-attempts, instead of (alpha0, beta0) for every problem; the decay
+pulls towards that.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ class BetaPosteriorSampler(ProblemSampler):
         prior: tuple[float, float] = (1.0, 1.0),
         decay: float = 0.5,
         target: float = 0.5,
+        prior_strength: float = 2.0,
+        difficulty: Sequence[float] | np.ndarray | None = None,
+        difficulty_std: Sequence[float] | np.ndarray | None = None,
+        never_solved: Sequence[bool] | np.ndarray | None = None,
         **kw: Any,
     ) -> None:
         a0, b0 = (float(x) for x in prior)
@@ -47,11 +56,24 @@ class BetaPosteriorSampler(ProblemSampler):
             raise ValueError(f"decay must lie in [0, 1], got {decay}")
         if not 0.0 <= float(target) <= 1.0:
             raise ValueError(f"target must lie in [0, 1], got {target}")
+        if not float(prior_strength) > 0:
+            raise ValueError(f"prior_strength must be > 0, got {prior_strength}")
         super().__init__(groups, batch_size, mixer=mixer, **kw)
-        self.prior, self.decay, self.target = (a0, b0), float(decay), float(target)
+        self.beta_prior, self.decay, self.target = (a0, b0), float(decay), float(target)
+        self.prior_strength = float(prior_strength)
+        self.set_prior(difficulty, difficulty_std, never_solved)
+
+    def _prior_changed(self) -> None:
+        """Each problem's (alpha0, beta0): its prior pass rate's, or `prior` for all."""
         n = len(self._source_lookup)
-        self.alpha = np.full(n, a0)
-        self.beta = np.full(n, b0)
+        a0, b0 = self.beta_prior
+        self.alpha0, self.beta0 = np.full(n, a0), np.full(n, b0)
+        if self.prior is not None:
+            p = self.prior.pass_rate()
+            known = np.isfinite(p)
+            self.alpha0[known] = self.prior_strength * p[known]
+            self.beta0[known] = self.prior_strength * (1.0 - p[known])
+        self.alpha, self.beta = self.alpha0.copy(), self.beta0.copy()
 
     def posterior_mean(self, indices: Sequence[int] | np.ndarray) -> np.ndarray:
         """E[pass rate] of each problem under its posterior."""
@@ -70,7 +92,6 @@ class BetaPosteriorSampler(ProblemSampler):
     def _observe(self, out: GroupOutcome, successes: np.ndarray) -> None:
         p = out.problems
         fails = out.attempts - successes
-        a0, b0 = self.prior
         lam = self.decay
         # a problem drawn twice in one batch: its groups update one after the other
         for j, s, f, k in zip(
@@ -78,8 +99,8 @@ class BetaPosteriorSampler(ProblemSampler):
         ):
             if k <= 0:  # no reward heard (sandbox faults only): nothing to learn
                 continue
-            self.alpha[j] = lam * self.alpha[j] + (1 - lam) * a0 + s
-            self.beta[j] = lam * self.beta[j] + (1 - lam) * b0 + f
+            self.alpha[j] = lam * self.alpha[j] + (1 - lam) * self.alpha0[j] + s
+            self.beta[j] = lam * self.beta[j] + (1 - lam) * self.beta0[j] + f
 
     def _state(self) -> dict:
         return {"alpha": self.alpha.copy(), "beta": self.beta.copy()}

@@ -100,8 +100,38 @@ class GRESO(ProblemSampler):
         return np.where(self.run_kind[idx] > 0, 1.0 - keep, 0.0)
 
     def _take(self, s: int, k: int) -> list[int]:
+        """Walk the source's permutation, skipping each prompt with its skip probability, until
+        `k` are kept (a whole source passed over 100 times: take what comes). One vectorised pass
+        per epoch; the candidates and random numbers consumed are those of a one-by-one walk."""
+        g = self.groups[s]
         out: list[int] = []
-        seen, cap = 0, 100 * len(self.groups[s])
+        seen, cap = 0, 100 * len(g)
+        while len(out) < k:
+            if int(self.pos[s]) >= len(g):
+                self.epoch[s] += 1
+                self.pos[s] = 0
+            p = int(self.pos[s])
+            cand = g[self._perm(s)[p:]]
+            if seen + cand.size > cap:  # the cap falls inside this epoch: the old way, in chunks
+                return out + self._take_capped(s, k - len(out), seen, cap)
+            state = self.rng.bit_generator.state
+            keep = self.rng.random(cand.size) >= self._skip_probability(cand)
+            kept = np.cumsum(keep)
+            need = k - len(out)
+            if kept[-1] >= need:
+                used = int(np.searchsorted(kept, need)) + 1  # up to the need-th kept prompt
+                self.rng.bit_generator.state = state
+                self.rng.random(used)  # consume exactly the numbers a one-by-one walk would
+            else:
+                used = cand.size
+            self.ledger["skipped_prompts"] += int(used - keep[:used].sum())
+            out.extend(cand[:used][keep[:used]].tolist())
+            self.pos[s] += used
+            seen += used
+        return out
+
+    def _take_capped(self, s: int, k: int, seen: int, cap: int) -> list[int]:
+        out: list[int] = []
         while len(out) < k:
             cand = np.asarray(super()._take(s, k - len(out)), dtype=np.int64)
             seen += cand.size

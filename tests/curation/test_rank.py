@@ -281,3 +281,31 @@ def test_rollouts_command_judges_completions_then_rank(tmp_path: Path) -> None:
     assert dict(kept["s/mul"]["pass_rate"])["m1"] == pytest.approx(1 / 3)
     assert kept["s/mul"]["difficulty"] > kept["s/add"]["difficulty"]
     assert s["difficulty_source"] == {"irt": 2}
+
+
+def test_an_export_says_which_problems_no_ranking_model_solved(tmp_path: Path) -> None:
+    """A sampler's prior reads `never_solved` (issue 40): true where the build ranked the problem
+    from rollouts and every model failed it, false where one passed, null without rollouts."""
+    from datasets import load_from_disk
+
+    from curation import export
+
+    out = tmp_path / "build"
+    make_build(out, n=12)
+    with open(tmp_path / "r.jsonl", "w") as f:
+        for i in range(10):  # problems 10 and 11 get no rollouts
+            src = "taco" if i % 2 else "apps"
+            for model in ("m1", "m2"):
+                passed = 0 if i < 4 else (3 if model == "m2" else 0)
+                f.write(json.dumps({"problem_id": f"{src}/{i}", "model": model, "passed": passed,
+                                    "attempts": 4}) + "\n")  # fmt: skip
+    rank_build(out, tmp_path / "r.jsonl", buckets=2)
+    export(out, "trl", tmp_path / "trl")
+    rows = load_from_disk(str(tmp_path / "trl"))["train"]
+    got = {pid: ns for pid, ns in zip(rows["problem_id"], rows["never_solved"], strict=True)}
+    idx = {pid: int(pid.split("/")[1]) for pid in got}
+    assert {pid for pid, ns in got.items() if ns} == {pid for pid, i in idx.items() if i < 4}
+    assert all(got[pid] is None for pid, i in idx.items() if i >= 10)
+    export(out, "verl", tmp_path / "verl")
+    table = pq.read_table(tmp_path / "verl" / "train.parquet")
+    assert sum(bool(x) for x in table.column("never_solved").to_pylist()) == 4

@@ -62,7 +62,7 @@ def test_a_kind_learnt_off_the_line_is_predicted_for_its_unattempted_problems():
         _train(m, p, rng, 30, lambda g, seen=seen: g.choice(seen, 40, replace=False))
         unseen = np.setdiff1d(np.arange(b.size), seen)
         err[bins] = float(np.abs(m.pass_rate(unseen) - p[unseen]).mean())
-    assert err[3] < 0.05 < err[0]
+    assert err[3] < 0.02 and err[3] < err[0] / 3  # (0.007 against 0.046 when written)
 
 
 def test_a_stale_problem_borrows_its_bins_current_rate():

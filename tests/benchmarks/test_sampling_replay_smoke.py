@@ -1,0 +1,28 @@
+"""Smoke run of benchmarks/sampling_replay.py: a few steps of each kind of arm on B3's rates count
+every rollout and order the ceiling, the stack and uniform (not the headline: that is the page)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def test_a_short_replay_counts_rollouts_and_orders_oracle_stack_uniform() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import sampling_replay as replay
+    finally:
+        sys.path.remove(str(BENCH))
+    runs = {arm: replay.run(arm, "b3", 0, 15, 16, 8)
+            for arm in ("uniform", "stack", "oracle", "dapo", "speed", "greso")}  # fmt: skip
+    per_step = 16 * 8
+    assert runs["uniform"]["rollouts"] == runs["stack"]["rollouts"] == 15 * per_step
+    for arm in ("dapo", "speed", "greso"):  # refills and probes are rollouts too
+        assert runs[arm]["rollouts"] >= 15 * 2 * 16 and runs[arm]["rounds"] >= 1
+    inf = {arm: r["inf_per_rollout"] for arm, r in runs.items()}
+    assert inf["oracle"] > inf["stack"] > 2 * inf["uniform"]
+    assert len(runs["stack"]["per_step"]["weights"]) == 15  # the mixer's weights, every step
+    summary = replay.summarise(list(runs.values()))["b3"]
+    assert summary["oracle"]["gap_closed"][0] == 1.0 and summary["uniform"]["gap_closed"][0] == 0.0
