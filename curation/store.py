@@ -30,6 +30,8 @@ __all__ = [
     "REJECTED_DIR",
     "REPORT_DIR",
     "WORK_DIR",
+    "EXPORT_MARKER",
+    "read_export_marker",
     "sha256_file",
     "atomic_write_text",
     "write_json",
@@ -45,6 +47,9 @@ __all__ = [
 
 REPORT_DIR = "report"
 WORK_DIR = ".work"
+#: The file an export writes last into its directory (`curation.export`): its format, the build it
+#: came from and the files it wrote, so that a later export knows it may replace them, and nothing else.
+EXPORT_MARKER = ".codemix-export.json"
 
 
 def sha256_file(path: str | Path) -> str:
@@ -76,6 +81,15 @@ def read_manifest(out: str | Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_export_marker(directory: str | Path) -> dict[str, Any] | None:
+    """What an export directory says of itself (`EXPORT_MARKER`), or None when it is not an export."""
+    try:
+        marker = json.loads((Path(directory) / EXPORT_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return marker if isinstance(marker, dict) and isinstance(marker.get("files"), list) else None
 
 
 def require_build(out: str | Path) -> dict[str, Any]:
