@@ -93,14 +93,26 @@ def read_export_marker(directory: str | Path) -> dict[str, Any] | None:
 
 
 def require_build(out: str | Path) -> dict[str, Any]:
-    """The manifest of a finished build, or a UserError saying what is wrong with `out`."""
+    """The manifest of a finished build, or a UserError saying what `out` is instead and what to do."""
     out = Path(out)
     if not out.is_dir():
         raise UserError(f"{out} is not a directory; pass the --out directory of a `codemix build`")
     manifest = read_manifest(out)
-    if manifest is None:
-        raise UserError(f"{out} has no {MANIFEST}: the build is unfinished; run `codemix build` on it again to resume")
-    return manifest
+    if manifest is not None:
+        return manifest
+    if (out / WORK_DIR).is_dir():
+        raise UserError(
+            f"{out} has no {MANIFEST}: the build is unfinished; rerun the same `codemix build` command to resume it"
+        )
+    export = read_export_marker(out)
+    if export is not None:
+        raise UserError(
+            f"{out} is a {export.get('format')} export of the build {export.get('build')}, not a build; "
+            "pass the build's directory"
+        )
+    raise UserError(
+        f"{out} is not a codemix build (no {MANIFEST}); pass the --out directory of a `codemix build`"
+    )
 
 
 def write_shards(
