@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 
 from curation.commands import app
-from curation.schema import PROBLEM_FIELDS, read_jsonl
+from curation.schema import PROBLEM_FIELDS, RecordError, read_jsonl
 from curation.store import PROBLEMS_DIR
 from filters.contracts import UserError
 from filters.reward.extract import extract_code
@@ -37,6 +37,8 @@ def _read_completions(path: Path) -> list[tuple[str, str | None]]:
         )
     out = []
     for i, obj in enumerate(read_jsonl(path), 1):
+        if isinstance(obj, RecordError):  # completions are not records: a broken file is refused
+            raise UserError(f'{obj.message}; expected {{"problem_id": str, "completion": str}} lines')
         if not isinstance(obj, dict) or not isinstance(obj.get("problem_id"), str):
             raise UserError(f'{path} line {i}: expected {{"problem_id": str, "completion": str}}')
         comp = obj.get("completion")

@@ -50,10 +50,9 @@ def _problems(file: str, limit: int | None, console: Console) -> Iterator[dict[s
     source, path = parse_source_arg(file)
     bad = 0
     for row in iter_source(source, path, limit=limit):
-        if isinstance(row, RecordError):
-            bad += 1
-            continue
         try:
+            if isinstance(row, RecordError):  # a line that does not parse: the build's rule, one row lost
+                raise row
             yield normalize_record(row)
         except RecordError as e:
             bad += 1
