@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from curation.commands import app
+from curation.commands import app, console, styled
 from curation.export import FORMATS, export
 
 __all__ = ["export_command"]
@@ -28,4 +27,6 @@ def export_command(
     """Export kept problems as jsonl, parquet, a Hugging Face dataset (hf), verl parquet or a TRL dataset."""
     counts = export(build_dir, fmt, out, split=split, split_by=split_by, language=language, force=force)
     parts = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
-    Console(stderr=True).print(f"[bold green]exported[/] {sum(counts.values())} problems as {fmt} to {out} ({parts})")
+    console(stderr=True).print(
+        styled("exported", "bold green", f"{sum(counts.values())} problems as {fmt} to {out} ({parts})")
+    )

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from curation.commands import app, table_console
+from curation.commands import app, console, table_console
 from curation.store import duckdb_views
 from filters.contracts import UserError
 
@@ -52,4 +52,4 @@ def query_command(
             cells.append(s if len(s) <= max_width else s[: max_width - 1] + "…")
         t.add_row(*cells)
     table_console().print(t)
-    Console(stderr=True).print(f"[dim]{len(rows)} rows[/]")
+    console(stderr=True).print(Text(f"{len(rows)} rows", style="dim"))

@@ -169,3 +169,37 @@ def test_a_build_that_fails_at_its_start_leaves_nothing_behind(tmp_path):
     (out / ".work" / "config.json").write_text(json.dumps({"sources": [{"name": "canonical", "path": str(empty)}]}))
     r = runner.invoke(app, ["build", "--source", str(good), "--out", str(out), *LIGHT])
     assert r.exit_code == 0, r.output
+
+
+_WITHOUT_RAY = """
+import sys
+
+sys.modules["ray"] = None  # `import ray` fails, as where the extra is not installed
+from curation.cli import main
+
+sys.argv = ["codemix", *sys.argv[1:]]
+main()
+"""
+
+
+def test_messages_print_brackets_as_they_are(tmp_path):
+    """Rich read user text as markup: `--executor ray` without Ray printed `pip install 'codemix'`."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "o[1]"
+    r = subprocess.run([sys.executable, "-c", _WITHOUT_RAY, "build", "--executor", "ray", "--out", str(out),
+                        "--limit", "2"], capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 2 and r.stderr == "error: --executor ray needs Ray: pip install 'codemix[ray]'\n"
+    assert not out.exists()
+    r = runner.invoke(app, ["build", "--source", "nope[bold]", "--out", str(out)])
+    assert r.exit_code == 2 and "unknown source 'nope[bold]'" in r.output
+    src = corpus(tmp_path / "toy[x].jsonl")
+    r = runner.invoke(app, ["build", "--source", str(src), "--out", str(out), *LIGHT])
+    assert r.exit_code == 0 and f"built {out}: 14 problems read" in r.output
+    r = runner.invoke(app, ["query", str(out), "SELECT '[red]a[i][/red]' AS s"])
+    assert r.exit_code == 0 and "[red]a[i][/red]" in r.output
+    r = runner.invoke(app, ["info", str(out)])
+    assert r.exit_code == 0 and f"{out}:problemspersource" in "".join(r.output.split())  # a title, wrapped
+    r = runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "e[2]")])
+    assert r.exit_code == 0 and f"to {tmp_path / 'e[2]'} (train=" in r.output
