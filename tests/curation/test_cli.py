@@ -203,3 +203,22 @@ def test_messages_print_brackets_as_they_are(tmp_path):
     assert r.exit_code == 0 and f"{out}:problemspersource" in "".join(r.output.split())  # a title, wrapped
     r = runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "e[2]")])
     assert r.exit_code == 0 and f"to {tmp_path / 'e[2]'} (train=" in r.output
+
+
+def test_query_is_read_only(tmp_path, monkeypatch):
+    """Before, `codemix query OUT "COPY ... TO 'file'"` wrote the file."""
+    src = corpus(tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["build", "--source", str(src), "--out", str(out), *LIGHT]).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    for sql, kind in (("COPY problems TO 'copy.parquet'", "COPY"),
+                      ("SELECT 1; COPY (SELECT 1) TO 'two.csv'", "COPY"),
+                      ("EXPLAIN ANALYZE COPY (SELECT 1) TO 'explained.csv'", "EXPLAIN"),
+                      ("CREATE TABLE t AS SELECT * FROM problems", "CREATE"),
+                      (f"ATTACH '{tmp_path / 'new.db'}' AS db", "ATTACH")):  # fmt: skip
+        r = runner.invoke(app, ["query", str(out), sql])
+        assert r.exit_code == 2 and f"read-only: only SELECT statements run, not {kind}" in r.output, r.output
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    r = runner.invoke(app, ["query", str(out), "DESCRIBE problems", "--json"])
+    assert r.exit_code == 0 and '"column_name": "problem_id"' in r.output
