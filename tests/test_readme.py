@@ -199,4 +199,4 @@ def test_the_mixing_example_runs_on_the_demo_build_and_stops(demo_build, tmp_pat
     exec(compile(code, "README.md", "exec"), scope)
     sampler = scope["sampler"]
     assert sampler.steps == 12 and sampler.mixer.step == 12
-    assert len(sampler.names) == 3 and (tmp_path / "mix.jsonl").exists()
+    assert len(sampler.names) == 3 and (tmp_path / "out" / "mix.jsonl").exists()
