@@ -339,7 +339,8 @@ def check_out(build_dir: Path, out: Path, fmt: str, force: bool = False) -> None
             f"--out {out} is not empty and holds no codemix export; codemix never replaces what it did not write: "
             "choose a new or empty --out directory"
         )
-    extra = [f for f in _files_under(out) if f != EXPORT_MARKER and f not in set(marker["files"])]
+    written = {EXPORT_MARKER, *marker["files"]}
+    extra = [f for f in _files_under(out) if f not in written]
     if extra:
         shown = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
         raise UserError(
@@ -364,10 +365,10 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _scratch(out: Path, kind: str, pid: int | None = None) -> Path:
+def _scratch(out: Path, kind: str) -> Path:
     """A directory beside `out` for this process: `.NAME.partial-PID` (the export being written)
     or `.NAME.old-PID` (the export it replaces, until the new one is in place)."""
-    return out.parent / f".{out.name}.{kind}-{os.getpid() if pid is None else pid}"
+    return out.parent / f".{out.name}.{kind}-{os.getpid()}"
 
 
 def _remove_stale_scratch(out: Path) -> None:

@@ -126,12 +126,12 @@ def _file_rows(f: Path, check: Check | None, batch_rows: int) -> Iterator[Any]:
     elif f.name.endswith(".arrow"):
         yield from _arrow_rows(f)
     elif f.name.endswith((".json", ".json.gz")):
-        yield from in_their_files_source(checked_first(json_rows(f), str(f), check))
+        yield from _in_their_files_source(checked_first(json_rows(f), str(f), check))
     else:
-        yield from in_their_files_source(checked_first(read_jsonl(f), str(f), check))
+        yield from _in_their_files_source(checked_first(read_jsonl(f), str(f), check))
 
 
-def in_their_files_source(rows: Iterator[Any]) -> Iterator[Any]:
+def _in_their_files_source(rows: Iterator[Any]) -> Iterator[Any]:
     """One JSON file's rows, each RecordError (a line that does not parse) given the `source` the
     file's rows name, the previous row's (else the next's), in its `partial`: a canonical file's
     truncated line is a rejected row of that file's source, not of a source of its own. A source

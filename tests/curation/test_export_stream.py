@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
@@ -13,10 +14,13 @@ import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
+from curation.cli import app
 from curation.export import TRL_SCHEMA, VERL_SCHEMA, export
-from curation.store import EXPORT_MARKER, read_export_marker
 from curation.schema import blank_record
+from curation.store import EXPORT_MARKER, read_export_marker
 from filters.contracts import UserError
 
 
@@ -78,14 +82,10 @@ def test_a_failed_export_leaves_the_previous_one_and_no_partial_files(tmp_path: 
 # -- what --out may be: an export never deletes what it did not write ----------------------------
 
 
-def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(Path(sys.executable).with_name("codemix")), *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
+def _cli(*args: str, cwd: Path | None = None) -> Result:
+    """`codemix ARGS` in this process (errors go to stderr: `output` holds only them then)."""
+    with contextlib.chdir(cwd or Path.cwd()):
+        return CliRunner().invoke(app, list(args))
 
 
 def _tree(directory: Path) -> dict[str, bytes]:
@@ -104,8 +104,8 @@ def test_an_export_refuses_a_directory_holding_a_users_files(tmp_path: Path) -> 
     (mine / "notes.txt").write_text("mine\n")
     for force in ([], ["--force"]):
         r = _cli("export", str(build), "--format", "jsonl", "--out", str(mine), *force)
-        assert r.returncode == 2, r.stderr
-        assert r.stderr.count("\n") == 1 and "holds no codemix export" in r.stderr
+        assert r.exit_code == 2, r.output
+        assert r.output.count("\n") == 1 and "holds no codemix export" in r.output
         assert _tree(mine) == {"notes.txt": b"mine\n"}
     # a user's file put into an earlier export is not deleted either, even with --force
     out = tmp_path / "x"
@@ -123,7 +123,7 @@ def test_an_export_never_touches_the_build_it_reads(tmp_path: Path) -> None:
     for out, where in ((build, "is the build"), (build / "exported", "is inside the build"),
                        (tmp_path, "holds the build")):  # fmt: skip
         r = _cli("export", str(build), "--format", "verl", "--out", str(out), "--force")
-        assert r.returncode == 2 and where in r.stderr, r.stderr
+        assert r.exit_code == 2 and where in r.output, r.output
     assert _tree(build) == before
 
 
@@ -135,11 +135,11 @@ def test_an_export_refuses_the_current_directory(tmp_path: Path) -> None:
     (here / "notes.txt").write_text("mine\n")
     for out in (".", ".."):
         r = _cli("export", str(build), "--format", "jsonl", "--out", out, cwd=here)
-        assert r.returncode == 2 and "current directory" in r.stderr, r.stderr
+        assert r.exit_code == 2 and "current directory" in r.output, r.output
     empty = tmp_path / "empty"
     empty.mkdir()
     r = _cli("export", str(build), "--format", "jsonl", "--out", ".", cwd=empty)
-    assert r.returncode == 2 and "current directory" in r.stderr
+    assert r.exit_code == 2 and "current directory" in r.output
     assert _tree(here) == {"notes.txt": b"mine\n"} and list(empty.iterdir()) == []
 
 
@@ -147,19 +147,19 @@ def test_a_re_export_replaces_an_earlier_export_only_of_its_kind_unless_forced(t
     build = _build(tmp_path)
     out = tmp_path / "x"
     r = _cli("export", str(build), "--format", "jsonl", "--out", str(out))
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.output
     assert read_export_marker(out)["files"] == ["README.md", "train.jsonl"]
     # the same build in the same format: replaced (here with another split)
     r = _cli("export", str(build), "--format", "jsonl", "--out", str(out), "--split", "test=0.5")
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.output
     assert sorted(_tree(out)) == [EXPORT_MARKER, "README.md", "test.jsonl", "train.jsonl"]
     # another format: refused without --force, naming it; replaced with it
     jsonl = _tree(out)
     r = _cli("export", str(build), "--format", "trl", "--out", str(out))
-    assert r.returncode == 2 and "holds a jsonl export" in r.stderr and "--force" in r.stderr
+    assert r.exit_code == 2 and "holds a jsonl export" in r.output and "--force" in r.output
     assert _tree(out) == jsonl
     r = _cli("export", str(build), "--format", "trl", "--out", str(out), "--force")
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.output
     assert len(datasets.load_from_disk(str(out))["train"]) == 6
     assert read_export_marker(out)["format"] == "trl" and not (out / "train.jsonl").exists()
     # the same format from another build is another export too
