@@ -24,7 +24,7 @@ from curation.decontam_hub import hub_benchmark
 from curation.executors import make_executor
 from curation.ingest import ROW_COLUMN
 from curation.notes import source_notes
-from curation.pipeline import Pipeline, Progress, StageRun, rejected_rows
+from curation.pipeline import Pipeline, Progress, StageRun, finished_units, rejected_rows
 from curation.store import (
     WORK_DIR,
     clear_outputs,
@@ -324,7 +324,7 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
         old = _as_stored(json.loads(work_cfg.read_text()))
         if old == cfg_json and not force:
             return True, False
-        if not force:
+        if not force and finished_units(out / WORK_DIR):  # none finished: nothing to lose
             raise UserError(
                 f"{out} holds an unfinished build with another configuration ({'; '.join(config_changes(old, cfg_json))}); "
                 "rerun with the same options to resume, or pass --force to start over"
@@ -361,24 +361,32 @@ def build(
     out = Path(out)
     if not cfg.sources:
         raise UserError("no sources given; pass --source NAME[:PATH] (see `codemix sources`)")
+    created = not out.exists()
     resumed, complete = _prepare_out(out, cfg, force)
     if complete:
         return BuildResult(out, read_manifest(out) or {}, [], already_complete=True)
-    ex = make_executor(executor, workers)
-    # On Ray every task is one CPU: row stages are rebuilt there with one sandbox worker each.
-    stages = make_stages(cfg, workers if ex.local else 1)
-    factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not isinstance(s, GlobalStage)}
-    pipe = Pipeline(
-        out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
-        chunk_rows=chunk_rows,
-    )  # fmt: skip
     try:
-        runs = pipe.run(source_stream(cfg.sources))
-        manifest = _finish(out, cfg, pipe, runs, stages)
-    finally:
-        for s in stages:
-            s.close()
-        ex.close()
+        ex = make_executor(executor, workers)
+        # On Ray every task is one CPU: row stages are rebuilt there with one sandbox worker each.
+        stages = make_stages(cfg, workers if ex.local else 1)
+        factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not isinstance(s, GlobalStage)}
+        pipe = Pipeline(
+            out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
+            chunk_rows=chunk_rows,
+        )  # fmt: skip
+        try:
+            runs = pipe.run(source_stream(cfg.sources))
+            manifest = _finish(out, cfg, pipe, runs, stages)
+        finally:
+            for s in stages:
+                s.close()
+            ex.close()
+    except UserError:  # e.g. an empty source: a start that finished nothing leaves nothing behind
+        if not resumed and not finished_units(out / WORK_DIR):
+            shutil.rmtree(out / WORK_DIR, ignore_errors=True)
+            if created and not any(out.iterdir()):
+                out.rmdir()
+        raise
     if write_report:
         from curation.report import write_report as _write_report
 

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from curation.store import iter_shard_batches, require_build
+from curation.store import (
+    EXPORT_MARKER,
+    MANIFEST,
+    iter_shard_batches,
+    read_export_marker,
+    require_build,
+    sha256_file,
+)
 from filters.contracts import UserError
 from filters.ground_truth import to_ground_truth
 
@@ -43,6 +51,7 @@ __all__ = [
     "trl_row",
     "split_name",
     "export",
+    "check_out",
 ]
 
 FORMATS = ("jsonl", "parquet", "hf", "verl", "trl")
@@ -315,6 +324,89 @@ class _SplitFiles:
         self._open.clear()
 
 
+def _files_under(directory: Path) -> list[str]:
+    return sorted(
+        p.relative_to(directory).as_posix()
+        for p in directory.rglob("*")
+        if p.is_file() or p.is_symlink()
+    )
+
+
+def check_out(build_dir: Path, out: Path, fmt: str, force: bool = False) -> None:
+    """A UserError unless `out` may receive this export. It may when it is new or empty, or holds an
+    earlier export of the same build in the same format (replaced), or, with `force`, another
+    export. Never: files an export did not write, the build itself (or a directory inside it or
+    holding it), the current directory or one that holds it."""
+    build, target, cwd = build_dir.resolve(), out.resolve(), Path.cwd().resolve()
+    if target == cwd or target in cwd.parents:
+        raise UserError(
+            f"--out {out} is the current directory or holds it; export into a directory of its own, e.g. --out out/{fmt}"
+        )
+    if target == build or build in target.parents or target in build.parents:
+        where = "is" if target == build else "is inside" if build in target.parents else "holds"
+        raise UserError(
+            f"--out {out} {where} the build {build_dir}; export into a directory of its own, e.g. --out out/{fmt}"
+        )
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return
+    marker = read_export_marker(out) if out.is_dir() else None
+    if marker is None:
+        raise UserError(
+            f"--out {out} is not empty and holds no codemix export; codemix never replaces what it did not write: "
+            "choose a new or empty --out directory"
+        )
+    written = {EXPORT_MARKER, *marker["files"]}
+    extra = [f for f in _files_under(out) if f not in written]
+    if extra:
+        shown = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+        raise UserError(
+            f"--out {out} holds an earlier export and files it did not write ({shown}); "
+            "move them away or choose another --out directory"
+        )
+    same = marker.get("format") == fmt and marker.get("build") == str(build)
+    if not same and not force:
+        raise UserError(
+            f"--out {out} holds a {marker.get('format')} export of {marker.get('build')}; "
+            f"pass --force to replace it with this {fmt} export, or choose another --out directory"
+        )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _scratch(out: Path, kind: str) -> Path:
+    """A directory beside `out` for this process: `.NAME.partial-PID` (the export being written)
+    or `.NAME.old-PID` (the export it replaces, until the new one is in place)."""
+    return out.parent / f".{out.name}.{kind}-{os.getpid()}"
+
+
+def _remove_stale_scratch(out: Path) -> None:
+    """Scratch directories of exports to `out` whose process is gone (killed mid-export)."""
+    for p in out.parent.glob(f".{glob_escape(out.name)}.*-*"):
+        kind, _, pid = p.name[len(out.name) + 2 :].rpartition("-")
+        if kind in ("partial", "old") and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _put_in_place(new: Path, out: Path) -> None:
+    """`new` becomes `out`. An earlier export at `out` is moved aside first and removed only once
+    `new` is in place, so a crash at any moment leaves one of the two whole."""
+    old = None
+    if out.exists():
+        old = _scratch(out, "old")
+        out.rename(old)
+    new.rename(out)
+    if old is not None:
+        shutil.rmtree(old)
+
+
 def export(
     build_dir: str | Path,
     fmt: str,
@@ -322,6 +414,7 @@ def export(
     split: str | None = None,
     split_by: str | None = None,
     language: str | None = None,
+    force: bool = False,
 ) -> dict[str, int]:
     """Write the build's problems in `fmt` under `out`; returns rows per split.
 
@@ -329,12 +422,14 @@ def export(
     in, which the ground truth records for the rewards. A C++ export keeps stdio problems only
     (the others are graded by calling a Python function).
 
-    Streams: one shard batch is in memory at a time. Everything is written under a temporary
-    directory beside `out`, which replaces `out` only once complete, so a failed export leaves a
-    previous one intact.
+    `out` must be new, empty, or an earlier export of this build in this format (or, with
+    `force`, any earlier export): `check_out` says what is refused. Streams: one shard batch is in
+    memory at a time. Everything is written under a temporary directory beside `out`, which
+    replaces `out` only once complete, so a failed or killed export leaves a previous one whole.
+    The export's last file, `EXPORT_MARKER`, lists what it wrote.
     """
     build_dir, out = Path(build_dir), Path(out)
-    require_build(build_dir)
+    manifest = require_build(build_dir)
     if fmt not in FORMATS:
         raise UserError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
     if split and split_by:
@@ -344,7 +439,8 @@ def export(
     if language not in (None, "python") and fmt not in ("verl", "trl"):
         raise UserError("--language is for prompts: use it with --format verl or trl")
     sp = parse_split(split)
-    tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
+    check_out(build_dir, out, fmt, force)
+    tmp = _scratch(out, "partial")
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
@@ -383,10 +479,32 @@ def export(
             if files.schema is not None:
                 _write_card(tmp, fmt, files.paths, files.schema, files.count)
             final = tmp
-        if out.exists():
-            shutil.rmtree(out) if out.is_dir() else out.unlink()
-        final.rename(out)
+        _write_marker(final, fmt, build_dir, manifest, files.count, split, split_by, language)
+        _put_in_place(final, out)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+    _remove_stale_scratch(out)
     return dict(files.count)
+
+
+def _write_marker(
+    directory: Path,
+    fmt: str,
+    build_dir: Path,
+    manifest: dict[str, Any],
+    counts: dict[str, int],
+    split: str | None,
+    split_by: str | None,
+    language: str | None,
+) -> None:
+    marker = {
+        "format": fmt,
+        "build": str(build_dir.resolve()),
+        "build_manifest_sha256": sha256_file(build_dir / MANIFEST),
+        "codemix_version": manifest.get("codemix_version"),
+        "options": {"split": split, "split_by": split_by, "language": language},
+        "rows": dict(sorted(counts.items())),
+        "files": _files_under(directory),
+    }
+    (directory / EXPORT_MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")

@@ -77,7 +77,7 @@ def _convert(items: Iterable[tuple[int, dict[str, Any] | RecordError]]) -> Inges
             row = _partial_row(err, raw)
             row[ROW_COLUMN] = ordinal
             row[REJECT_REASON] = err.reject_reason
-            row[REJECT_DETAIL] = json.dumps({"field": err.field, "error": err.message}, ensure_ascii=False)
+            row[REJECT_DETAIL] = json.dumps(err.detail, ensure_ascii=False)
             rejected.append(row)
             continue
         rec[PROBLEM_ID] = problem_id(rec["source"], rec["id"])

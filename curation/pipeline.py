@@ -45,6 +45,7 @@ __all__ = [
     "reason_kind",
     "rejected_rows",
     "rerun_stage",
+    "finished_units",
 ]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)
@@ -150,6 +151,12 @@ def unit_paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
     """Kept rows, dropped rows and the completion marker of one unit of one stage."""
     stem = f"unit-{unit:05d}"
     return d / f"{stem}.parquet", d / f"{stem}.rejected.parquet", d / f"{stem}.json"
+
+
+def finished_units(work: Path) -> int:
+    """Units the unfinished build in `work` has committed, all stages together (their markers):
+    with none, starting it over loses nothing."""
+    return sum(1 for _ in Path(work).glob("*/unit-*.json"))  # each stage's markers (`unit_paths`)
 
 
 def commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:

@@ -226,7 +226,8 @@ def _open_text(path: Path) -> io.TextIOBase:
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any] | RecordError]:
     """Stream raw JSON objects from a (possibly gzipped) JSONL file.
 
-    A line that is not valid JSON is yielded as a RecordError, so callers can reject it and go on.
+    A line that is not valid JSON (a truncated one) is yielded as a RecordError naming the file and
+    the line, so that every reader of record files rejects that row alone and goes on.
     """
     path = Path(path)
     with _open_text(path) as f:
@@ -236,7 +237,11 @@ def read_jsonl(path: str | Path) -> Iterator[dict[str, Any] | RecordError]:
             try:
                 yield json.loads(line)
             except json.JSONDecodeError as e:
-                yield RecordError("<json>", f"line {lineno} is not valid JSON: {e.msg}")
+                yield RecordError(
+                    "json",
+                    f"{path}:{lineno}: not valid JSON ({e.msg})",
+                    where={"file": str(path), "line": lineno},
+                )
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> int:

@@ -30,6 +30,8 @@ __all__ = [
     "REJECTED_DIR",
     "REPORT_DIR",
     "WORK_DIR",
+    "EXPORT_MARKER",
+    "read_export_marker",
     "sha256_file",
     "atomic_write_text",
     "write_json",
@@ -45,6 +47,9 @@ __all__ = [
 
 REPORT_DIR = "report"
 WORK_DIR = ".work"
+#: The file an export writes last into its directory (`curation.export`): its format, the build it
+#: came from and the files it wrote, so that a later export knows it may replace them, and nothing else.
+EXPORT_MARKER = ".codemix-export.json"
 
 
 def sha256_file(path: str | Path) -> str:
@@ -78,15 +83,36 @@ def read_manifest(out: str | Path) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def read_export_marker(directory: str | Path) -> dict[str, Any] | None:
+    """What an export directory says of itself (`EXPORT_MARKER`), or None when it is not an export."""
+    try:
+        marker = json.loads((Path(directory) / EXPORT_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return marker if isinstance(marker, dict) and isinstance(marker.get("files"), list) else None
+
+
 def require_build(out: str | Path) -> dict[str, Any]:
-    """The manifest of a finished build, or a UserError saying what is wrong with `out`."""
+    """The manifest of a finished build, or a UserError saying what `out` is instead and what to do."""
     out = Path(out)
     if not out.is_dir():
         raise UserError(f"{out} is not a directory; pass the --out directory of a `codemix build`")
     manifest = read_manifest(out)
-    if manifest is None:
-        raise UserError(f"{out} has no {MANIFEST}: the build is unfinished; run `codemix build` on it again to resume")
-    return manifest
+    if manifest is not None:
+        return manifest
+    if (out / WORK_DIR).is_dir():
+        raise UserError(
+            f"{out} has no {MANIFEST}: the build is unfinished; rerun the same `codemix build` command to resume it"
+        )
+    export = read_export_marker(out)
+    if export is not None:
+        raise UserError(
+            f"{out} is a {export.get('format')} export of the build {export.get('build')}, not a build; "
+            "pass the build's directory"
+        )
+    raise UserError(
+        f"{out} is not a codemix build (no {MANIFEST}); pass the --out directory of a `codemix build`"
+    )
 
 
 def write_shards(

@@ -76,7 +76,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=80)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--segments", type=int, default=4)
-    ap.add_argument("--policy-file", type=Path, default=Path("proxy_mixer.pt"))
+    ap.add_argument("--policy-file", type=Path, default=Path("out/proxy_mixer.pt"))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -100,6 +100,7 @@ def main() -> None:
         mixer.end_run()
         print(f"proxy run {r + 1}/{args.proxy_runs}: final held-out loss {final:.3f}")
     mixer.deploy()
+    args.policy_file.parent.mkdir(parents=True, exist_ok=True)
     torch.save(mixer.state_dict(), args.policy_file)
     print(f"proxy training: {time.perf_counter() - t0:.1f}s; policy saved to {args.policy_file}")
 

@@ -2,7 +2,7 @@
 
     python examples/train_with_mixer.py --policy acodm --reward heldout --steps 300
     python examples/train_with_mixer.py --policy odm --shards OUT     # a curated build's shards
-    codemix plot-mix mix_history.jsonl                               # weights over time (PNG)
+    codemix plot-mix out/mix_history.jsonl                           # weights over time (PNG)
 
 Four synthetic sources by default: `copy` (a repeated motif: learnt at once), `arith` (sums:
 learnable), `words` (Zipf-distributed pseudo-words: learnable, slowly) and `noise` (random
@@ -101,7 +101,7 @@ def main() -> None:
         "--shards", type=Path, help="curated build directory (OUT) to read statements from"
     )
     ap.add_argument("--group-by", default="source")
-    ap.add_argument("--history", type=Path, default=Path("mix_history.jsonl"))
+    ap.add_argument("--history", type=Path, default=Path("out/mix_history.jsonl"))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     torch.manual_seed(args.seed)

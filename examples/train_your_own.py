@@ -4,9 +4,11 @@ mixer and the frontier sampler scoring candidates by the policy's reference like
 B3's quick mode, written out (benchmarks/code_rl/bench.py --quick runs the same steps). The
 problems are B3's parameterised Python function families and the model a small Llama trained here
 from scratch, so it runs offline on a CPU in a few minutes; put your own JSONL and your own model
-in their place. Prints the held-out pass@1 before and after, and the sampler's ledger.
+in their place. Prints the pre-training's progress, the held-out pass@1 before and after, and the
+sampler's ledger; saves the trained model and tokenizer in OUT/model and the mixer's history in
+OUT/mix_history.jsonl. Needs the trl extra (`pip install -e '.[trl]'`).
 
-    OMP_NUM_THREADS=1 python examples/train_your_own.py --out /tmp/b3-own
+    OMP_NUM_THREADS=1 python examples/train_your_own.py --out out/train-your-own
 """
 
 from __future__ import annotations
@@ -15,22 +17,26 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-import torch  # noqa: E402
-from code_rl.families import pretrain_pairs, problems  # noqa: E402
-from code_rl.model import SIZES, build_tokenizer, new_model, pretrain  # noqa: E402
-from code_rl.rollout import evaluate  # noqa: E402
-from datasets import load_from_disk  # noqa: E402
-from trl import GRPOConfig  # noqa: E402
+try:
+    import torch
+    from code_rl.families import pretrain_pairs, problems
+    from code_rl.model import SIZES, build_tokenizer, new_model, pretrain, save
+    from code_rl.rollout import evaluate
+    from datasets import load_from_disk
+    from trl import GRPOConfig
 
-from curation.export import prompt_text  # noqa: E402
-from filters.reward import trl_correctness_reward  # noqa: E402
-from mixer import FrontierSampler, make_mixer  # noqa: E402
-from mixer.adapters.trl import MixerGRPOTrainer  # noqa: E402
+    from curation.export import prompt_text
+    from filters.reward import trl_correctness_reward
+    from mixer import FrontierSampler, make_mixer
+    from mixer.adapters.trl import MixerGRPOTrainer
+except ImportError as e:  # one line naming the extra, not a traceback
+    sys.exit(f"error: {Path(__file__).name} needs the trl extra (no module {e.name!r}): pip install -e '.[trl]'")
 
 
 def codemix(*args: str) -> None:
@@ -39,7 +45,7 @@ def codemix(*args: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path, default=Path("b3-own"))
+    ap.add_argument("--out", type=Path, default=Path("out/train-your-own"))
     ap.add_argument("--per-source", type=int, default=10)
     ap.add_argument("--size", default="small", choices=["tiny", "small", "base"])
     ap.add_argument("--pretrain-steps", type=int, default=600)
@@ -69,7 +75,13 @@ def main() -> None:
     pairs = [(prompt_text(r), ref) for r, ref in pretrain_pairs()]
     tok = build_tokenizer([p for p, _ in pairs] + [c for _, c in pairs], SIZES[a.size].vocab)
     model = new_model(tok, SIZES[a.size], seed=0)
-    pretrain(model, tok, pairs, steps=a.pretrain_steps)
+    t0 = time.perf_counter()
+
+    def progress(step: int) -> None:
+        print(f"pre-training: step {step}/{a.pretrain_steps} ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+    print(f"pre-training a {a.size} model for {a.pretrain_steps} steps", flush=True)
+    pretrain(model, tok, pairs, steps=a.pretrain_steps, on_checkpoint=progress, every=max(1, a.pretrain_steps // 10))
     print("held-out pass@1 before GRPO:", round(evaluate(model, tok, held_out, n=2)["pass1"], 3))
 
     # 3. GRPO through TRL: ACODM mixes the sources, the frontier sampler picks the problems
@@ -119,6 +131,10 @@ def main() -> None:
     print(
         "source weights:", dict(zip(names, sampler.mixer.weights().round(3).tolist(), strict=True))
     )
+    save(model, tok, a.out / "model")  # transformers' from_pretrained / AutoTokenizer read it back
+    history = sampler.mixer.save_history(a.out / "mix_history.jsonl")
+    print(f"model and tokenizer saved in {a.out / 'model'}; mixer history in {history} "
+          f"(draw it with: codemix plot-mix {history})")
 
 
 if __name__ == "__main__":

@@ -147,6 +147,7 @@ class RecordError(ValueError):
 
     `reason` overrides the reject reason (default `malformed:<field>`), e.g.
     `unsupported_format:geeksforgeeks` for a well-formed row in a format we cannot judge.
+    `where` says where a row that could not be parsed at all was read (`file`, `line`).
     """
 
     def __init__(
@@ -155,6 +156,7 @@ class RecordError(ValueError):
         message: str,
         partial: dict[str, Any] | None = None,
         reason: str | None = None,
+        where: dict[str, Any] | None = None,
     ):
         super().__init__(f"{field}: {message}")
         self.field = field
@@ -162,6 +164,12 @@ class RecordError(ValueError):
         #: Whatever is known of the bad row (id, source, ...), kept in `rejected/`.
         self.partial = partial or {}
         self.reason = reason
+        self.where = where or {}
+
+    @property
+    def detail(self) -> dict[str, Any]:
+        """The rejected row's `reject_detail`: the field, the error, and where the row was read."""
+        return {"field": self.field, "error": self.message, **self.where}
 
     @property
     def reject_reason(self) -> str:

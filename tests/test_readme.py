@@ -199,4 +199,21 @@ def test_the_mixing_example_runs_on_the_demo_build_and_stops(demo_build, tmp_pat
     exec(compile(code, "README.md", "exec"), scope)
     sampler = scope["sampler"]
     assert sampler.steps == 12 and sampler.mixer.step == 12
-    assert len(sampler.names) == 3 and (tmp_path / "mix.jsonl").exists()
+    assert len(sampler.names) == 3 and (tmp_path / "out" / "mix.jsonl").exists()
+
+
+def test_ci_runs_the_readme_test_command_as_written_before_the_extras():
+    """CI installed the extras before the suite, so a test that failed without them (psutil) went
+    unseen: `.ci/run` now reads the README's test command and runs it first, in a fresh `.venv`."""
+    import subprocess
+
+    ci = (README.parent / ".ci" / "run").read_text()
+    (extract,) = [line for line in ci.splitlines() if line.startswith("readme_tests=$(")]
+    found = subprocess.run(["bash", "-c", f'{extract}\nprintf %s "$readme_tests"'], cwd=README.parent,
+                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    text = README.read_text()
+    block = text[text.index("Install and run the tests") :]
+    block = block[block.index("```bash\n") + 8 :]
+    assert found == block[: block.index("\n")] and "pytest" in found and "'.[dev]'" in found
+    steps = [ci.index(s) for s in ("rm -rf .venv\n", 'bash -euo pipefail -c "$readme_tests"', "'.[dev,ray,trl]'")]
+    assert steps == sorted(steps)

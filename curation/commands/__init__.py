@@ -2,6 +2,10 @@
 
 Every command is wrapped so that a `UserError` becomes one red line on stderr and exit code 2,
 however the app is invoked (console script or `typer.testing.CliRunner`).
+
+Every message goes through `console` (and `table_console`): text is printed as it is, never read as
+Rich markup, so user text, paths and advice with brackets (`pip install 'codemix[ray]'`, a
+statement's `a[i]`) come out whole. Styles are given apart, with `styled` or `rich.text.Text`.
 """
 
 from __future__ import annotations
@@ -12,26 +16,36 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from filters.contracts import UserError
 
-__all__ = ["app", "fail", "table_console"]
+__all__ = ["app", "console", "fail", "styled", "table_console"]
+
+
+def console(stderr: bool = False, **options: Any) -> Console:
+    """A console for the command line's messages: strings are printed as they are (no markup, no
+    highlighting, lines not wrapped, so paths stay whole); style with `styled` or `Text`."""
+    return Console(stderr=stderr, **{"markup": False, "highlight": False, "soft_wrap": True, **options})
+
+
+def styled(label: str, style: str, text: str = "") -> Text:
+    """`label` in `style`, then `text` as it is: `styled("error:", "bold red", message)`."""
+    return Text.assemble((label, style), (" " + text) if text else "")
 
 
 def table_console(stderr: bool = False) -> Console:
     """A console for tables: the terminal's width on a terminal, wide enough for whole columns when
     piped (rich falls back to 80 columns there, which cut an 8-column table to 8 characters each)."""
-    probe = Console(stderr=stderr)
+    probe = console(stderr, soft_wrap=False)
     if probe.is_terminal:
         return probe
-    return Console(
-        stderr=stderr, width=max(160, probe.width), highlight=False
-    )  # probe.width: $COLUMNS or 80
+    return console(stderr, soft_wrap=False, width=max(160, probe.width))  # probe.width: $COLUMNS or 80
 
 
 def fail(message: str) -> typer.Exit:
     """Print a user error the standard way; return the Exit to raise."""
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    console(stderr=True).print(styled("error:", "bold red", message))
     return typer.Exit(2)
 
 

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from curation.build import DEFAULT_STAGES, STAGE_SETTINGS, BuildConfig, SourceSpec, build
-from curation.commands import app
+from curation.commands import app, console, styled
 from curation.progress import ProgressReporter
 from filters.contracts import UserError
 from filters.settings import FLAGS, STAGES
@@ -178,19 +178,19 @@ def build_command(
     **options: Any,
 ) -> None:
     """Build a curated corpus: verify, deduplicate, decontaminate and rank problems into Parquet shards."""
-    console = Console(stderr=True, soft_wrap=True, highlight=False)
+    err = console(stderr=True)
     if progress_interval <= 0:
         raise UserError("--progress-interval must be a positive number of seconds")
     cfg = build_config(**options)
     workers = workers or os.cpu_count() or 1
-    mode = "json" if log_json else ("bar" if console.is_terminal else "lines")
+    mode = "json" if log_json else ("bar" if err.is_terminal else "lines")
     try:
         with ProgressReporter(mode, interval=progress_interval) as reporter:
             result = build(
                 cfg, out, workers=workers, executor=executor, force=force, progress=reporter
             )
     except KeyboardInterrupt:
-        console.print(
+        err.print(
             f"interrupted: finished units are kept in {out}/.work; rerun the same command to resume the build"
         )
         raise typer.Exit(130) from None
@@ -204,10 +204,10 @@ def build_command(
             raise typer.Exit(1)
         return
     if result.already_complete:
-        console.print(f"{out} already holds this build; nothing to do (use --force to rebuild).")
+        err.print(f"{out} already holds this build; nothing to do (use --force to rebuild).")
     else:
-        print_summary(console, out, result.manifest, result.resumed)
-    _fail_if_empty(console, failures)
+        print_summary(err, out, result.manifest, result.resumed)
+    _fail_if_empty(err, failures)
 
 
 _params = _fixed_options()
@@ -222,7 +222,7 @@ def print_summary(console: Console, out: Path, manifest: dict[str, Any], resumed
     counts = manifest["counts"]
     n_in, n_out = sum(counts["input"].values()), sum(counts["output"].values())
     console.print(
-        f"[bold green]built[/] {out}: {n_in} problems read, {n_out} kept, {counts['rejected']} rejected"
+        styled("built", "bold green", f"{out}: {n_in} problems read, {n_out} kept, {counts['rejected']} rejected")
         + (" (resumed)" if resumed else "")
     )
     for run in counts["stages"]:
@@ -234,7 +234,7 @@ def print_summary(console: Console, out: Path, manifest: dict[str, Any], resumed
     against = [d["name"] for d in manifest.get("decontamination", [])]
     console.print(f"  decontaminated against: {', '.join(against) if against else 'nothing'}")
     for note in manifest.get("notes", []):
-        console.print(f"[bold yellow]note:[/] {note['line']}", markup=True)
+        console.print(styled("note:", "bold yellow", note["line"]))
     console.print(f"  see `codemix info {out}` and {out}/report/index.html")
 
 
@@ -261,6 +261,6 @@ def empty_build_errors(manifest: dict[str, Any]) -> list[str]:
 
 def _fail_if_empty(console: Console, errors: list[str]) -> None:
     for line in errors:
-        console.print(f"[bold red]error:[/] {line}", markup=True)
+        console.print(styled("error:", "bold red", line))
     if errors:
         raise typer.Exit(1)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from curation.commands import app
+from curation.commands import app, console, styled
 from curation.export import FORMATS, export
 
 __all__ = ["export_command"]
@@ -17,12 +16,17 @@ __all__ = ["export_command"]
 def export_command(
     build_dir: Path = typer.Argument(..., help="A build's output directory."),
     fmt: str = typer.Option(..., "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory (replaced if it exists)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory: new, empty, or an earlier export of this build "
+                             "in this format (replaced once the new one is complete)."),
     split: str | None = typer.Option(None, "--split", help="Hold out a deterministic share, e.g. test=0.05."),
     split_by: str | None = typer.Option(None, "--split-by", help="One split per value of a column, e.g. source."),
     language: str | None = typer.Option(None, "--language", help="verl/trl: the language prompts ask for (python, cpp; cpp keeps stdio problems)."),
+    force: bool = typer.Option(False, "--force", help="Replace an earlier export of another format or build at --out "
+                               "(never files an export did not write)."),
 ) -> None:
     """Export kept problems as jsonl, parquet, a Hugging Face dataset (hf), verl parquet or a TRL dataset."""
-    counts = export(build_dir, fmt, out, split=split, split_by=split_by, language=language)
+    counts = export(build_dir, fmt, out, split=split, split_by=split_by, language=language, force=force)
     parts = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
-    Console(stderr=True).print(f"[bold green]exported[/] {sum(counts.values())} problems as {fmt} to {out} ({parts})")
+    console(stderr=True).print(
+        styled("exported", "bold green", f"{sum(counts.values())} problems as {fmt} to {out} ({parts})")
+    )

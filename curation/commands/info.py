@@ -6,8 +6,9 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from curation.commands import app, table_console
+from curation.commands import app, styled, table_console
 from curation.report import difficulty_buckets, reason_rows
 from curation.store import require_build
 
@@ -33,10 +34,9 @@ def info_command(out: Path = typer.Argument(..., help="A build's output director
             src, str(counts["input"].get(src, 0)), *[str(st["kept"].get(src, 0)) for st in stages]
         )
     t.add_row(
-        "[bold]total",
-        str(sum(counts["input"].values())),
-        *[f"[bold]{sum(st['kept'].values())}" for st in stages],
-    )
+        *(Text(str(cell), style="bold") for cell in
+          ["total", sum(counts["input"].values()), *(sum(st["kept"].values()) for st in stages)])
+    )  # fmt: skip
     console.print(t)
 
     rows = reason_rows(out)
@@ -67,11 +67,9 @@ def info_command(out: Path = typer.Argument(..., help="A build's output director
                       fmt(b["min"]), fmt(b["mean"]), fmt(b["max"]), b["note"])  # fmt: skip
         console.print(d)
     against = [d["name"] for d in manifest.get("decontamination", [])]
-    console.print(
-        f"decontaminated against: {', '.join(against) if against else 'nothing'}", highlight=False
-    )
+    console.print(f"decontaminated against: {', '.join(against) if against else 'nothing'}")
     for note in manifest.get("notes", []):
-        console.print(f"[bold yellow]note:[/] {note['line']}", highlight=False)
+        console.print(styled("note:", "bold yellow", note["line"]))
     env = manifest.get("environment") or {}
     for name, e in env.items():
-        console.print(f"[dim]{name} environment: {e}[/]", highlight=False)
+        console.print(Text(f"{name} environment: {e}", style="dim"))

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from curation.commands import app
+from curation.commands import app, console, styled
 from filters.contracts import UserError
 
 
@@ -29,4 +28,4 @@ def plot_mix(
         written = plot_history(log, target, top=top)
     except ValueError as e:
         raise UserError(str(e)) from e
-    Console().print(f"[green]wrote[/green] {written}")
+    console().print(styled("wrote", "green", str(written)))

@@ -1,4 +1,9 @@
-"""`codemix query DIR "SQL"`: DuckDB over the views `problems` and `rejected`."""
+"""`codemix query DIR "SQL"`: DuckDB over the views `problems` and `rejected`, read-only.
+
+Only SELECT statements run (DESCRIBE, SHOW and SUMMARIZE are SELECTs to DuckDB): `COPY ... TO`,
+`CREATE`, `ATTACH`, `INSTALL`, `EXPLAIN ANALYZE` of a write and the like are refused before
+anything runs, and no extension is downloaded.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,10 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from curation.commands import app, table_console
+from curation.commands import app, console, table_console
 from curation.store import duckdb_views
 from filters.contracts import UserError
 
@@ -28,11 +33,19 @@ def query_command(
         60, "--max-width", help="Truncate table cells to this many characters."
     ),
 ) -> None:
-    """Run SQL over a build's shards."""
+    """Run SQL (SELECT statements only: the build is read, never written) over a build's shards."""
     import duckdb
 
     con = duckdb_views(out)
     try:
+        con.execute("SET autoinstall_known_extensions = false")
+        kinds = [s.type for s in con.extract_statements(sql)]
+        writes = [k.name for k in kinds if k != duckdb.StatementType.SELECT]
+        if writes:
+            raise UserError(
+                f"codemix query is read-only: only SELECT statements run, not {writes[0]}; "
+                "to save a result, use --json and redirect it"
+            )
         cur = con.execute(sql)
     except duckdb.Error as e:
         raise UserError(f"query failed: {str(e).splitlines()[0]}") from None
@@ -52,4 +65,4 @@ def query_command(
             cells.append(s if len(s) <= max_width else s[: max_width - 1] + "…")
         t.add_row(*cells)
     table_console().print(t)
-    Console(stderr=True).print(f"[dim]{len(rows)} rows[/]")
+    console(stderr=True).print(Text(f"{len(rows)} rows", style="dim"))

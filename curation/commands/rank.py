@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from curation.commands import app
+from curation.commands import app, console, table_console
 from curation.pipeline import rerun_stage
 from curation.store import MANIFEST, PROBLEMS_DIR, read_manifest, write_json
 from filters.contracts import UserError
@@ -99,7 +99,7 @@ def rank_command(
     ),
 ) -> None:
     """Fit difficulty from model pass rates (item-response model) and write it into the shards."""
-    console = Console(stderr=True)
+    err = console(stderr=True)
     s = rank_build(
         out,
         rollouts,
@@ -113,15 +113,15 @@ def rank_command(
         t.add_column(col, justify="left" if col == "model" else "right")
     for m, a in (s.get("abilities") or {}).items():
         t.add_row(m, f"{a['theta']:.3f}", f"{a['theta_std']:.3f}", f"{a['discrimination']:.3f}")
-    console.print(t)
+    table_console(stderr=True).print(t)
     src = ", ".join(f"{k}={v}" for k, v in sorted(s.get("difficulty_source", {}).items()))
     f = s["funnel"]
-    console.print(f"difficulty from: {src}")
-    console.print(
+    err.print(f"difficulty from: {src}")
+    err.print(
         f"kept {sum(f['kept'].values())}, dropped {sum(f['dropped'].values())} {f['reasons'] or ''}"
     )
     missing = (s.get("rollouts") or {}).get("problems_not_in_shards", 0)
     if missing:
-        console.print(f"[yellow]{missing} problem ids in the rollouts are not in the shards[/]")
+        err.print(Text(f"{missing} problem ids in the rollouts are not in the shards", style="yellow"))
     if (Path(out) / MANIFEST).exists():
-        console.print(f"updated {Path(out) / MANIFEST}; `codemix info {out}` shows the buckets")
+        err.print(f"updated {Path(out) / MANIFEST}; `codemix info {out}` shows the buckets")

@@ -19,10 +19,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import typer
-from rich.console import Console
+from rich.text import Text
 
-from curation.commands import app
-from curation.schema import PROBLEM_FIELDS, read_jsonl
+from curation.commands import app, console
+from curation.schema import PROBLEM_FIELDS, RecordError, read_jsonl
 from curation.store import PROBLEMS_DIR
 from filters.contracts import UserError
 from filters.reward.extract import extract_code
@@ -37,6 +37,8 @@ def _read_completions(path: Path) -> list[tuple[str, str | None]]:
         )
     out = []
     for i, obj in enumerate(read_jsonl(path), 1):
+        if isinstance(obj, RecordError):  # completions are not records: a broken file is refused
+            raise UserError(f'{obj.message}; expected {{"problem_id": str, "completion": str}} lines')
         if not isinstance(obj, dict) or not isinstance(obj.get("problem_id"), str):
             raise UserError(f'{path} line {i}: expected {{"problem_id": str, "completion": str}}')
         comp = obj.get("completion")
@@ -128,17 +130,15 @@ def rollouts_command(
     ),
 ) -> None:
     """Judge model completions in the sandbox and write rollouts for `codemix rank`."""
-    console = Console(stderr=True)
+    err = console(stderr=True)
     s = judge_completions(out, completions, model, dest, workers)
-    console.print(
+    err.print(
         f"judged {s['completions']} completions of {model}: {s['verdicts']}; wrote {s['written']} lines to {dest}"
     )
     if s["sandbox_errors"]:
-        console.print(
-            f"[yellow]{s['sandbox_errors']} sandbox errors (SE) left out: not the model's fault[/]"
-        )
+        err.print(Text(f"{s['sandbox_errors']} sandbox errors (SE) left out: not the model's fault", style="yellow"))
     if s["unknown_problem_ids"]:
-        console.print(
-            f"[yellow]{s['unknown_problem_ids']} completions name problem ids that are not in {out}[/]"
+        err.print(
+            Text(f"{s['unknown_problem_ids']} completions name problem ids that are not in {out}", style="yellow")
         )
-    console.print(f"next: codemix rank {out} --rollouts {dest}")
+    err.print(f"next: codemix rank {out} --rollouts {dest}")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-
-from curation.commands import app
+from curation.commands import app, console, styled
 
 __all__ = ["sources_command"]
 
@@ -20,24 +18,22 @@ def sources_command() -> None:
     """List the known problem sources: what each is, how its rows are read, its options."""
     from curation.sources import SOURCES, data_dirs, how_read, how_read_locally, source_options
 
-    console = Console(soft_wrap=True, highlight=False)
-    console.print(
+    out = console()
+    out.print(
         "codemix sources: use --source NAME, NAME:/local/path, or a canonical file path\n"
     )
     for s in SOURCES.values():
-        console.print(
-            f"[bold]{s.name}[/]  ({s.kind}; tests: {', '.join(s.test_types)})  {s.description}"
-        )
+        out.print(styled(s.name, "bold", f" ({s.kind}; tests: {', '.join(s.test_types)})  {s.description}"))
         if s.kind == "hub":
-            console.print(f"  hub      {how_read(s)}", markup=False)
+            out.print(f"  hub      {how_read(s)}")
             default = f" (default {s.config})" if s.configs else ""
-            console.print(f"  splits   {_splits(s)}{default}", markup=False)
-            console.print(f"  local    --source {s.name}:PATH: {how_read_locally(s)}", markup=False)
+            out.print(f"  splits   {_splits(s)}{default}")
+            out.print(f"  local    --source {s.name}:PATH: {how_read_locally(s)}")
         else:
-            console.print(f"  reads    {how_read(s)}", markup=False)
+            out.print(f"  reads    {how_read(s)}")
         opts = ", ".join(source_options(s))
         if opts:
-            console.print(f"  options  {opts}", markup=False)
-    console.print(
-        "\nlocal files are looked up in: " + ", ".join(str(d) for d in data_dirs()), markup=False
+            out.print(f"  options  {opts}")
+    out.print(
+        "\nlocal files are looked up in: " + ", ".join(str(d) for d in data_dirs())
     )

@@ -12,8 +12,9 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from curation.commands import app
+from curation.commands import app, console, styled, table_console
 from filters.contracts import UserError
 
 __all__ = ["verify_command", "read_candidates"]
@@ -43,24 +44,23 @@ def read_candidates(path: Path) -> dict[str, list[str]]:
     return out
 
 
-def _problems(file: str, limit: int | None, console: Console) -> Iterator[dict[str, Any]]:
+def _problems(file: str, limit: int | None, err: Console) -> Iterator[dict[str, Any]]:
     from curation.schema import RecordError, normalize_record
     from curation.sources import iter_source, parse_source_arg
 
     source, path = parse_source_arg(file)
     bad = 0
     for row in iter_source(source, path, limit=limit):
-        if isinstance(row, RecordError):
-            bad += 1
-            continue
         try:
+            if isinstance(row, RecordError):  # a line that does not parse: the build's rule, one row lost
+                raise row
             yield normalize_record(row)
         except RecordError as e:
             bad += 1
             if bad <= 3:
-                console.print(f"[yellow]skipped a malformed row:[/] {e}", highlight=False)
+                err.print(styled("skipped a malformed row:", "yellow", str(e)))
     if bad:
-        console.print(f"[yellow]{bad} malformed row(s) skipped[/]")
+        err.print(Text(f"{bad} malformed row(s) skipped", style="yellow"))
 
 
 def _jobs(problems: Iterator[dict[str, Any]], candidates: dict[str, list[str]] | None,
@@ -96,7 +96,7 @@ def verify_command(
     """Run reference solutions (or --solutions candidates) against their problems' tests in the sandbox."""
     from filters.sandbox import Sandbox
 
-    console = Console(stderr=True)
+    err = console(stderr=True)
     candidates = read_candidates(solutions) if solutions is not None else None
     out.parent.mkdir(parents=True, exist_ok=True)
     counts: Counter[tuple[str, str]] = Counter()
@@ -105,7 +105,7 @@ def verify_command(
     t0 = time.monotonic()
     n = 0
     with Sandbox(workers, hash_seed=hash_seed) as sb, open(out, "w", encoding="utf-8") as f:
-        jobs = _jobs(_problems(file, limit, console), candidates, incorrect)
+        jobs = _jobs(_problems(file, limit, err), candidates, incorrect)
         while True:
             chunk = [j for _, j in zip(range(_CHUNK), jobs)]
             if not chunk:
@@ -126,11 +126,11 @@ def verify_command(
                     "first_failure": r.first_failure, "error": r.error,
                 }, ensure_ascii=False) + "\n")
             n += len(chunk)
-            console.print(f"judged {n} runs ({time.monotonic() - t0:.0f}s)", highlight=False)
+            err.print(f"judged {n} runs ({time.monotonic() - t0:.0f}s)")
     if candidates is not None:
         missing = set(candidates) - seen_ids
         if missing:
-            console.print(f"[yellow]{len(missing)} candidate id(s) match no problem, e.g. {sorted(missing)[:3]}[/]")
+            err.print(Text(f"{len(missing)} candidate id(s) match no problem, e.g. {sorted(missing)[:3]}", style="yellow"))
     table = Table(title=f"codemix verify: {len(seen_ids)} problems, {n} runs, {time.monotonic() - t0:.1f}s")
     verdicts = ["AC", "WA", "TLE", "MLE", "RE", "OLE", "CE", "SE"]
     table.add_column("kind")
@@ -139,6 +139,6 @@ def verify_command(
     for kind in ("solution", "incorrect", "candidate"):
         if any(k == kind for k, _ in counts):
             table.add_row(kind, *[str(counts[(kind, v)]) for v in verdicts])
-    Console().print(table)
-    Console().print(f"problems with a passing {'candidate' if candidates is not None else 'solution'}: "
-                    f"{len(solved)} of {len(seen_ids)}; results in {out}", highlight=False)
+    table_console().print(table)
+    console().print(f"problems with a passing {'candidate' if candidates is not None else 'solution'}: "
+                    f"{len(solved)} of {len(seen_ids)}; results in {out}")

@@ -368,7 +368,8 @@ def _convert_all(
             continue
         if isinstance(out, RecordError):
             out.partial.setdefault("id", str(index))
-            out.partial.setdefault("source", source.name)
+            if not (source.keep_row_source and out.partial.get("source")):
+                out.partial["source"] = source.name
         elif not (source.keep_row_source and out.get("source")):
             out["source"] = source.name
         emitted += 1

@@ -126,9 +126,35 @@ def _file_rows(f: Path, check: Check | None, batch_rows: int) -> Iterator[Any]:
     elif f.name.endswith(".arrow"):
         yield from _arrow_rows(f)
     elif f.name.endswith((".json", ".json.gz")):
-        yield from checked_first(json_rows(f), str(f), check)
+        yield from _in_their_files_source(checked_first(json_rows(f), str(f), check))
     else:
-        yield from checked_first(read_jsonl(f), str(f), check)
+        yield from _in_their_files_source(checked_first(read_jsonl(f), str(f), check))
+
+
+def _in_their_files_source(rows: Iterator[Any]) -> Iterator[Any]:
+    """One JSON file's rows, each RecordError (a line that does not parse) given the `source` the
+    file's rows name, the previous row's (else the next's), in its `partial`: a canonical file's
+    truncated line is a rejected row of that file's source, not of a source of its own. A source
+    whose rows do not name theirs (`Source.keep_row_source` false) ignores it."""
+    named: str | None = None
+    waiting: list[RecordError] = []
+    for row in rows:
+        if isinstance(row, RecordError):
+            if named is None:
+                waiting.append(row)
+                continue
+            row.partial.setdefault("source", named)
+            yield row
+            continue
+        src = row.get("source") if isinstance(row, dict) else None
+        named = src if isinstance(src, str) and src else named
+        for err in waiting:
+            if named is not None:
+                err.partial.setdefault("source", named)
+            yield err
+        waiting = []
+        yield row
+    yield from waiting
 
 
 def checked_first(rows: Iterator[Any], label: str, check: Check | None) -> Iterator[Any]:

@@ -73,7 +73,9 @@ def iter_json_array(stream: TextIO, name: str, chunk: int = CHUNK_CHARS) -> Iter
     def broken(what: str, at: int | None = None) -> RecordError:
         where = buf.base + (buf.pos if at is None else at)
         return RecordError(
-            "<json>", f"{name}: {what} at character {where}; the rest of the file is skipped"
+            "json",
+            f"{name}: {what} at character {where}; the rest of the file is skipped",
+            where={"file": name, "character": where},
         )
 
     c = buf.skip_ws()

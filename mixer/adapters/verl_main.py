@@ -25,11 +25,18 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-import ray
-from omegaconf import DictConfig, OmegaConf, open_dict
-from torchdata.stateful_dataloader import StatefulDataLoader
-from verl.trainer import main_ppo, main_ppo_v0
-from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+try:
+    import ray
+    from omegaconf import DictConfig, OmegaConf, open_dict
+    from torchdata.stateful_dataloader import StatefulDataLoader
+    from verl.trainer import main_ppo, main_ppo_v0
+    from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+except ImportError as e:  # run without verl: one line naming what to install, no traceback
+    if __name__ != "__main__":
+        raise
+    print(f"error: python -m mixer.adapters.verl_main needs verl 0.9 (no module {e.name!r}): "
+          "pip install verl cachetools uvicorn fastapi TransferQueue (docs/mixer.md, verl)", file=sys.stderr)
+    raise SystemExit(2) from None
 
 from mixer.adapters.verl import (
     MixerCurriculumSampler,

@@ -8,6 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# The benchmark's model and its TRL loop need the trl extra (TRL, transformers, tokenizers, psutil):
+# without it the test skips, as the README says tests of an extra do.
+for _module in ("psutil", "transformers", "tokenizers", "trl"):
+    pytest.importorskip(_module, reason="needs the trl extra: pip install -e '.[trl]'")
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "code_rl" / "bench.py"
 
 

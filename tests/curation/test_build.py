@@ -137,8 +137,8 @@ def test_info_query_on_a_build_and_on_a_non_build(tmp_path):
     assert r.exit_code == 0 and json.loads(r.stdout.splitlines()[0]) == {"n": 12}
     r = runner.invoke(app, ["query", str(out), "SELECT nope FROM problems"])
     assert r.exit_code == 2 and "query failed" in r.output
-    r = runner.invoke(app, ["info", str(tmp_path)])
-    assert r.exit_code == 2 and "unfinished" in r.output
+    r = runner.invoke(app, ["info", str(tmp_path)])  # it holds a build, and is none
+    assert r.exit_code == 2 and "is not a codemix build" in r.output
 
 
 def _benchmark_copies(path: Path) -> Path:

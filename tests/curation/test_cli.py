@@ -125,3 +125,100 @@ def test_a_build_that_keeps_nothing_or_reads_a_wrong_schema_fails(tmp_path):
     assert "source mbpp: none of its 2 rows" in r.output and "kept no problems" not in r.output
     r = runner.invoke(app, ["build", "--source", str(good), "--out", str(tmp_path / "c"), *LIGHT])
     assert r.exit_code == 0, r.output
+
+
+def test_commands_on_a_directory_that_is_not_a_build_say_what_it_is(tmp_path):
+    """Before, `export`, `info` and `query` on any directory without a manifest said "the build is
+    unfinished; run codemix build on it again", which the build then refused."""
+    src = corpus(tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["build", "--source", str(src), "--out", str(out), *LIGHT]).exit_code == 0
+    exported = tmp_path / "exported"
+    assert runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(exported)]).exit_code == 0
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "notes.txt").write_text("mine\n")
+    unfinished = tmp_path / "unfinished"
+    (unfinished / ".work").mkdir(parents=True)
+    commands = (["info"], ["query", "SELECT 1"], ["export", "--format", "trl", "--out", str(tmp_path / "t")],
+                ["diff", str(out)])  # fmt: skip
+    for directory, says in ((plain, f"{plain} is not a codemix build (no manifest.json)"),
+                            (exported, f"{exported} is a jsonl export of the build {out}, not a build"),
+                            (unfinished, "rerun the same `codemix build` command to resume it")):  # fmt: skip
+        for cmd in commands:
+            r = runner.invoke(app, [cmd[0], str(directory), *cmd[1:]])
+            assert r.exit_code == 2 and says in " ".join(r.output.split()), (cmd, r.output)
+            assert "unfinished" not in r.output or directory == unfinished
+
+
+def test_a_build_that_fails_at_its_start_leaves_nothing_behind(tmp_path):
+    """Before, an empty source file (exit 2) left OUT/.work, and the corrected command was refused
+    as "an unfinished build with another configuration ... pass --force"."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    good = corpus(tmp_path / "good.jsonl")
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["build", "--source", str(empty), "--out", str(out), *LIGHT])
+    assert r.exit_code == 2 and "no rows" in r.output, r.output
+    assert not out.exists()
+    out.mkdir()  # an --out that was there already stays, empty
+    r = runner.invoke(app, ["build", "--source", str(good), "--source", str(empty), "--out", str(out), *LIGHT])
+    assert r.exit_code == 2 and list(out.iterdir()) == []
+    # a start killed before it finished any unit: the corrected command starts over without --force
+    (out / ".work").mkdir()
+    (out / ".work" / "config.json").write_text(json.dumps({"sources": [{"name": "canonical", "path": str(empty)}]}))
+    r = runner.invoke(app, ["build", "--source", str(good), "--out", str(out), *LIGHT])
+    assert r.exit_code == 0, r.output
+
+
+_WITHOUT_RAY = """
+import sys
+
+sys.modules["ray"] = None  # `import ray` fails, as where the extra is not installed
+from curation.cli import main
+
+sys.argv = ["codemix", *sys.argv[1:]]
+main()
+"""
+
+
+def test_messages_print_brackets_as_they_are(tmp_path):
+    """Rich read user text as markup: `--executor ray` without Ray printed `pip install 'codemix'`."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "o[1]"
+    r = subprocess.run([sys.executable, "-c", _WITHOUT_RAY, "build", "--executor", "ray", "--out", str(out),
+                        "--limit", "2"], capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 2 and r.stderr == "error: --executor ray needs Ray: pip install 'codemix[ray]'\n"
+    assert not out.exists()
+    r = runner.invoke(app, ["build", "--source", "nope[bold]", "--out", str(out)])
+    assert r.exit_code == 2 and "unknown source 'nope[bold]'" in r.output
+    src = corpus(tmp_path / "toy[x].jsonl")
+    r = runner.invoke(app, ["build", "--source", str(src), "--out", str(out), *LIGHT])
+    assert r.exit_code == 0 and f"built {out}: 14 problems read" in r.output
+    r = runner.invoke(app, ["query", str(out), "SELECT '[red]a[i][/red]' AS s"])
+    assert r.exit_code == 0 and "[red]a[i][/red]" in r.output
+    r = runner.invoke(app, ["info", str(out)])
+    assert r.exit_code == 0 and f"{out}:problemspersource" in "".join(r.output.split())  # a title, wrapped
+    r = runner.invoke(app, ["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "e[2]")])
+    assert r.exit_code == 0 and f"to {tmp_path / 'e[2]'} (train=" in r.output
+
+
+def test_query_is_read_only(tmp_path, monkeypatch):
+    """Before, `codemix query OUT "COPY ... TO 'file'"` wrote the file."""
+    src = corpus(tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["build", "--source", str(src), "--out", str(out), *LIGHT]).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    for sql, kind in (("COPY problems TO 'copy.parquet'", "COPY"),
+                      ("SELECT 1; COPY (SELECT 1) TO 'two.csv'", "COPY"),
+                      ("EXPLAIN ANALYZE COPY (SELECT 1) TO 'explained.csv'", "EXPLAIN"),
+                      ("CREATE TABLE t AS SELECT * FROM problems", "CREATE"),
+                      (f"ATTACH '{tmp_path / 'new.db'}' AS db", "ATTACH")):  # fmt: skip
+        r = runner.invoke(app, ["query", str(out), sql])
+        assert r.exit_code == 2 and f"read-only: only SELECT statements run, not {kind}" in r.output, r.output
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    r = runner.invoke(app, ["query", str(out), "DESCRIBE problems", "--json"])
+    assert r.exit_code == 0 and '"column_name": "problem_id"' in r.output

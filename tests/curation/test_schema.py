@@ -86,7 +86,7 @@ def test_jsonl_roundtrip_and_bad_json_line(tmp_path):
     raw.write_text(json.dumps(stdio_record()) + "\n{not json\n\n")
     items = list(read_jsonl(raw))
     assert isinstance(items[0], dict) and isinstance(items[1], RecordError)
-    assert "line 2" in str(items[1])
+    assert f"{raw}:2: not valid JSON" in str(items[1]) and items[1].where == {"file": str(raw), "line": 2}
 
 
 def test_parquet_roundtrip_keeps_types(tmp_path):

@@ -209,3 +209,56 @@ def test_open_data_files_checks_datasets_features(tmp_path):
     )  # fmt: skip
     assert seen == [("cc", "struct", "list<string>")]  # checked before the first row is read
     assert len(list(rows)) == 3
+
+
+LIGHT = ["--skip", "amplify", "--skip", "verify", "--skip", "dedup", "--skip", "difficulty"]
+
+
+def _with_a_truncated_line(path: Path, rows: list[dict], at: int) -> Path:
+    """`rows` as JSONL with a truncated copy of row `at` inserted before it (line `at + 1`)."""
+    lines = [json.dumps(r) for r in rows]
+    lines.insert(at, lines[at][: len(lines[at]) // 2])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_line_that_does_not_parse_is_one_rejected_row_of_its_files_source(tmp_path):
+    """Before: "11 problems read, 10 kept", then `error: source canonical: none of its 1 rows fits
+    the record schema`, exit 1: the unparsable line had no `source` and became a phantom source."""
+    path = _with_a_truncated_line(tmp_path / "c.jsonl", _rows(10), at=4)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["build", "--source", str(path), "--out", str(out), *LIGHT])
+    assert res.exit_code == 0, res.output
+    counts = json.loads((out / "manifest.json").read_text())["counts"]
+    assert counts["input"] == {"mine": 11} and counts["output"] == {"mine": 10}
+    (bad,) = pq.read_table(out / "rejected").to_pylist()
+    assert (bad["source"], bad["reject_stage"], bad["reject_reason"]) == ("mine", "schema", "malformed:json")
+    detail = json.loads(bad["reject_detail"])
+    assert detail["file"] == str(path) and detail["line"] == 5
+    assert f"{path}:5: not valid JSON" in detail["error"]
+
+
+def test_codemix_verify_skips_the_same_line_and_says_where(tmp_path):
+    path = _with_a_truncated_line(tmp_path / "c.jsonl", _rows(10), at=4)
+    res = CliRunner().invoke(app, ["verify", str(path), "--out", str(tmp_path / "v.jsonl"), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert f"skipped a malformed row: json: {path}:5: not valid JSON" in " ".join(res.output.split())
+    assert "1 malformed row(s) skipped" in res.output
+    results = [json.loads(x) for x in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert len(results) == 10 and {r["verdict"] for r in results} == {"AC"}
+
+
+def test_a_broken_line_takes_the_source_its_own_files_rows_name(tmp_path):
+    """In a directory of canonical files each file's broken line counts against that file's source,
+    also when it comes before any good row; a registry source's broken line is that source's."""
+    first = [{**r, "source": "alpha"} for r in _rows(3)]
+    second = [{**r, "source": "beta"} for r in _rows(3)]
+    _with_a_truncated_line(tmp_path / "in" / "a.jsonl", first, at=2)
+    _with_a_truncated_line(tmp_path / "in" / "b.jsonl", second, at=0)
+    items = list(iter_source("canonical", tmp_path / "in"))
+    errors = [e for e in items if isinstance(e, RecordError)]
+    assert [(e.partial["source"], e.where["line"]) for e in errors] == [("alpha", 3), ("beta", 1)]
+    assert [r["source"] if isinstance(r, dict) else "x" for r in items] == ["alpha"] * 2 + ["x", "alpha", "x"] + ["beta"] * 3
+    (err,) = [e for e in iter_source("mbpp", tmp_path / "in" / "b.jsonl") if isinstance(e, RecordError) and e.where]
+    assert err.partial["source"] == "mbpp" and err.where["line"] == 1

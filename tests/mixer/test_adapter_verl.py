@@ -219,3 +219,15 @@ def test_real_verl_09_train_sampler_path() -> None:
         tensors, nt = _rollout(idx, list(b["data_source"]))
         sampler.update(DataProto.from_dict(tensors=tensors, non_tensors=nt))
     assert sampler.mixer.step == 4 and sampler.mixer.weights().argmax() == SOURCES.index("lcb")
+
+
+def test_the_verl_entry_point_without_verl_is_one_line_naming_the_install() -> None:
+    """Before, `python -m mixer.adapters.verl_main` without verl printed a raw traceback."""
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("verl") is not None:
+        pytest.skip("verl is installed here")
+    r = subprocess.run([sys.executable, "-m", "mixer.adapters.verl_main"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("error: python -m mixer.adapters.verl_main needs verl") and "pip install verl" in r.stderr
