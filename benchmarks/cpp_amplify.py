@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from cpp_sandbox import DATA, TIME_LIMIT_S, problems  # noqa: E402
 
-from curation.schema import normalize_record, records_to_table  # noqa: E402
+from curation.record_files import records_to_table  # noqa: E402
+from curation.schema import normalize_record  # noqa: E402
 from filters.amplify import AmplifyStage  # noqa: E402
 from filters.mutants import mutants_of  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402

@@ -247,7 +247,8 @@ def _count(per_job: list[list[str]]) -> dict[str, int]:
 
 # ---- agree -----------------------------------------------------------------------------------------
 def section_agree(workers: int, probs: list[dict[str, Any]]) -> dict[str, Any]:
-    from curation.schema import normalize_record, records_to_table
+    from curation.record_files import records_to_table
+    from curation.schema import normalize_record
     from filters.verify import VerifyStage
 
     rows = []

@@ -22,7 +22,8 @@ import typer
 from rich.text import Text
 
 from curation.commands import app, console
-from curation.schema import PROBLEM_FIELDS, RecordError, read_jsonl
+from curation.record_files import read_jsonl
+from curation.schema import PROBLEM_FIELDS, RecordError
 from curation.store import PROBLEMS_DIR
 from filters.contracts import UserError
 from filters.reward.extract import extract_code

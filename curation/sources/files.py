@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.ipc  # noqa: F401  (registers pa.ipc)
 import pyarrow.parquet as pq
 
-from curation.schema import RecordError, read_jsonl
+from curation.record_files import read_jsonl
+from curation.schema import RecordError
 from curation.sources.columns import kinds_of_row, kinds_of_schema
 from curation.sources.jsonarray import iter_json_array
 from filters.contracts import UserError

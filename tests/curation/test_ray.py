@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from curation.cli import app
-from curation.schema import write_jsonl
+from curation.record_files import write_jsonl
 from tests.curation.reproducible import comparable
 
 pytest.importorskip("ray")

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from curation.cli import app
 from curation.recipe import RECIPES_DIR, load_recipe
-from curation.schema import write_jsonl
+from curation.record_files import write_jsonl
 from filters.contracts import UserError
 
 runner = CliRunner()
@@ -77,7 +77,8 @@ def test_deepcoder_decontaminates_against_livecodebench_read_from_the_hub_by_dat
     from pathlib import Path
 
     from curation.build import _decontamination, make_stage
-    from curation.schema import normalize_record, records_to_table
+    from curation.record_files import records_to_table
+    from curation.schema import normalize_record
     from curation.sources import iter_source
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from curation.cli import app
-from curation.schema import write_jsonl
+from curation.record_files import write_jsonl
 
 runner = CliRunner()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from curation.schema import write_jsonl
+from curation.record_files import write_jsonl
 
 LIGHT = ["--skip", "verify", "--skip", "dedup", "--skip", "difficulty"]
 

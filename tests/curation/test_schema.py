@@ -7,17 +7,14 @@ import json
 import pyarrow as pa
 import pytest
 
-from curation.schema import (
-    KEPT_BASE_SCHEMA,
-    PROBLEM_FIELDS,
-    RecordError,
-    normalize_record,
+from curation.record_files import (
     read_jsonl,
     read_parquet,
     records_to_table,
     write_jsonl,
     write_parquet,
 )
+from curation.schema import KEPT_BASE_SCHEMA, PROBLEM_FIELDS, RecordError, normalize_record
 
 
 def stdio_record(**over):

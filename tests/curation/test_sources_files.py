@@ -13,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from curation.cli import app
-from curation.schema import RecordError, write_jsonl
+from curation.record_files import write_jsonl
+from curation.schema import RecordError
 from curation.sources import iter_source, parse_source_arg
 from filters.contracts import UserError
 

@@ -221,7 +221,7 @@ def test_a_snapshot_with_several_splits_reads_only_the_asked_split(tmp_path):
 def test_verify_drops_problems_whose_source_left_out_tests():
     """An incomplete official test set rewards programs the real judge rejects: dropped as
     `incomplete_tests` unless the stage is told to keep them."""
-    from curation.schema import records_to_table
+    from curation.record_files import records_to_table
     from filters.sandbox import Sandbox
     from filters.verify import VerifyStage
 

@@ -17,7 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from curation.cli import app
-from curation.schema import RecordError, normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import RecordError, normalize_record
 from curation.sources import iter_source
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "hub-samples"

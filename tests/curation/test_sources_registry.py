@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 import curation.sources as sources
 from curation.cli import app
-from curation.schema import RecordError, write_jsonl
+from curation.record_files import write_jsonl
+from curation.schema import RecordError
 from curation.sources import SOURCES, get_source, iter_source, parse_source_arg
 from filters.contracts import UserError
 

@@ -14,7 +14,7 @@ import pytest
 
 from curation.build import BuildConfig, SourceSpec, build
 from curation.pipeline import Pipeline, process_unit, rerun_stage
-from curation.schema import write_jsonl
+from curation.record_files import write_jsonl
 from curation.store import read_manifest, read_table, sha256_file
 from filters.contracts import REJECTED_SCHEMA, UserError
 from filters.exact_id import ExactIdStage

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.amplify import AmplifyStage, expected_check
 from filters.ground_truth import from_ground_truth, to_ground_truth
 from filters.inputgen import CallInputs, StdioInputs

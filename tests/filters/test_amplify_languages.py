@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.amplify import AmplifyStage
 from filters.labelling import fastest_first, labelling_references, mutated_reference
 from filters.sandbox import RunResult, Sandbox

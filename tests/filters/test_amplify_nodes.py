@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from curation.schema import normalize_record, problem_id, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record, problem_id
 from curation.sources.local import convert_leetcodedataset
 from filters.amplify import AmplifyStage, expected_check
 from filters.inputgen import CallInputs, is_search_tree, traversals

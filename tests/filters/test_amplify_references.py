@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.amplify import SEVERAL_ANSWERS_MIN_REFERENCES, AmplifyStage
 from filters.judge_style import comparison_of
 from filters.judged import judged_problem

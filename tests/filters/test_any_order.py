@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.amplify import AmplifyStage
 from filters.compare import Comparison, compare_call
 from filters.judge_style import allows_any_order, comparison_of, several_valid_answers

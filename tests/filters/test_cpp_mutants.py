@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.cpp_mutants import cpp_mutation_sites, cpp_tokens, generate_cpp_mutants
 from filters.mutants import mutants_of
 from filters.sandbox import Sandbox

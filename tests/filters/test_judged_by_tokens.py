@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.amplify import AmplifyStage
 from filters.compare import STRICT, Comparison, compare_stdio, explain_stdio
 from filters.ground_truth import to_ground_truth

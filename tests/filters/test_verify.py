@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.sandbox import Sandbox
 from filters.verify import VerifyStage, calibrated_time_limit
 
@@ -115,7 +116,7 @@ def test_verify_command_writes_one_line_per_run(tmp_path):
     from typer.testing import CliRunner
 
     from curation.cli import app
-    from curation.schema import write_jsonl
+    from curation.record_files import write_jsonl
 
     src = tmp_path / "problems.jsonl"
     write_jsonl([rec("good"), rec("wrong", solutions=["print(1)"], incorrect_solutions=[])], src)
@@ -231,7 +232,7 @@ def test_an_expected_output_in_set_iteration_order_is_flaky(sb, tmp_path):
     from typer.testing import CliRunner
 
     from curation.cli import app
-    from curation.schema import write_jsonl
+    from curation.record_files import write_jsonl
 
     write_jsonl([row], tmp_path / "p.jsonl")
     verdicts = []

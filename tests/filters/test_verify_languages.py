@@ -8,7 +8,8 @@ import shutil
 
 import pytest
 
-from curation.schema import normalize_record, records_to_table
+from curation.record_files import records_to_table
+from curation.schema import normalize_record
 from filters.languages import judged_programs, languages_of
 from filters.sandbox import Sandbox
 from filters.verify import VerifyStage
