@@ -49,7 +49,13 @@ from mixer.problems.scorers import ReferenceLikelihood, dataset_references
 from mixer.rows import check_rows
 from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 
-__all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE", "REFILL_FALLBACKS"]
+__all__ = [
+    "MixerRepeatSampler",
+    "MixerGRPOTrainer",
+    "MIXER_STATE_FILE",
+    "REFILL_FALLBACKS",
+    "SKIP_KEY",
+]
 
 #: What a generation batch trains on when `refill_rounds` rounds did not fill it with informative
 #: groups: "train" on the informative groups it has (the empty places hold dropped groups whose
