@@ -34,28 +34,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixer_in_trainers import _model_and_tokenizer as _gpt2  # noqa: E402
 
 KINDS = ("solved", "failed", "half")  # per problem: what its completions score
 PROMPTS, GROUP = 8, 8
 
 
 def _model_and_tokenizer():
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    vocab = {
-        c: i for i, c in enumerate(["<pad>", "<eos>", *"abcdefghijklmnopqrstuvwxyz0123456789 "])
-    }
-    tk = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
-    tk.pre_tokenizer = pre_tokenizers.Split("", "isolated")
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="<eos>")
-    cfg = GPT2Config(
-        vocab_size=len(vocab), n_positions=256, n_embd=128, n_layer=4, n_head=4,
-        bos_token_id=1, eos_token_id=1, pad_token_id=0,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    return GPT2LMHeadModel(cfg), tok
+    return _gpt2(n_positions=256, n_embd=128, n_layer=4, n_head=4)
 
 
 def _reward(completions, kind, **kw):
