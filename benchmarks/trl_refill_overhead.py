@@ -3,7 +3,7 @@
 One run, two arms on the same model, data and reward, one after the other: `DynamicSampling`
 (DAPO's filter: the trainer refills each generation batch from several rounds) and the plain
 `ProblemSampler` (keeps every group: one round a step, no refill). Both train on 8 groups of 8
-completions a step. A third of the problems are always solved, a third never, a third half the
+completions a step (`--prompts`, `--group`). A third of the problems are always solved, a third never, a third half the
 time, so DAPO needs about three rounds for its 8 informative groups.
 
 Timed per optimizer step, after a warm-up step: the step's wall time (`on_step_begin` to
@@ -37,7 +37,6 @@ from mixbench.cli import RESULTS, stamp  # noqa: E402
 from mixer_in_trainers import _model_and_tokenizer as _gpt2  # noqa: E402
 
 KINDS = ("solved", "failed", "half")  # per problem: what its completions score
-PROMPTS, GROUP = 8, 8
 
 
 def _model_and_tokenizer():
@@ -48,7 +47,9 @@ def _reward(completions, kind, **kw):
     return [float(k == "solved" or (k == "half" and i % 2)) for i, k in enumerate(kind)]
 
 
-def run_arm(refill: bool, steps: int, tokens: int, out: str) -> dict:
+def run_arm(
+    refill: bool, steps: int, tokens: int, out: str, prompts: int = 8, group: int = 8
+) -> dict:
     import trl
     from datasets import Dataset
     from transformers import TrainerCallback
@@ -67,10 +68,10 @@ def run_arm(refill: bool, steps: int, tokens: int, out: str) -> dict:
         }
     )
     cls = DynamicSampling if refill else ProblemSampler
-    sampler = cls.from_labels(ds["source"], PROMPTS, mixer="uniform", seed=0)
+    sampler = cls.from_labels(ds["source"], prompts, mixer="uniform", seed=0)
     model, tok = _model_and_tokenizer()
     args = trl.GRPOConfig(
-        output_dir=out, per_device_train_batch_size=PROMPTS * GROUP, num_generations=GROUP,
+        output_dir=out, per_device_train_batch_size=prompts * group, num_generations=group,
         max_completion_length=tokens, max_steps=steps + 1, report_to=[], logging_steps=1,
         use_cpu=True, seed=0, disable_tqdm=True, save_strategy="no", learning_rate=1e-4,
     )  # fmt: skip
@@ -154,6 +155,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--quick", action="store_true", help="3 timed steps, 16 new tokens")
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--tokens", type=int, default=None, help="max_completion_length")
+    ap.add_argument("--prompts", type=int, default=8, help="prompts a generation batch")
+    ap.add_argument("--group", type=int, default=8, help="completions a prompt")
     ap.add_argument("--out-dir", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
     steps = args.steps or (3 if args.quick else 8)
@@ -161,7 +164,10 @@ def main(argv: list[str] | None = None) -> dict:
     load0 = os.getloadavg()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        arms = [run_arm(refill, steps, tokens, tmp) for refill in (True, False)]
+        arms = [
+            run_arm(refill, steps, tokens, tmp, args.prompts, args.group)
+            for refill in (True, False)
+        ]
     ours, base = arms
     for a in arms:
         print(
@@ -179,8 +185,8 @@ def main(argv: list[str] | None = None) -> dict:
         "loadavg_end": [round(x, 2) for x in os.getloadavg()],
         "wall_s": round(time.perf_counter() - t0, 1),
         "settings": {
-            "prompts": PROMPTS,
-            "group": GROUP,
+            "prompts": args.prompts,
+            "group": args.group,
             "max_completion_length": tokens,
             "steps": steps,
         },
