@@ -3,8 +3,8 @@
 One run, two arms on the same model, data and reward, one after the other: `DynamicSampling`
 (DAPO's filter: the trainer refills each generation batch from several rounds) and the plain
 `ProblemSampler` (keeps every group: one round a step, no refill). Both train on 8 groups of 8
-completions a step (`--prompts`, `--group`). A third of the problems are always solved, a third never, a third half the
-time, so DAPO needs about three rounds for its 8 informative groups.
+completions a step (`--prompts`, `--group`). A third of the problems are always solved, a third
+never, a third half the time, so DAPO needs about three rounds for its 8 informative groups.
 
 Timed per optimizer step, after a warm-up step: the step's wall time (`on_step_begin` to
 `on_step_end`), the time inside TRL's own `_generate_and_score_completions` (generation, rewards,
