@@ -27,7 +27,10 @@ import numpy as np
 SOURCES = ["easy", "hard", "mid"]
 
 
-def _model_and_tokenizer():
+def _model_and_tokenizer(
+    n_positions: int = 64, n_embd: int = 16, n_layer: int = 1, n_head: int = 2
+):
+    """A GPT-2 of the given size and a character tokenizer, built offline."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -39,8 +42,8 @@ def _model_and_tokenizer():
     tk.pre_tokenizer = pre_tokenizers.Split("", "isolated")
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", eos_token="<eos>")
     cfg = GPT2Config(
-        vocab_size=len(vocab), n_positions=64, n_embd=16, n_layer=1, n_head=2,
-        bos_token_id=1, eos_token_id=1, pad_token_id=0,
+        vocab_size=len(vocab), n_positions=n_positions, n_embd=n_embd, n_layer=n_layer,
+        n_head=n_head, bos_token_id=1, eos_token_id=1, pad_token_id=0,
     )  # fmt: skip
     torch.manual_seed(0)
     return GPT2LMHeadModel(cfg), tok

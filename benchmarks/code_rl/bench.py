@@ -75,7 +75,6 @@ ARMS = {
     ),
 }
 QUALITY_ARMS = {"uniform", "frontier-scored"}
-DROPS_GROUPS = {"dapo"}  # samplers that need a trainer that regenerates to refill its batch
 PARTS = {"dev": [0, 1], "fresh": [100, 101, 102, 103, 104]}
 MODES: dict[str, dict[str, Any]] = {
     # setting name, problems per source (None: all), model size, pre-training steps, run config
@@ -297,12 +296,6 @@ def main(argv: list[str] | None = None) -> int:
         for seed in seeds:  # every arm on a seed before the next: a part ends with pairs
             for name in arms:
                 arm = ARMS[name]
-                if loop == "trl" and arm.problems in DROPS_GROUPS:
-                    if seed == seeds[0]:
-                        print(
-                            f"{setting} {name}: skipped (TRL trains on every group; use --loop lean)"
-                        )
-                    continue
                 out = root / name / f"seed{seed}.json"
                 if out.exists():
                     continue

@@ -1,7 +1,8 @@
 """GRPO on B3, two ways with the same reward function, samplers and mixers:
 
 - `run_trl`: TRL's `GRPOTrainer` through `mixer.adapters.trl.MixerGRPOTrainer` (the sampler
-  draws each generation batch, `trl_correctness_reward` grades it, the trainer feeds the sampler);
+  draws each generation batch, `trl_correctness_reward` grades it, the trainer feeds the sampler;
+  a sampler that drops groups is refilled by the trainer, up to `refill_rounds` rounds);
 - `run_lean`: the same step written out (sample `group` completions per drawn prompt, grade them
   with `trl_correctness_reward`, `sampler.update`, TRL's loss: group-scaled advantages, the
   "dapo" token-mean loss, `beta=0`, one iteration, AdamW with a linear decay, gradient clip 1),
@@ -359,6 +360,7 @@ def run_trl(
         train_dataset=train,
         processing_class=tok,
         sampler=sampler,
+        refill_rounds=cfg.refill_rounds,  # short after them: train on the kept groups, as run_lean
     )
     scorer = None
     if arm.scorer:

@@ -10,12 +10,19 @@ After rewards are computed for a generation batch, `_calculate_rewards` turns th
 mean reward, pass rate and mean |GRPO advantage| and calls `mixer.update`; reward functions never
 see the two added keys. Mixer and sampler state are saved in each checkpoint (`mixer_state.pt`)
 and restored on resume.
+
+Samplers that drop groups after rollout (`DynamicSampling`, `PassRateBand`, `GRESO`) are refilled:
+`_generate_and_score_completions` generates and grades the loader's generation batch, then draws
+more batches from the sampler (each credited to its own weights) until the informative groups fill
+one generation batch or `refill_rounds` rounds were generated, and returns the chosen groups' rows
+as one generation batch (`_RefillRows`); what every round cost is counted and logged per step.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,11 +44,51 @@ from mixer.feedback import weights_id_of
 from mixer.log import logger
 from mixer.policies import make_mixer
 from mixer.policies.base import Mixer
+from mixer.problems.base import group_rewards
 from mixer.problems.scorers import ReferenceLikelihood, dataset_references
 from mixer.rows import check_rows
-from mixer.sampler import BatchSource, MixedSampler
+from mixer.sampler import BatchSource, DrawnIndex, MixedSampler
 
-__all__ = ["MixerRepeatSampler", "MixerGRPOTrainer", "MIXER_STATE_FILE"]
+__all__ = [
+    "MixerRepeatSampler",
+    "MixerGRPOTrainer",
+    "MIXER_STATE_FILE",
+    "REFILL_FALLBACKS",
+    "SKIP_KEY",
+]
+
+#: What a generation batch trains on when `refill_rounds` rounds did not fill it with informative
+#: groups: "train" on the informative groups it has (the empty places hold dropped groups whose
+#: loss is masked out), or "skip" it (no gradient from it).
+REFILL_FALLBACKS = ("train", "skip")
+
+#: The key a skipped generation batch carries to `compute_loss` (a 0-d tensor survives TRL's
+#: shuffling and splitting of the buffered batch).
+SKIP_KEY = "mixer_skip"
+
+#: The run-long counts of `MixerGRPOTrainer.rollouts` (saved in each checkpoint).
+ROLLOUT_COUNTS = (
+    "generation_batches",  # generation batches trained (or skipped)
+    "rounds",  # generation rounds (the loader's batch and every refill)
+    "rollouts",  # completions generated and graded
+    "trained_rollouts",  # completions in the groups trained on
+    "groups",  # groups generated
+    "groups_dropped",  # groups the sampler dropped after rollout
+    "groups_surplus",  # informative groups beyond a full batch (generated, not trained)
+    "groups_padded",  # places of a short batch filled with masked rows (fallback "train")
+    "short_batches",  # generation batches that reached refill_rounds without filling
+    "skipped_batches",  # of these, skipped (fallback "skip")
+)
+
+
+@dataclass
+class _Heard:
+    """One generation round as the sampler heard it, in the order of the rows gathered across ranks
+    (group g is rows g*G .. g*G+G-1)."""
+
+    keep_group: np.ndarray  # bool per group: the sampler keeps it
+    zero_advantage: np.ndarray  # bool per group: all rewards equal (or fewer than two)
+    sources: np.ndarray  # source id per group
 
 
 class MixerGRPOTrainer(GRPOTrainer):
@@ -56,6 +103,13 @@ class MixerGRPOTrainer(GRPOTrainer):
     learns each problem's rewards (`sampler.update`, which also feeds its mixer; its `reward_range`
     replaces `pass_threshold`). Resuming sets `ignore_data_skip`: the restored sampler
     already knows where the stream stands.
+
+    A sampler that drops groups after rollout (`drops_groups`: `DynamicSampling`, `PassRateBand`,
+    `GRESO`) is refilled: after the loader's generation batch, more batches are drawn from the
+    sampler, generated and graded until the kept groups fill one generation batch or
+    `refill_rounds` rounds (the first included) were generated; the sampler hears every round,
+    credited to the weights that drew it. A batch still short then follows `refill_fallback`
+    (`REFILL_FALLBACKS`). `rollouts` counts what every generation batch cost.
     """
 
     def __init__(
@@ -66,6 +120,8 @@ class MixerGRPOTrainer(GRPOTrainer):
         mixer_kwargs: dict | None = None,
         pass_threshold: float = 1.0,
         sampler: BatchSource | None = None,
+        refill_rounds: int = 10,
+        refill_fallback: str = "train",
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -86,30 +142,67 @@ class MixerGRPOTrainer(GRPOTrainer):
             sampler = MixedSampler.from_dataset(
                 self.train_dataset, chunk, group_by=source_column, mixer=mixer, seed=self.args.seed
             )
-        elif sampler.drops_groups:
-            raise ValueError(
-                f"{type(sampler).__name__} drops groups after rollout and needs a trainer that "
-                "regenerates to refill the batch; TRL's GRPOTrainer trains on every group it "
-                "generated (use FrontierSampler or ProblemSampler here)"
-            )
         elif sampler.batch_size != chunk:
             raise ValueError(
                 f"sampler.batch_size is {sampler.batch_size}; a generation batch holds {chunk} "
                 f"prompts (generation_batch_size {self.args.generation_batch_size} / "
                 f"num_generations {self.num_generations})"
             )
+        if int(refill_rounds) < 1:
+            raise ValueError(
+                f"refill_rounds must be >= 1 (the first round included), got {refill_rounds}"
+            )
+        if refill_fallback not in REFILL_FALLBACKS:
+            raise ValueError(
+                f"refill_fallback must be one of {REFILL_FALLBACKS}, got {refill_fallback!r}"
+            )
+        self.refill_rounds = int(refill_rounds)
+        self.refill_fallback = refill_fallback
+        if sampler.drops_groups:
+            self._check_refill(type(sampler).__name__)
         if self.train_dataset is not None:
             check_rows(sampler, self.train_dataset, where="train_dataset")
         self.mixed_sampler = sampler
         self.mixer = sampler.mixer
         self.repeat_sampler: MixerRepeatSampler | None = None
+        self.rollouts: dict[str, int] = dict.fromkeys(ROLLOUT_COUNTS, 0)
         self._fed = 0
+        self._heard: _Heard | None = None
         self.args.ignore_data_skip = True
         self.add_callback(_RunStart(self))
 
+    def _check_refill(self, name: str) -> None:
+        """Refuse the settings under which a refilled batch would not train what its groups say."""
+        why = []
+        if self.scale_rewards == "batch":
+            why.append(
+                "scale_rewards='batch' (each round's advantages would be scaled by that round)"
+            )
+        if self.multi_objective_aggregation != "sum_then_normalize":
+            why.append(
+                f"multi_objective_aggregation={self.multi_objective_aggregation!r} (normalised over each round)"
+            )
+        generate_every = self.args.steps_per_generation * self.num_iterations
+        if (
+            self.refill_fallback == "skip"
+            and self.accelerator.num_processes > 1
+            and generate_every % self.args.gradient_accumulation_steps
+        ):
+            why.append(
+                "refill_fallback='skip' on several processes with generation batches that share an "
+                "optimizer step (steps_per_generation x num_iterations not a multiple of "
+                "gradient_accumulation_steps)"
+            )
+        if why:
+            raise ValueError(
+                f"{name} drops groups after rollout and MixerGRPOTrainer refills its batch from "
+                f"several generation rounds; that cannot be done with {'; '.join(why)}"
+            )
+
     def mixer_updates(self, max_steps: int) -> int:
         """How many mixer updates a run of `max_steps` optimizer steps makes: one per generation
-        batch, generated every `steps_per_generation * num_iterations` micro-batches."""
+        batch, generated every `steps_per_generation * num_iterations` micro-batches (a sampler
+        that drops groups makes one per round, so at least this many)."""
         micro = max_steps * self.args.gradient_accumulation_steps
         return math.ceil(micro / (self.args.steps_per_generation * self.num_iterations))
 
@@ -118,6 +211,25 @@ class MixerGRPOTrainer(GRPOTrainer):
         exactly (TRL regenerates that batch on resume and its generation schedule shifts)."""
         micro = self.args.steps_per_generation * self.num_iterations
         return micro / self.args.gradient_accumulation_steps
+
+    def rollout_summary(self) -> str:
+        """One line: what the run generated, what it trained on, and what the filter cost."""
+        n = self.rollouts
+        untrained = n["rollouts"] - n["trained_rollouts"]
+        share = untrained / n["rollouts"] if n["rollouts"] else 0.0
+        g = self.num_generations
+        line = (
+            f"{n['rollouts']} rollouts generated in {n['generation_batches']} generation batches "
+            f"({n['rounds']} rounds), {n['trained_rollouts']} trained; the filter cost "
+            f"{untrained} ({share:.0%}): {n['groups_dropped'] * g} in dropped groups, "
+            f"{n['groups_surplus'] * g} surplus"
+        )
+        if n["short_batches"]:
+            line += (
+                f"; {n['short_batches']} batches reached refill_rounds={self.refill_rounds} "
+                f"({n['skipped_batches']} skipped, {n['groups_padded']} places masked)"
+            )
+        return line
 
     def reference_scorer(
         self, reference_column: str | None = None, **kw: Any
@@ -188,21 +300,138 @@ class MixerGRPOTrainer(GRPOTrainer):
             unscorable = torch.isnan(rpf).all(dim=1)
             rewards = (rpf * w.unsqueeze(0)).nansum(dim=1)
             rewards[unscorable] = float("nan")
+            rows = np.array([row for row, _ in drawn], dtype=np.int64)
             wid = weights_id_of(wid for _, wid in drawn[:: self.num_generations])
-            self.mixed_sampler.learn(
-                np.array([row for row, _ in drawn], dtype=np.int64),
+            out = self.mixed_sampler.learn(
+                rows,
                 rewards.numpy(),
                 weights_id=wid,
                 group_size=self.num_generations,
                 pass_threshold=self.pass_threshold,
             )
-            self._fed += 1
+            self._heard = self._heard_of(out, rows, rewards.numpy())
             for i, name in enumerate(self.mixed_sampler.names):
                 self._metrics["train"][f"mixer/weight/{name}"].append(
                     float(self.mixer.weights()[i])
                 )
         return rewards_per_func
 
+    def _heard_of(self, out: Any, rows: np.ndarray, rewards: np.ndarray) -> _Heard:
+        """The groups of one round: what `learn` returned (a `GroupOutcome`), or, for a source that
+        keeps every group and returns nothing, its groups read from the rewards."""
+        g = self.num_generations
+        if hasattr(out, "keep_group"):
+            return _Heard(
+                np.asarray(out.keep_group, dtype=bool),
+                np.asarray(out.zero_advantage, dtype=bool),
+                np.asarray(out.sources, dtype=np.int64),
+            )
+        if self.mixed_sampler.drops_groups:
+            raise RuntimeError(
+                f"{type(self.mixed_sampler).__name__}.learn returned no keep_group, though the "
+                "sampler drops groups"
+            )
+        zero = group_rewards(rows, rewards, np.arange(rows.size) // g)[3]
+        return _Heard(
+            np.ones(rows.size // g, dtype=bool), zero, self.mixed_sampler.source_of(rows[::g])
+        )
+
+    # ---- refill -----------------------------------------------------------------------------
+    def _generate_and_score_completions(self, inputs):  # noqa: ANN001, ANN202
+        if not self.model.training:
+            return super()._generate_and_score_completions(inputs)
+        rounds = [(super()._generate_and_score_completions(inputs), self._heard)]
+        self._fed += 1  # one chunk of the repeat sampler's stream consumed
+        prompts = self.args.generation_batch_size // self.num_generations
+        while (
+            self.mixed_sampler.drops_groups
+            and sum(int(h.keep_group.sum()) for _, h in rounds) < prompts
+            and len(rounds) < self.refill_rounds
+        ):
+            more = self._drawn_inputs(len(inputs))
+            rounds.append((super()._generate_and_score_completions(more), self._heard))
+        return self._assemble(rounds)
+
+    def _drawn_inputs(self, local: int) -> list[dict]:
+        """One more generation batch from the sampler, this rank's rows of it, as the loader gives
+        them (each prompt `num_generations` times in a row, ranks in order, rows tagged with their
+        index and the weights id that drew them)."""
+        idx = self.mixed_sampler.next_batch()
+        wid = self.mixed_sampler.last_weights_id
+        start = self.accelerator.process_index * local
+        rows = DrawnRows(self.train_dataset)
+        g = self.num_generations
+        return [rows[DrawnIndex(idx[j // g], wid)] for j in range(start, start + local)]
+
+    def _assemble(self, rounds: list[tuple[dict, _Heard]]) -> dict:
+        """The generation batch to train on: the first kept groups of the rounds in order, as many
+        as one generation batch holds (short: `refill_fallback`), each rank its share of rows."""
+        prompts = self.args.generation_batch_size // self.num_generations
+        heard = [h for _, h in rounds]
+        kept = [(r, int(g)) for r, h in enumerate(heard) for g in np.flatnonzero(h.keep_group)]
+        chosen = kept[:prompts]
+        masked_from = prompts  # places from here on hold masked rows
+        skip = False
+        if len(chosen) < prompts:
+            dropped = [
+                (r, int(g)) for r, h in enumerate(heard) for g in np.flatnonzero(~h.keep_group)
+            ]
+            skip = self.refill_fallback == "skip"
+            masked_from = 0 if skip else len(chosen)
+            chosen = (chosen + dropped)[:prompts]
+        self._count(heard, len(kept), masked_from, skip)
+        if len(rounds) == 1 and masked_from == prompts:
+            return rounds[0][0]  # the loader's batch, every group kept
+        refill = _RefillRows(self, [out for out, _ in rounds])
+        batch = refill.take(chosen)
+        refill.mask(batch, masked_from)
+        if skip:
+            batch[SKIP_KEY] = torch.tensor(True)
+        return batch
+
+    def _count(self, heard: list[_Heard], kept: int, masked_from: int, skip: bool) -> None:
+        """Add one generation batch to `rollouts` and log its counts (`mixer/...`), with the run's
+        totals as they stand (`mixer/total/...`)."""
+        prompts = self.args.generation_batch_size // self.num_generations
+        g = self.num_generations
+        groups = sum(len(h.keep_group) for h in heard)
+        step = {
+            "rounds": len(heard),
+            "rollouts": groups * g,
+            "groups": groups,
+            "groups_dropped": groups - kept,
+            "groups_surplus": max(0, kept - prompts),
+            "groups_padded": 0 if skip else prompts - masked_from,
+        }
+        trained = 0 if skip else min(kept, prompts) * g
+        n = self.rollouts
+        for k, v in step.items():
+            n[k] += v
+        n["generation_batches"] += 1
+        n["trained_rollouts"] += trained
+        n["short_batches"] += int(masked_from < prompts)
+        n["skipped_batches"] += int(skip)
+        m = self._metrics["train"]
+        for k in ("rounds", "rollouts", "groups_dropped", "groups_surplus", "groups_padded"):
+            m[f"mixer/{k}"].append(float(step[k]))
+        m["mixer/groups_kept"].append(float(kept))
+        m["mixer/trained_rollouts"].append(float(trained))
+        sources = np.concatenate([h.sources for h in heard])
+        zero = np.concatenate([h.zero_advantage for h in heard])
+        for s, name in enumerate(self.mixed_sampler.names):
+            here = sources == s
+            if here.any():
+                m[f"mixer/zero_advantage/{name}"].append(float(zero[here].mean()))
+        for k in ("rollouts", "trained_rollouts"):  # one value: the log shows the latest total
+            m[f"mixer/total/{k}"] = [float(n[k])]
+        m["mixer/total/untrained_rollouts"] = [float(n["rollouts"] - n["trained_rollouts"])]
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):  # noqa: ANN001, ANN201
+        if SKIP_KEY in inputs:  # a skipped generation batch: no forward, no gradient
+            return torch.zeros((), device=self.accelerator.device, requires_grad=True)
+        return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+
+    # ---- checkpoints ------------------------------------------------------------------------
     def _save_checkpoint(self, model, trial) -> None:  # noqa: ANN001
         per = self.steps_per_generation_batch()
         if per > 1 and self.state.global_step % per:
@@ -220,7 +449,8 @@ class MixerGRPOTrainer(GRPOTrainer):
             self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
         )
         if self.args.should_save:
-            save_mixer_state(out, self._get_train_sampler().state_dict(consumed=self._fed))
+            state = self._get_train_sampler().state_dict(consumed=self._fed)
+            save_mixer_state(out, {**state, "rollouts": dict(self.rollouts)})
 
     def _load_rng_state(self, checkpoint: str | None) -> None:
         super()._load_rng_state(checkpoint)
@@ -228,11 +458,109 @@ class MixerGRPOTrainer(GRPOTrainer):
         if state is not None:
             self._get_train_sampler().load_state_dict(state)
             self._fed = int(state["drawn"])
+            saved = state.get("rollouts") or {}
+            self.rollouts = {k: int(saved.get(k, 0)) for k in ROLLOUT_COUNTS}
+
+
+class _RefillRows:
+    """The rows of several generation rounds (TRL's generation-batch dicts, this rank's rows of
+    each) cut and joined into one generation batch.
+
+    What it relies on in TRL's dict: per-row tensors whose second dimension is a padded length,
+    the prompt's padded on the left, the completion's on the right (`_LEFT`, `_RIGHT`, with their
+    pad values), per-row `advantages`, and `num_items_in_batch` (the loss mask's tokens over all
+    ranks, recomputed here). Rows are joined at the widest round's width. Any other key (images)
+    is refused. With several processes the chosen rows are exchanged (`gather_object`, on CPU).
+    """
+
+    _LEFT = {"prompt_ids": None, "prompt_mask": 0}  # None: the tokenizer's pad id
+    _RIGHT = {
+        "completion_ids": None,
+        "completion_mask": 0,
+        "tool_mask": 1,
+        "old_per_token_logps": 0.0,
+        "ref_per_token_logps": 0.0,
+        "sampling_per_token_logps": 0.0,
+        "importance_sampling_ratio": 1.0,
+    }
+    _ROW = ("advantages",)
+
+    def __init__(self, trainer: MixerGRPOTrainer, rounds: list[dict]) -> None:
+        known = {*self._LEFT, *self._RIGHT, *self._ROW, "num_items_in_batch"}
+        other = sorted({k for out in rounds for k in out} - known)
+        if other:
+            raise RuntimeError(
+                f"the generation batch holds {other}: MixerGRPOTrainer refills text-only "
+                "generation batches; use a sampler that keeps every group"
+            )
+        self.trainer, self.rounds = trainer, rounds
+        self.local = len(rounds[0]["advantages"])
+        acc = trainer.accelerator
+        self.rank, self.world, self.device = acc.process_index, acc.num_processes, acc.device
+
+    def take(self, chosen: list[tuple[int, int]]) -> dict:
+        """This rank's rows of the batch made of the `chosen` (round, group) pairs in order."""
+        g, lo = self.trainer.num_generations, self.rank * self.local
+        mine: dict[int, list[tuple[int, int]]] = {}  # round -> (place in the batch, local row)
+        for j, (r, group) in enumerate(chosen):
+            for k in range(g):
+                row = group * g + k
+                if lo <= row < lo + self.local:
+                    mine.setdefault(r, []).append((j * g + k, row - lo))
+        pieces = []
+        for r, pairs in mine.items():
+            idx = torch.tensor([i for _, i in pairs], dtype=torch.long, device=self.device)
+            rows = {k: v.index_select(0, idx) for k, v in self.rounds[r].items() if v.dim() > 0}
+            if self.world > 1:
+                rows = {k: v.cpu() for k, v in rows.items()}
+            pieces.append(([p for p, _ in pairs], rows))
+        if self.world > 1:
+            from accelerate.utils import gather_object
+
+            pieces = gather_object(pieces)
+        places = torch.tensor([p for ps, _ in pieces for p in ps])
+        order = torch.argsort(places)[lo : lo + self.local]  # the places of this rank, in order
+        joined = self._join([rows for _, rows in pieces])
+        return {k: v[order.to(v.device)].to(self.device) for k, v in joined.items()}
+
+    def _join(self, pieces: list[dict]) -> dict:
+        pad_id = self.trainer._tokenizer.pad_token_id
+        out = {}
+        for key in pieces[0]:
+            parts = [p[key] for p in pieces]
+            side = self._LEFT if key in self._LEFT else self._RIGHT if key in self._RIGHT else None
+            if side is not None:
+                width = max(t.shape[1] for t in parts)
+                value = pad_id if side[key] is None else side[key]
+                parts = [
+                    torch.nn.functional.pad(
+                        t,
+                        (width - t.shape[1], 0) if side is self._LEFT else (0, width - t.shape[1]),
+                        value=value,
+                    )
+                    for t in parts
+                ]
+            out[key] = torch.cat(parts)
+        return out
+
+    def mask(self, batch: dict, masked_from: int) -> None:
+        """Mask the loss of the rows in places `masked_from` onwards (a short batch's filler) and
+        count the batch's loss tokens over all ranks as TRL does (`num_items_in_batch`)."""
+        g, lo = self.trainer.num_generations, self.rank * self.local
+        place = torch.arange(lo, lo + self.local, device=self.device)
+        filler = place >= masked_from * g
+        if filler.any():
+            batch["completion_mask"] = batch["completion_mask"].masked_fill(filler[:, None], 0)
+            batch["advantages"] = batch["advantages"].masked_fill(filler, 0.0)
+        loss_mask = batch["completion_mask"]
+        if "tool_mask" in batch:
+            loss_mask = loss_mask * batch["tool_mask"]
+        batch["num_items_in_batch"] = self.trainer.accelerator.gather(loss_mask.sum()).sum()
 
 
 class _RunStart(TrainerCallback):
     """At `on_train_begin`, when TRL knows the run's optimizer steps: the mixer's horizon and the
-    start-up line."""
+    start-up line; at `on_train_end`, what the run's rollouts were spent on."""
 
     def __init__(self, trainer: MixerGRPOTrainer) -> None:
         self.trainer = trainer
@@ -255,4 +583,8 @@ class _RunStart(TrainerCallback):
             updates,
             origin=f"TRL: {steps} optimizer steps",
         )
+        return control
+
+    def on_train_end(self, args, state, control, **kwargs):  # noqa: ANN001, ARG002
+        logger.info("MixerGRPOTrainer: %s", self.trainer.rollout_summary())
         return control

@@ -75,6 +75,7 @@ __all__ = [
     "PROBLEM_STATE_FILE",
     "dataset_numbers",
     "feed_tensordict",
+    "rows_of_tensordict",
     "save_sampler_learning",
     "load_sampler_learning",
 ]
@@ -312,11 +313,16 @@ class MixerCurriculumSampler(_Base):
         data_config: Any,
         mixer: Mixer | None = None,
         sampler: BatchSource | None = None,
+        batch_size: int | None = None,
     ) -> None:
         scfg = _get(data_config, "sampler")
         self.source_key = str(_get(scfg, "source_key", "data_source"))
         self.pass_threshold = float(_get(scfg, "pass_threshold", 1.0))
-        batch_size = _get(data_config, "gen_batch_size") or _get(data_config, "train_batch_size")
+        batch_size = (
+            batch_size
+            or _get(data_config, "gen_batch_size")
+            or _get(data_config, "train_batch_size")
+        )
         if not batch_size:
             raise ValueError("data_config needs train_batch_size (or gen_batch_size)")
         self.carries_ids = bool(getattr(data_source, "carries_drawn_rows", False))
@@ -364,7 +370,9 @@ class MixerCurriculumSampler(_Base):
         if sampler.drops_groups:
             raise ValueError(
                 f"{type(sampler).__name__} drops groups after rollout; verl's PPO trainer "
-                "trains on every group (its DAPO recipe regenerates; not wired here)"
+                "trains on every group it is given: for DAPO's filter use verl's own "
+                "(algorithm.filter_groups.enable=true, v1 trainer) with a sampler that keeps "
+                "every group; it hears the groups verl drops"
             )
         if self.learns_rows and not self.carries_ids:
             raise ValueError(
@@ -377,6 +385,9 @@ class MixerCurriculumSampler(_Base):
         self.data_source = data_source
         self.num_batches = max(1, len(data_source) // int(batch_size))
         self.epoch_pos = 0
+        #: prompts of each draw not learnt yet, by weights id (`hear` learns a draw once it is whole)
+        self.draw_sizes: dict[int, int] = {}
+        self._held: list[tuple[float, dict]] = []  # (score, fields) of responses heard, not learnt
         # said before verl starts its workers, so a run shows at once that the mixer is active
         logger.info(
             "verl: mixing with %s",
@@ -441,6 +452,10 @@ class MixerCurriculumSampler(_Base):
         while self.epoch_pos < self.num_batches:
             chunk = self.mixed_sampler.next_batch()
             wid = self.mixed_sampler.last_weights_id
+            if wid is not None:
+                self.draw_sizes[wid] = len(chunk)
+                while len(self.draw_sizes) > self.mixer.max_pending:
+                    del self.draw_sizes[next(iter(self.draw_sizes))]
             self.epoch_pos += 1
             for i in chunk:
                 yield DrawnIndex(i, wid)
@@ -505,6 +520,46 @@ class MixerCurriculumSampler(_Base):
             advantages=advantages,
             pass_threshold=self.pass_threshold,
         )
+
+    def hear(self, scores: np.ndarray, non_tensor: Mapping[str, Any]) -> int:
+        """Responses verl generated, trained on or not, in any number of pieces: each draw is
+        learnt (`learn_rows`, one call for all draws completed here) once every prompt it drew has
+        been heard, so the weights that drew it are credited once, with all of its groups. Rows
+        that do not carry their index are learnt at once. Returns the responses learnt."""
+        infos = _infos(non_tensor)
+        if not (len(infos) == len(scores) and infos and all(ROW_KEY in x for x in infos)):
+            self.learn_rows(scores, non_tensor)
+            return len(scores)
+        keys = [k for k in ("uid", "extra_info", self.source_key) if k in non_tensor]
+        cols = {k: _as_list(non_tensor[k]) for k in keys}
+        for i, score in enumerate(np.asarray(scores, dtype=np.float64)):
+            self._held.append((float(score), {k: cols[k][i] for k in keys}))
+        prompts: dict[Any, set] = {}
+        for _, row in self._held:
+            prompts.setdefault(row["extra_info"].get(WEIGHTS_ID_KEY), set()).add(
+                row.get("uid", row["extra_info"][ROW_KEY])
+            )
+        done = {
+            w
+            for w, seen in prompts.items()
+            if w is None or w not in self.draw_sizes or len(seen) >= self.draw_sizes[w]
+        }
+        ready = [x for x in self._held if x[1]["extra_info"].get(WEIGHTS_ID_KEY) in done]
+        if not ready:
+            return 0
+        self._held = [x for x in self._held if x[1]["extra_info"].get(WEIGHTS_ID_KEY) not in done]
+        for w in done:
+            self.draw_sizes.pop(w, None)
+        common = [k for k in keys if all(k in row for _, row in ready)]
+        self.learn_rows(
+            np.array([sc for sc, _ in ready]), {k: [row[k] for _, row in ready] for k in common}
+        )
+        return len(ready)
+
+    @property
+    def held_rollouts(self) -> int:
+        """Responses heard whose draw is not whole yet (learnt when it is)."""
+        return len(self._held)
 
     def state_dict(self) -> dict:
         return {"mixed": self.mixed_sampler.state_dict(), "epoch_pos": self.epoch_pos}
@@ -605,12 +660,9 @@ def _as_list(x: Any) -> list:
     return list(tolist()) if tolist is not None else list(x)
 
 
-def feedback_from_tensordict(
-    td: Any, sampler: MixerCurriculumSampler, fields: Iterable[str] = ()
-) -> Feedback:
-    """The v1 trainer's feedback from the TensorDict verl's transfer queue returns for a step
-    (`uid`, `rm_scores` per token, possibly jagged, `extra_info`, and the source column if top-level);
-    |advantage| is computed GRPO-style from the scores per `uid`."""
+def rows_of_tensordict(td: Any, fields: Iterable[str] = ()) -> tuple[np.ndarray, dict[str, list]]:
+    """Each response's summed `rm_scores` (per token, possibly jagged) and its `uid`, `extra_info`
+    and `fields` (source columns kept top-level), from a TensorDict verl's transfer queue returns."""
     import torch
 
     scores = td["rm_scores"]
@@ -618,6 +670,15 @@ def feedback_from_tensordict(
         scores = torch.nested.to_padded_tensor(scores, 0.0)
     scores = scores.detach().float().reshape(len(td), -1).sum(-1).cpu().numpy()
     non_tensor = {k: _as_list(td[k]) for k in ("uid", "extra_info", *fields) if k in td.keys()}
+    return scores, non_tensor
+
+
+def feedback_from_tensordict(
+    td: Any, sampler: MixerCurriculumSampler, fields: Iterable[str] = ()
+) -> Feedback:
+    """The v1 trainer's feedback from the TensorDict verl's transfer queue returns for a step
+    (`rows_of_tensordict`); |advantage| is computed GRPO-style from the scores per `uid`."""
+    scores, non_tensor = rows_of_tensordict(td, fields)
     fb = feedback_from_rows(
         scores,
         non_tensor,
@@ -633,13 +694,5 @@ def feedback_from_tensordict(
 
 
 def feed_tensordict(td: Any, sampler: MixerCurriculumSampler, fields: Iterable[str] = ()) -> None:
-    """The v1 trainer's step: each response's summed `rm_scores` (possibly jagged), `uid` and
-    `extra_info` (and `fields`, source columns kept top-level) to `sampler.learn_rows`."""
-    import torch
-
-    scores = td["rm_scores"]
-    if getattr(scores, "is_nested", False):
-        scores = torch.nested.to_padded_tensor(scores, 0.0)
-    scores = scores.detach().float().reshape(len(td), -1).sum(-1).cpu().numpy()
-    non_tensor = {k: _as_list(td[k]) for k in ("uid", "extra_info", *fields) if k in td.keys()}
-    sampler.learn_rows(scores, non_tensor)
+    """The v1 trainer's step at once: `rows_of_tensordict` to `sampler.learn_rows`."""
+    sampler.learn_rows(*rows_of_tensordict(td, fields))

@@ -20,6 +20,7 @@ batch carries the id of the weights that drew it. Mixer options: `+data.sampler.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 from collections.abc import Iterator
@@ -41,9 +42,9 @@ except ImportError as e:  # run without verl: one line naming what to install, n
 from mixer.adapters.verl import (
     MixerCurriculumSampler,
     _checkpoint_dir,
-    feed_tensordict,
     load_sampler_learning,
     mixer_trainer_class,
+    rows_of_tensordict,
     save_sampler_learning,
 )
 
@@ -115,6 +116,12 @@ def check_config(config: DictConfig, cpus: int | None = None) -> None:
                 "only (asynchronous modes generate ahead of the mixer); use sync or "
                 "trainer.use_v1=false"
             )
+    elif OmegaConf.select(config, "algorithm.filter_groups.enable"):
+        raise ConfigError(
+            "algorithm.filter_groups.enable=true with trainer.use_v1=false: verl 0.9's legacy "
+            "trainer ignores it (DAPO's group filter lives in the v1 trainer's replay buffer); "
+            "use trainer.use_v1=true"
+        )
     gpus = OmegaConf.select(config, "trainer.n_gpus_per_node")
     if gpus is not None and int(gpus) < 1:
         raise ConfigError(
@@ -214,10 +221,15 @@ def mixer_v1_trainer_class() -> type:
     """verl's v1 sync trainer with the mixer, registered as `trainer.v1.trainer_mode=mixer-sync`.
 
     Built on first use: verl's v1 package needs `TransferQueue` (verl's `verl-core` extra).
+    verl's own code runs its synchronous paths (replay buffer, loader, checkpoints) where its
+    `trainer_mode` is "sync", so the trainer runs under that name (the mode only selected it).
     `_init_dataloader` rebuilds verl's train `StatefulDataLoader` (same dataset, batch size,
-    workers, collate) with a `MixerCurriculumSampler`; `_compute_advantage` reads the step's
-    scores, uids and `extra_info` back from the transfer queue and calls `mixer.update` (or the
-    problem sampler's update); checkpoints hold what the sampler learnt, as the legacy trainer's.
+    workers, collate) with a `MixerCurriculumSampler`, which draws `train_batch_size` prompts at a
+    time; `_compute_advantage` reads the step's scores, uids and `extra_info` back from the
+    transfer queue and gives them to the sampler (`hear`); with `algorithm.filter_groups` on,
+    the groups verl's replay buffer discards (DAPO's zero-variance groups, the surplus) are read
+    before it clears them (`_build_replay_buffer`) and heard too. Checkpoints hold what the
+    sampler learnt, as the legacy trainer's.
     """
     global _V1_TRAINER
     if _V1_TRAINER is not None:
@@ -228,10 +240,20 @@ def mixer_v1_trainer_class() -> type:
     class MixerPPOTrainerSync(PPOTrainerSync):
         train_dataloader: Any  # verl's, replaced by one that draws through the mixer
 
+        heard_discarded = 0  # responses verl discarded, heard since the last step
+
+        def __init__(self, config: DictConfig) -> None:
+            with open_dict(config):
+                config.trainer.v1.trainer_mode = "sync"
+            super().__init__(config)
+
         def _init_dataloader(self) -> None:
             super()._init_dataloader()
             old = self.train_dataloader
-            self.mixer_sampler = MixerCurriculumSampler(self.train_dataset, self.config.data)
+            # verl fetches one prompt at a time for its refills (DAPO): draw a step's worth
+            self.mixer_sampler = MixerCurriculumSampler(
+                self.train_dataset, self.config.data, batch_size=self.config.data.train_batch_size
+            )
             self.train_dataloader = StatefulDataLoader(
                 dataset=old.dataset,
                 batch_size=old.batch_size,
@@ -256,19 +278,48 @@ def mixer_v1_trainer_class() -> type:
                 )
             return out
 
-        def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
-            batch = super()._compute_advantage(batch, metrics)
+        def _build_replay_buffer(self) -> Any:
+            buffer = super()._build_replay_buffer()
+            if getattr(buffer, "filter_groups_metric", None) is None:
+                return buffer
+            for method in (type(buffer).sample, type(buffer)._evict_terminal_groups):
+                _uses(inspect.unwrap(method), "_clear_groups")  # how it drops groups: ours hears
+            clear = buffer._clear_groups
+
+            def hearing_clear(partition_id: str, uids: set[str]) -> None:
+                if partition_id == "train" and uids:  # read them before they are gone
+                    keys = [k for k in buffer.partitions[partition_id] if k.split("_")[0] in uids]
+                    if keys:
+                        self.heard_discarded += len(keys)
+                        self._hear(keys, partition_id)
+                clear(partition_id, uids)
+
+            buffer._clear_groups = hearing_clear
+            return buffer
+
+        def _hear(self, keys: list[str], partition_id: str) -> None:
             import transfer_queue as tq
 
-            key = self.mixer_sampler.source_key
-            fields = ["uid", "rm_scores", "extra_info"]
             td = tq.kv_batch_get(
-                keys=batch.keys, partition_id=batch.partition_id, select_fields=fields
+                keys=keys,
+                partition_id=partition_id,
+                select_fields=["uid", "rm_scores", "extra_info"],
             )
-            feed_tensordict(td, self.mixer_sampler, fields=(key,))
-            w = self.mixer_sampler.mixer.weights()
-            for name, x in zip(self.mixer_sampler.mixed_sampler.names, w, strict=True):
+            self.mixer_sampler.hear(*rows_of_tensordict(td, (self.mixer_sampler.source_key,)))
+
+        def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
+            batch = super()._compute_advantage(batch, metrics)
+            self._hear(list(batch.keys), batch.partition_id)
+            sampler = self.mixer_sampler
+            for name, x in zip(sampler.mixed_sampler.names, sampler.mixer.weights(), strict=True):
                 metrics[f"mixer/weight/{name}"] = float(x)
+            metrics["mixer/heard_rollouts"] = len(batch.keys) + self.heard_discarded
+            metrics["mixer/heard_discarded_rollouts"] = self.heard_discarded
+            metrics["mixer/held_rollouts"] = sampler.held_rollouts
+            ledger = getattr(sampler.mixed_sampler, "ledger", None)
+            if ledger is not None:
+                metrics["mixer/total/rollouts"] = ledger["rollouts"] + sampler.held_rollouts
+            self.heard_discarded = 0
             return batch
 
     _V1_TRAINER = MixerPPOTrainerSync

@@ -13,7 +13,7 @@ pytest.importorskip("transformers")
 
 from datasets import Dataset  # noqa: E402
 
-from mixer import DynamicSampling, FrontierSampler, make_mixer  # noqa: E402
+from mixer import FrontierSampler, make_mixer  # noqa: E402
 from mixer.adapters.trl import MixerGRPOTrainer  # noqa: E402
 from tests.mixer.test_adapter_trl import _tiny_model_and_tokenizer  # noqa: E402
 
@@ -131,12 +131,6 @@ def test_trl_resume_continues_the_frontier_sampler_exactly(tmp_path) -> None:
         b.predicted_pass_rate(np.arange(N)), a.predicted_pass_rate(np.arange(N))
     )
     assert b.mixer.history == a.mixer.history
-
-
-def test_trl_refuses_a_sampler_that_drops_groups(tmp_path) -> None:
-    ds = Dataset.from_dict(_rows())
-    with pytest.raises(ValueError, match="refill"):
-        _trainer(tmp_path / "run", _sampler(ds, cls=DynamicSampling), ds)
 
 
 def test_trl_scorer_reads_the_policy_being_trained(tmp_path) -> None:

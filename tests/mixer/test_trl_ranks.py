@@ -1,7 +1,8 @@
 """Two processes (torch.distributed, gloo, CPU) training with `MixerGRPOTrainer` and a scored
 `FrontierSampler`: every rank holds the same mixer and sampler after every generation batch, the
 ranks' rows together are exactly the batch drawn, and a run resumed on two ranks repeats the
-uninterrupted one. The run itself is `tests/mixer/trl_ranks.py`."""
+uninterrupted one; the same with `DynamicSampling`, whose batches the trainer refills. The runs
+themselves are `tests/mixer/trl_ranks.py` (one launch for all four)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+RUNS = ("full", "resumed", "dapo-full", "dapo-resumed")
+
+
+@pytest.fixture(scope="module")
+def runs(demo_trl, tmp_path_factory) -> dict[str, list[dict]]:
+    """The four runs' records on both ranks, from one launch of two processes."""
+    return _launch(demo_trl[1], tmp_path_factory.mktemp("ranks"))
+
+
 def _launch(export: Path, out: Path) -> dict[str, list[dict]]:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "ACCELERATE_USE_CPU": "true"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
@@ -34,14 +44,11 @@ def _launch(export: Path, out: Path) -> dict[str, list[dict]]:
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
     return {
-        run: [json.loads((out / run / f"rank{r}.json").read_text()) for r in (0, 1)]
-        for run in ("full", "resumed")
+        run: [json.loads((out / run / f"rank{r}.json").read_text()) for r in (0, 1)] for run in RUNS
     }
 
 
-def test_two_ranks_hold_one_mixer_and_split_one_drawn_batch_and_resume_exactly(demo_trl, tmp_path):
-    _, export = demo_trl
-    runs = _launch(export, tmp_path)
+def test_two_ranks_hold_one_mixer_and_split_one_drawn_batch_and_resume_exactly(runs):
     ranks = runs["full"]
     r0, r1 = ranks
     assert r0["draws"] == r1["draws"]  # the same draws on both ranks
@@ -68,3 +75,43 @@ def test_two_ranks_hold_one_mixer_and_split_one_drawn_batch_and_resume_exactly(d
             assert {k: a[k] for k in keys} == {k: b[k] for k in keys}
             if a["policy"] == b["policy"]:
                 assert a["sampler"] == b["sampler"]
+
+
+def _chosen(heard: list, prompts: int, group: int) -> list[int]:
+    """The rows of the batch a refill makes from these rounds: the first `prompts` kept groups."""
+    kept = [rows[g * group] for _, rows, keep in heard for g, k in enumerate(keep) if k]
+    return sorted(r for r in kept[:prompts] for _ in range(group))
+
+
+def test_two_ranks_refill_one_batch_from_the_same_rounds_and_resume_exactly(runs):
+    """DynamicSampling on two ranks: the same draws and the same rounds heard on both, identical
+    mixer and sampler after every round, and the two ranks' trained rows together are the first
+    kept groups of the rounds of that batch (rows of one rank's rounds reach the other); a resumed
+    run repeats the rest."""
+    r0, r1 = runs["dapo-full"]
+    assert r0["draws"] == r1["draws"] and r0["heard"] == r1["heard"]
+    assert (
+        r0["rollouts"] == r1["rollouts"]
+        and r0["rollouts"]["rounds"] > r0["rollouts"]["generation_batches"]
+    )
+    for a, b in zip(r0["steps"], r1["steps"], strict=True):
+        assert (a["mixer"], a["sampler"]) == (b["mixer"], b["sampler"])
+    kind = r0["kind"]
+    start = moved = 0
+    for a, b in zip(r0["batches"], r1["batches"], strict=True):
+        assert a["heard"] == b["heard"]
+        heard = r0["heard"][start : a["heard"]]
+        start = a["heard"]
+        assert sorted(a["rows"] + b["rows"]) == _chosen(heard, 4, 2)
+        assert all(kind[r] == 2 for r in a["rows"] + b["rows"])  # informative problems only
+        assert all(x != 0 for x in a["advantages"] + b["advantages"])
+        # groups trained on another rank than the one that generated them (4 rows a rank)
+        kept = [g for _, _, keep in heard for g, k in enumerate(keep) if k][:4]
+        moved += sum(g * 2 // 4 != j * 2 // 4 for j, g in enumerate(kept))
+    assert moved  # rows crossed between ranks
+    for full, again in zip(runs["dapo-full"], runs["dapo-resumed"], strict=True):
+        assert again["draws"] == full["draws"][len(full["draws"]) - len(again["draws"]) :]
+        assert again["heard"] == full["heard"][len(full["heard"]) - len(again["heard"]) :]
+        assert [x["rows"] for x in again["batches"]] == [x["rows"] for x in full["batches"][2:]]
+        assert again["rollouts"] == full["rollouts"]
+        assert again["steps"][-1]["sampler"] == full["steps"][-1]["sampler"]

@@ -2,7 +2,9 @@
 `MixerGRPOTrainer` run with a `FrontierSampler` scored by the policy, recording on every rank, after
 every generation batch, a digest of the mixer's and the sampler's state and the rows this rank
 received, and on every draw the rows drawn; then the same run resumed from its checkpoint after
-step 2. Writes `OUT/full/rank<R>.json` and `OUT/resumed/rank<R>.json`.
+step 2. Writes `OUT/full/rank<R>.json` and `OUT/resumed/rank<R>.json`. Then the same two runs with
+`DynamicSampling` (the trainer refills its batches), recording also every round the sampler heard
+and the rows each rank trained on: `OUT/dapo-full/`, `OUT/dapo-resumed/`.
 
     ACCELERATE_USE_CPU=true python -m torch.distributed.run --nproc_per_node 2 \
         tests/mixer/trl_ranks.py TRL_EXPORT OUT
@@ -31,27 +33,40 @@ def _draw_state(sampler) -> str:
     return _digest({**{k: v for k, v in st.items() if k != "problems"}, "problems": problems})
 
 
-def run(export: Path, out: Path, resume: str | None) -> None:
+def _kind(problem_id: str) -> int:
+    """0: every completion passes, 1: every one fails, 2: they alternate (the DAPO runs)."""
+    return zlib.crc32(problem_id.encode()) % 3
+
+
+def run(export: Path, out: Path, resume: str | None, dapo: bool = False) -> None:
     """One run of 4 steps on this rank, recorded to `out/rank{r}.json`."""
     from datasets import load_from_disk
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import trl
 
-    from mixer import FrontierSampler, make_mixer
+    from mixer import DynamicSampling, FrontierSampler, make_mixer
     from mixer.adapters.torch import ROW_KEY
     from mixer.adapters.trl import MixerGRPOTrainer
     from tests.mixer.test_trainer_seams import _char_model
 
     train = load_from_disk(str(export))["train"]
     names = sorted(set(train["source"]))
-    sampler = FrontierSampler.from_dataset(
-        train, batch_size=4, seed=0, score="learnability-low", explore=0.25, candidates=2,
-        mixer=make_mixer("advantage-bandit", len(names), names=names, seed=0),
-    )  # fmt: skip
+    mixer = make_mixer("advantage-bandit", len(names), names=names, seed=0)
+    if dapo:
+        sampler = DynamicSampling.from_dataset(train, batch_size=4, seed=0, mixer=mixer)
+    else:
+        sampler = FrontierSampler.from_dataset(
+            train, batch_size=4, seed=0, score="learnability-low", explore=0.25, candidates=2,
+            mixer=mixer,
+        )  # fmt: skip
     model, tok = _char_model()
 
     def reward(completions, problem_id, **kw):  # depends on the problem, so groups differ
+        if dapo:
+            return [
+                float(_kind(p) == 0 or (_kind(p) == 2 and i % 2)) for i, p in enumerate(problem_id)
+            ]
         return [float((zlib.crc32(p.encode()) + i) % 3 == 0) for i, p in enumerate(problem_id)]
 
     args = trl.GRPOConfig(
@@ -63,10 +78,33 @@ def run(export: Path, out: Path, resume: str | None) -> None:
         model=model, reward_funcs=reward, args=args, train_dataset=train,
         processing_class=tok, sampler=sampler,
     )  # fmt: skip
-    sampler.set_scorer(tr.reference_scorer())
+    if not dapo:
+        sampler.set_scorer(tr.reference_scorer())
     rank = tr.accelerator.process_index
-    record: dict = {"rank": rank, "draws": [], "steps": []}
+    record: dict = {"rank": rank, "draws": [], "steps": [], "heard": [], "batches": []}
     next_batch, calc = sampler.next_batch, tr._calculate_rewards
+    learn, generate = sampler.learn, tr._generate_and_score_completions
+    row_of = {
+        tuple(map(int, x)): i for i, x in enumerate(tr._tokenize_prompts(list(train["prompt"]))[0])
+    }
+
+    def learning(rows, rewards, **kw):
+        out = learn(rows, rewards, **kw)
+        record["heard"].append([kw["weights_id"], [int(r) for r in rows], out.keep_group.tolist()])
+        return out
+
+    def generating(inputs):  # the batch this rank trains on: its rows, their advantages
+        batch = generate(inputs)
+        ids, mask = batch["prompt_ids"].tolist(), batch["prompt_mask"].tolist()
+        rows = [row_of[tuple(t for t, m in zip(p, pm) if m)] for p, pm in zip(ids, mask)]
+        record["batches"].append(
+            {
+                "rows": rows,
+                "advantages": batch["advantages"].tolist(),
+                "heard": len(record["heard"]),
+            }
+        )
+        return batch
 
     def drawing():
         idx = next_batch()
@@ -92,19 +130,28 @@ def run(export: Path, out: Path, resume: str | None) -> None:
         return got
 
     sampler.next_batch, tr._calculate_rewards = drawing, calculating
+    sampler.learn, tr._generate_and_score_completions = learning, generating
     torch.manual_seed(0)
     np.random.seed(0)
     tr.train(resume_from_checkpoint=resume)
+    record["rollouts"] = tr.rollouts
+    record["kind"] = [_kind(p) for p in train["problem_id"]]
     (out / f"rank{rank}.json").write_text(json.dumps(record))
 
 
 def main() -> None:
     """The uninterrupted run, then (in the same processes, to pay for one start) the run resumed
-    from its checkpoint after step 2."""
+    from its checkpoint after step 2; the same two with DynamicSampling."""
     export, out = Path(sys.argv[1]), Path(sys.argv[2])
-    run(export, out / "full", None)
-    torch.distributed.barrier()  # both ranks done with the first run and its checkpoints
-    run(export, out / "resumed", str(out / "full" / "run" / "checkpoint-2"))
+    for prefix, dapo in (("", False), ("dapo-", True)):
+        run(export, out / f"{prefix}full", None, dapo)
+        torch.distributed.barrier()  # both ranks done with the first run and its checkpoints
+        run(
+            export,
+            out / f"{prefix}resumed",
+            str(out / f"{prefix}full" / "run" / "checkpoint-2"),
+            dapo,
+        )
     # the process group torn down before the interpreter exits: gloo's threads left running at
     # exit can end a rank in "terminate called without an active exception" (SIGABRT)
     torch.distributed.barrier()

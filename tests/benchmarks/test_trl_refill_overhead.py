@@ -1,0 +1,33 @@
+"""Smoke check of benchmarks/trl_refill_overhead.py: both arms run in the real TRL trainer and the
+record splits each step into TRL's rounds and the refill's own work (not how fast)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "trl_refill_overhead.py"
+
+
+def test_trl_refill_overhead_runs_both_arms(tmp_path: Path) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--steps", "1", "--tokens", "4", "--prompts", "2",
+         "--group", "4", "--out-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    rec = json.loads((tmp_path / "trl_refill_overhead.json").read_text())
+    refill, plain = rec["arms"]
+    assert plain["rounds_mean"] == 1 and plain["rollouts"]["rounds"] == 2  # warm-up + 1 timed
+    assert refill["rollouts"]["rollouts"] > refill["rollouts"]["trained_rollouts"] == 2 * 2 * 4
+    for arm in (refill, plain):
+        (step,) = arm["steps"]
+        assert 0 <= step["refill_s"] < step["wall_s"] and step["trl_generate_and_score_s"] > 0

@@ -1,0 +1,263 @@
+"""Samplers that drop groups inside the real `trl.GRPOTrainer` (`MixerGRPOTrainer` refills the
+generation batch): what is trained, what the sampler hears, what is logged, the fallback of a
+batch that stays short, TRL's buffering and accumulation settings, and resume. Two processes:
+`tests/mixer/test_trl_ranks.py`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+trl = pytest.importorskip("trl")
+pytest.importorskip("transformers")
+
+from datasets import Dataset  # noqa: E402
+
+from mixer import DynamicSampling, make_mixer  # noqa: E402
+from mixer.adapters.trl import SKIP_KEY, MixerGRPOTrainer  # noqa: E402
+from tests.mixer.test_adapter_trl import _tiny_model_and_tokenizer  # noqa: E402
+
+G = 2  # completions per prompt
+SOURCES = ["easy", "hard", "mid"]
+
+
+def _data(sources: list[str]) -> Dataset:
+    return Dataset.from_dict({"prompt": [f"p{i} " for i in range(len(sources))], "source": sources})
+
+
+def _reward(completions, source, **kw):
+    """'easy' always passes, 'hard' always fails (both zero advantage), 'mid' alternates."""
+    return [
+        1.0 if s == "easy" else 0.0 if s == "hard" else float(i % 2) for i, s in enumerate(source)
+    ]
+
+
+def _trainer(
+    out, ds, max_steps=4, mixer="advantage-bandit", sampler_kw=None, trainer_kw=None, **args_kw
+):
+    names = sorted(set(ds["source"]))
+    sampler = DynamicSampling.from_labels(
+        ds["source"], 2, mixer=make_mixer(mixer, len(names), names=names, seed=0), seed=0,
+        **(sampler_kw or {}),
+    )  # fmt: skip
+    model, tok = _tiny_model_and_tokenizer()
+    if args_kw.get("beta"):  # TRL loads the reference model by the policy's name: save it
+        model.save_pretrained(out / "policy")
+        model = str(out / "policy")
+    args = trl.GRPOConfig(
+        output_dir=str(out), num_generations=G, max_completion_length=3, max_steps=max_steps,
+        report_to=[], logging_steps=1, use_cpu=True, seed=0, disable_tqdm=True,
+        **{"save_strategy": "no", "per_device_train_batch_size": 4, **args_kw},
+    )  # fmt: skip
+    return MixerGRPOTrainer(
+        model=model, reward_funcs=_reward, args=args, train_dataset=ds, processing_class=tok,
+        sampler=sampler, **(trainer_kw or {}),
+    )  # fmt: skip
+
+
+class _Record:
+    """What a run drew, what the sampler heard, and each generation batch it trained on (the
+    prompt rows, read back from the batch's prompt ids, with their advantages and loss masks)."""
+
+    def __init__(self, tr: MixerGRPOTrainer) -> None:
+        self.draws: list[tuple[int, list[int]]] = []
+        self.heard: list[tuple[object, list[int], np.ndarray]] = []
+        self.batches: list[dict] = []
+        self.micro: list[dict] = []
+        self.graded = 0
+        s = tr.mixed_sampler
+        prompts = list(tr.train_dataset["prompt"])
+        ids = tr._tokenize_prompts(prompts)[0]
+        self.row_of = {tuple(int(t) for t in x): i for i, x in enumerate(ids)}
+        next_batch, learn = s.next_batch, s.learn
+        generate, prepare = tr._generate_and_score_completions, tr._prepare_inputs
+        rewards = tr.reward_funcs[0]
+
+        def drawing():
+            idx = next_batch()
+            self.draws.append((s.last_weights_id, [int(i) for i in idx]))
+            return idx
+
+        def learning(rows, rewards_, **kw):
+            out = learn(rows, rewards_, **kw)
+            self.heard.append((kw["weights_id"], [int(r) for r in rows], out.keep_group.copy()))
+            return out
+
+        def generating(inputs):
+            batch = generate(inputs)
+            if tr.model.training:
+                self.batches.append(self._read(batch))
+            return batch
+
+        def preparing(inputs):
+            got = prepare(inputs)
+            if tr.model.training:
+                self.micro.append(self._read(got))
+            return got
+
+        def grading(completions, **kw):
+            self.graded += len(completions)
+            return rewards(completions, **kw)
+
+        grading.__name__ = "_reward"
+        s.next_batch, s.learn = drawing, learning
+        tr._generate_and_score_completions, tr._prepare_inputs = generating, preparing
+        tr.reward_funcs[0] = grading
+
+    def _read(self, batch: dict) -> dict:
+        rows = [
+            self.row_of[tuple(int(t) for t, m in zip(p, pm, strict=True) if m)]
+            for p, pm in zip(
+                batch["prompt_ids"].tolist(), batch["prompt_mask"].tolist(), strict=True
+            )
+        ]
+        return {
+            "rows": rows,
+            "advantages": batch["advantages"].tolist(),
+            "tokens": batch["completion_mask"].sum(dim=1).tolist(),
+            "skip": SKIP_KEY in batch,
+            "num_items": int(batch["num_items_in_batch"]),
+            "keys": set(batch),
+        }
+
+
+def _logged(tr: MixerGRPOTrainer, key: str) -> list[float]:
+    return [h[key] for h in tr.state.log_history if key in h]
+
+
+def test_refill_trains_only_informative_groups_and_the_logs_equal_the_ledger(tmp_path) -> None:
+    ds = _data([SOURCES[i // 8] for i in range(24)])  # rows 0-7 easy, 8-15 hard, 16-23 mid
+    tr = _trainer(tmp_path / "run", ds, max_steps=5)
+    rec = _Record(tr)
+    tr.train()
+    s = tr.mixed_sampler
+    assert len(rec.batches) == 5
+    for b in rec.batches:  # two 'mid' prompts of two completions each, every row with advantage
+        assert len(b["rows"]) == 4 and all(16 <= r < 24 for r in b["rows"])
+        assert all(a != 0 for a in b["advantages"]) and not b["skip"]
+        assert b["num_items"] == sum(b["tokens"])
+    # the sampler heard every round it drew, dropped groups included, credited to its draw
+    drawn = dict(rec.draws)
+    assert len(rec.heard) == s.ledger["updates"] == len(s.mixer.history) > 5
+    assert [wid for wid, _, _ in rec.heard] == [h["weights_id"] for h in s.mixer.history]
+    for wid, rows, keep in rec.heard:
+        assert sorted(set(rows)) == sorted(set(drawn[wid]))
+        src = [ds["source"][r] for r in rows[::G]]
+        assert list(keep) == [x == "mid" for x in src]
+    assert len(drawn) - len(rec.heard) <= 2  # only the loader's look-ahead is not heard yet
+    # every completion graded is in the ledger, and the logs say the same to the rollout
+    assert s.ledger["rollouts"] == rec.graded == tr.rollouts["rollouts"]
+    assert sum(_logged(tr, "mixer/rollouts")) == s.ledger["rollouts"]
+    assert _logged(tr, "mixer/total/rollouts")[-1] == s.ledger["rollouts"]
+    assert sum(_logged(tr, "mixer/rounds")) == s.ledger["updates"]
+    dropped = sum(_logged(tr, "mixer/groups_dropped"))
+    assert (
+        dropped * G == s.ledger["discarded_rollouts"]
+        and dropped == s.ledger["zero_advantage_groups"]
+    )
+    surplus = sum(_logged(tr, "mixer/groups_surplus"))
+    assert tr.rollouts["trained_rollouts"] == 5 * 4 == sum(_logged(tr, "mixer/trained_rollouts"))
+    assert s.ledger["rollouts"] - tr.rollouts["trained_rollouts"] == (dropped + surplus) * G
+    assert _logged(tr, "mixer/total/untrained_rollouts")[-1] == (dropped + surplus) * G
+    assert all(v == 0.0 for v in _logged(tr, "mixer/zero_advantage/mid"))
+    assert all(v == 1.0 for v in _logged(tr, "mixer/zero_advantage/easy"))
+    assert f"the filter cost {int(dropped + surplus) * G} " in tr.rollout_summary()
+
+
+def test_a_batch_still_short_trains_on_what_it_has_or_is_skipped(tmp_path) -> None:
+    """One 'mid' problem and eight 'easy' ones under uniform weights: every round draws one of
+    each, so one round keeps one of its two groups."""
+    ds = _data(["mid"] + ["easy"] * 8)
+    kw = {"mixer": "uniform"}
+    refilled = _trainer(tmp_path / "a", ds, max_steps=2, **kw)
+    rec = _Record(refilled)
+    refilled.train()
+    assert refilled.rollouts["rounds"] == 4 and refilled.rollouts["short_batches"] == 0
+    assert all(
+        b["rows"].count(0) == 4 and all(a != 0 for a in b["advantages"]) for b in rec.batches
+    )
+
+    short = _trainer(tmp_path / "b", ds, max_steps=2, trainer_kw={"refill_rounds": 1}, **kw)
+    before = [p.detach().clone() for p in short.model.parameters()]
+    rec = _Record(short)
+    short.train()
+    assert short.rollouts["short_batches"] == 2 and short.rollouts["groups_padded"] == 2
+    assert short.rollouts["trained_rollouts"] == 2 * G
+    for b in rec.batches:  # the 'mid' group trains, the filler 'easy' group carries no loss
+        for row, adv, tokens in zip(b["rows"], b["advantages"], b["tokens"], strict=True):
+            assert (adv != 0 and tokens > 0) if row == 0 else (adv == 0 and tokens == 0)
+        assert b["num_items"] == sum(b["tokens"]) > 0
+    assert any(not torch.equal(a, b) for a, b in zip(before, short.model.parameters(), strict=True))
+
+    skipped = _trainer(
+        tmp_path / "c",
+        ds,
+        max_steps=2,
+        trainer_kw={"refill_rounds": 1, "refill_fallback": "skip"},
+        **kw,
+    )
+    before = [p.detach().clone() for p in skipped.model.parameters()]
+    rec = _Record(skipped)
+    skipped.train()
+    assert skipped.rollouts["skipped_batches"] == 2 and skipped.rollouts["trained_rollouts"] == 0
+    assert all(b["skip"] and sum(b["tokens"]) == 0 for b in rec.batches)
+    assert all(torch.equal(a, b) for a, b in zip(before, skipped.model.parameters(), strict=True))
+    assert not _logged(skipped, "entropy")  # no forward pass of the policy on a skipped batch
+    assert skipped.mixed_sampler.ledger["rollouts"] == 2 * 2 * G  # the sampler heard them all
+    assert "2 batches reached refill_rounds=1 (2 skipped" in skipped.rollout_summary()
+
+
+def test_refill_under_iterations_buffering_accumulation_and_a_kl_term(tmp_path) -> None:
+    """num_iterations=2, steps_per_generation=2, gradient accumulation 2 (so TRL keeps the old
+    log-probs) and beta > 0 (reference log-probs): every buffered micro-batch holds informative
+    rows only, each generation batch's rows are trained twice, and the counts hold."""
+    ds = _data([SOURCES[i // 8] for i in range(24)])
+    tr = _trainer(
+        tmp_path / "run", ds, max_steps=4, per_device_train_batch_size=2, steps_per_generation=2,
+        num_iterations=2, gradient_accumulation_steps=2, beta=0.1,
+    )  # fmt: skip
+    rec = _Record(tr)
+    tr.train()
+    assert len(rec.batches) == 2 and len(rec.micro) == 8  # 4 steps x 2 micro-batches
+    for b in rec.batches:  # joined from rounds, TRL's old and reference log-probs with them
+        assert all(16 <= r < 24 for r in b["rows"]) and all(a != 0 for a in b["advantages"])
+        assert {"old_per_token_logps", "ref_per_token_logps"} <= b["keys"]
+    for k, b in enumerate(rec.batches):  # each micro-batch is half of its generation batch
+        micro = rec.micro[4 * k : 4 * k + 4]
+        assert all(len(m["rows"]) == 2 and all(a != 0 for a in m["advantages"]) for m in micro)
+        assert sorted(r for m in micro[:2] for r in m["rows"]) == sorted(b["rows"])
+        assert sorted(r for m in micro[2:] for r in m["rows"]) == sorted(b["rows"])
+    s = tr.mixed_sampler
+    assert s.ledger["rollouts"] == rec.graded == sum(_logged(tr, "mixer/rollouts"))
+    assert tr.rollouts["generation_batches"] == 2 and tr.rollouts["trained_rollouts"] == 2 * 4
+
+
+def test_a_resumed_refill_run_repeats_the_uninterrupted_draws(tmp_path) -> None:
+    ds = _data([SOURCES[i // 8] for i in range(24)])
+    full = _trainer(tmp_path / "full", ds, max_steps=4, save_strategy="steps", save_steps=2)
+    rec_full = _Record(full)
+    full.train()
+    resumed = _trainer(tmp_path / "resumed", ds, max_steps=4)
+    rec_res = _Record(resumed)
+    resumed.train(resume_from_checkpoint=str(tmp_path / "full" / "checkpoint-2"))
+    a, b = full.mixed_sampler, resumed.mixed_sampler
+    assert rec_res.draws == rec_full.draws[len(rec_full.draws) - len(rec_res.draws) :]
+    assert [(w, r) for w, r, _ in rec_res.heard] == [
+        (w, r) for w, r, _ in rec_full.heard[len(rec_full.heard) - len(rec_res.heard) :]
+    ]
+    assert [x["rows"] for x in rec_res.batches] == [x["rows"] for x in rec_full.batches[2:]]
+    assert b.state_dict() == a.state_dict() and b.ledger == a.ledger
+    assert b.mixer.history == a.mixer.history
+    assert resumed.rollouts == full.rollouts  # the counts went on from the checkpoint's
+    assert _logged(resumed, "mixer/total/rollouts")[-1] == a.ledger["rollouts"]
+
+
+def test_refill_refuses_what_it_cannot_train_faithfully(tmp_path) -> None:
+    ds = _data([SOURCES[i // 8] for i in range(24)])
+    with pytest.raises(ValueError, match="scale_rewards='batch'"):
+        _trainer(tmp_path / "a", ds, scale_rewards="batch")
+    with pytest.raises(ValueError, match="refill_fallback"):
+        _trainer(tmp_path / "b", ds, trainer_kw={"refill_fallback": "wait"})
+    with pytest.raises(ValueError, match="refill_rounds"):
+        _trainer(tmp_path / "c", ds, trainer_kw={"refill_rounds": 0})
