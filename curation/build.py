@@ -42,6 +42,7 @@ from filters.contracts import (
     UserError,
 )
 from filters.decontam_refs import describe_benchmark, expand_benchmarks
+from filters.renamed import REMOVED_IN
 from filters.settings import DEFAULT_STAGES, FLAT_SETTINGS, STAGE_SETTINGS, STAGES
 from filters.stage import GlobalStage, Stage
 
@@ -72,7 +73,8 @@ class SourceSpec:
 def _deprecated_flat(name: str) -> None:
     stage, setting = FLAT_SETTINGS[name]
     warnings.warn(
-        f"BuildConfig.{name} is deprecated (removed in 0.3); use BuildConfig.{stage}.{setting} "
+        f"BuildConfig.{name} is deprecated (removed in {REMOVED_IN}); use "
+        f"BuildConfig.{stage}.{setting} "
         f"({STAGE_SETTINGS[stage].__name__})",
         DeprecationWarning,
         stacklevel=3,
@@ -90,7 +92,7 @@ class BuildConfig:
     from `stages`; without `verify`, `amplify` (which strengthens suites for verify's decision) is
     removed too. So the configured stages are the ones that run. The older flat names
     (`min_tests=`, `buckets=`, ..., `FLAT_SETTINGS`) still work, with a DeprecationWarning; they
-    are removed in 0.3.
+    are removed in codemix 0.3.0.
     """
 
     sources: list[SourceSpec]

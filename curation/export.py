@@ -52,6 +52,8 @@ __all__ = [
     "split_name",
     "export",
     "check_out",
+    "LANGUAGES",
+    "never_solved",
 ]
 
 FORMATS = ("jsonl", "parquet", "hf", "verl", "trl")

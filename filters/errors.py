@@ -1,6 +1,6 @@
 """Deprecated: `UserError` lives in `filters.contracts` (import it from there or from `filters`).
 
-This module is removed in codemix 0.2.0.
+This module is removed in codemix 0.3.0 (`filters.renamed.REMOVED_IN`).
 """
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from __future__ import annotations
 import warnings
 
 from filters.contracts import UserError
+from filters.renamed import REMOVED_IN
 
 __all__ = ["UserError"]
 
 warnings.warn(
-    "filters.errors is deprecated and will be removed in codemix 0.2.0; "
+    f"filters.errors is deprecated and will be removed in {REMOVED_IN}; "
     "import UserError from filters.contracts",
     DeprecationWarning,
     stacklevel=2,

@@ -118,9 +118,12 @@ class Stage(ABC):
 
     @property
     def is_global(self) -> bool:
-        """Deprecated (removed in 0.3): use `isinstance(stage, GlobalStage)`."""
+        """Deprecated (removed in codemix 0.3.0): use `isinstance(stage, GlobalStage)`."""
+        from filters.renamed import REMOVED_IN
+
         warnings.warn(
-            "Stage.is_global is deprecated (removed in 0.3); use isinstance(stage, GlobalStage)",
+            f"Stage.is_global is deprecated (removed in {REMOVED_IN}); use "
+            "isinstance(stage, GlobalStage)",
             DeprecationWarning,
             stacklevel=2,
         )

@@ -247,8 +247,6 @@ RENAMED = [  # old module -> new module, and a name each must give
     ("filters.reward.adapters", "filters.reward.trainer_rewards", "compute_score"),
     ("filters.difficulty.stage", "filters.difficulty.difficulty_stage", "DifficultyStage"),
 ]
-#: Shims whose warning states the release that removes them.
-REMOVED_IN = {"filters.errors": "0.2.0", "filters.benchmarks": "0.2.0", "filters.difficulty.stage": "0.2.0"}
 
 
 @pytest.mark.parametrize(("old", "new", "name"), RENAMED)
@@ -260,12 +258,33 @@ def test_renamed_modules_still_import_with_a_deprecation_warning(old, new, name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         module = importlib.import_module(old)
+    from filters.renamed import REMOVED_IN
+
     assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
     assert getattr(module, name) is getattr(importlib.import_module(new), name)
-    if old in REMOVED_IN:
-        version = REMOVED_IN[old]
-        assert any(f"removed in codemix {version}" in str(w.message) for w in caught)
-        assert f"codemix {version}" in (module.__doc__ or "")
+    assert any(f"removed in {REMOVED_IN}" in str(w.message) for w in caught)
+    assert REMOVED_IN in (module.__doc__ or "")
+
+
+def test_every_deprecation_names_the_one_removal_release():
+    """Issue 44: six shims promised removal in three different versions. Every "removed in" of
+    the three packages now says `filters.renamed.REMOVED_IN`, written out or by name."""
+    import re
+    from pathlib import Path
+
+    from filters.renamed import REMOVED_IN
+
+    root = Path(__file__).resolve().parents[1]
+    version = REMOVED_IN.removeprefix("codemix ")
+    bad = []
+    for pkg in ("curation", "filters", "mixer"):
+        for path in (root / pkg).rglob("*.py"):
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                said = re.findall(r"removed in (?:codemix )?(\d+(?:\.\d+)*)", line)
+                vague = re.search(r"(next|one) release", line)
+                if vague or any(v != version for v in said):
+                    bad.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert bad == []
 
 
 def test_verl_can_still_load_the_old_reward_file_by_path():

@@ -47,6 +47,7 @@ from curation.sources.taco import APPS_COLUMNS, TACO_COLUMNS, convert_taco
 from filters.contracts import UserError
 
 __all__ = [
+    "Converter",
     "Source",
     "SOURCES",
     "get_source",

@@ -1,7 +1,7 @@
 """Deprecated: renamed `filters.difficulty.difficulty_stage` (the difficulty stage, not the stage contract
 in filters/stage.py).
 
-The old name works, with a DeprecationWarning, until codemix 0.2.0 removes it.
+The old name works, with a DeprecationWarning, until codemix 0.3.0 removes it.
 """
 
 from __future__ import annotations
@@ -9,5 +9,5 @@ from __future__ import annotations
 from filters.renamed import renamed_module
 
 __all__, __getattr__ = renamed_module(
-    "filters.difficulty.stage", "filters.difficulty.difficulty_stage", "codemix 0.2.0"
+    "filters.difficulty.stage", "filters.difficulty.difficulty_stage"
 )

@@ -1,7 +1,7 @@
 """Deprecated: renamed `filters.reward.trainer_rewards` (reward functions in verl's and TRL's calling
 conventions, not the mixer's trainer adapters in mixer/adapters/).
 
-The old name works, with a DeprecationWarning, for one release.
+The old name works, with a DeprecationWarning, until codemix 0.3.0 removes it.
 """
 
 from __future__ import annotations
@@ -9,5 +9,5 @@ from __future__ import annotations
 from filters.renamed import renamed_module
 
 __all__, __getattr__ = renamed_module(
-    "filters.reward.adapters", "filters.reward.trainer_rewards", "the next release"
+    "filters.reward.adapters", "filters.reward.trainer_rewards"
 )

@@ -38,6 +38,7 @@ __all__ = [
     "start_run",
     "save_mixer_state",
     "load_mixer_state",
+    "drawn_fields",
 ]
 
 #: The file a trainer adapter writes into each checkpoint folder with the sampler's state.

@@ -54,6 +54,7 @@ __all__ = [
     "MixerGRPOTrainer",
     "MIXER_STATE_FILE",
     "REFILL_FALLBACKS",
+    "ROLLOUT_COUNTS",
     "SKIP_KEY",
 ]
 

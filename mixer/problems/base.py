@@ -394,11 +394,14 @@ class ProblemSampler(MixedSampler):
         **feedback: Any,
     ) -> GroupOutcome:
         """The former name of `learn` (`update` now means a mixer's `update(feedback)` only);
-        deprecated, removed in 0.3."""
+        deprecated, removed in codemix 0.3.0."""
         import warnings
 
+        from filters.renamed import REMOVED_IN
+
         warnings.warn(
-            f"{type(self).__name__}.update(problems, rewards, ...) is deprecated (removed in 0.3): "
+            f"{type(self).__name__}.update(problems, rewards, ...) is deprecated (removed in "
+            f"{REMOVED_IN}): "
             "call learn(problems, rewards, weights_id=..., group_size=...)",
             DeprecationWarning,
             stacklevel=2,

@@ -139,7 +139,7 @@ def test_the_older_flat_names_still_work_with_a_deprecation_warning(tmp_path):
         str(w.message).split("use BuildConfig.")[1].split()[0] for w in caught
     }
     assert cfg.verify.min_tests == 3 and "decontam" not in cfg.stages
-    with pytest.warns(DeprecationWarning, match=r"removed in 0\.3.*difficulty\.buckets"):
+    with pytest.warns(DeprecationWarning, match=r"removed in codemix 0\.3\.0.*difficulty\.buckets"):
         assert cfg.buckets == DifficultyConfig.buckets
     with pytest.warns(DeprecationWarning):
         cfg.buckets = 7

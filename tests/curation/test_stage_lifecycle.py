@@ -103,7 +103,7 @@ def test_lifecycle_defaults_let_a_stage_declare_only_its_judgement():
 
 
 def test_is_global_still_answers_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match=r"removed in 0\.3.*isinstance"):
+    with pytest.warns(DeprecationWarning, match=r"removed in codemix 0\.3\.0.*isinstance"):
         assert KeepLargest(1).is_global is True
     with pytest.warns(DeprecationWarning):
         assert Minimal().is_global is False
