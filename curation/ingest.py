@@ -1,6 +1,6 @@
 """Ingestion: raw source rows become canonical Arrow batches; malformed rows become rejected rows.
 
-Also the one stage that needs nothing but the record: exact-id deduplication.
+(Exact-id deduplication, the first stage after ingestion, is `filters/exact_id.py`.)
 """
 
 from __future__ import annotations

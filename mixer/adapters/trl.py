@@ -6,9 +6,10 @@ steps_per_generation` times), the same index stream on every rank: every rank ho
 mixer and feeds it the rewards gathered across all ranks. The train loader reads rows through
 `DrawnRows`, so each prompt arrives with the id of the weights that drew it: TRL's loader runs one
 generation batch ahead, and the feedback still credits the weights that drew the batch it scores.
-After rewards are computed for a generation batch, `_calculate_rewards` turns them into per-source
-mean reward, pass rate and mean |GRPO advantage| and calls `mixer.update`; reward functions never
-see the two added keys. Mixer and sampler state are saved in each checkpoint (`mixer_state.pt`)
+After rewards are computed for a generation batch, `_calculate_rewards` gives each completion's
+row and combined reward, in groups of `num_generations`, to `sampler.learn`, which feeds the mixer
+the per-source mean reward, pass rate, mean |GRPO advantage| and zero-advantage share (and a problem
+sampler its per-problem model); reward functions never see the two added keys. Mixer and sampler state are saved in each checkpoint (`mixer_state.pt`)
 and restored on resume.
 
 Samplers that drop groups after rollout (`DynamicSampling`, `PassRateBand`, `GRESO`) are refilled:
