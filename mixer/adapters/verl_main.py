@@ -217,6 +217,22 @@ class _MixerTaskRunner(main_ppo_v0.TaskRunner.__ray_actor_class__):
 _V1_TRAINER: type | None = None
 
 
+def _v1_metrics(sampler: Any, trained: int, discarded: int) -> dict[str, float]:
+    """A v1 step's mixer metrics: the weights, the responses heard (those trained and those verl
+    discarded), the responses of draws not yet whole, and the ledger's total."""
+    out = {
+        f"mixer/weight/{name}": float(x)
+        for name, x in zip(sampler.mixed_sampler.names, sampler.mixer.weights(), strict=True)
+    }
+    out["mixer/heard_rollouts"] = trained + discarded
+    out["mixer/heard_discarded_rollouts"] = discarded
+    out["mixer/held_rollouts"] = sampler.held_rollouts
+    ledger = getattr(sampler.mixed_sampler, "ledger", None)
+    if ledger is not None:
+        out["mixer/total/rollouts"] = ledger["rollouts"] + sampler.held_rollouts
+    return out
+
+
 def mixer_v1_trainer_class() -> type:
     """verl's v1 sync trainer with the mixer, registered as `trainer.v1.trainer_mode=mixer-sync`.
 
@@ -310,15 +326,7 @@ def mixer_v1_trainer_class() -> type:
         def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
             batch = super()._compute_advantage(batch, metrics)
             self._hear(list(batch.keys), batch.partition_id)
-            sampler = self.mixer_sampler
-            for name, x in zip(sampler.mixed_sampler.names, sampler.mixer.weights(), strict=True):
-                metrics[f"mixer/weight/{name}"] = float(x)
-            metrics["mixer/heard_rollouts"] = len(batch.keys) + self.heard_discarded
-            metrics["mixer/heard_discarded_rollouts"] = self.heard_discarded
-            metrics["mixer/held_rollouts"] = sampler.held_rollouts
-            ledger = getattr(sampler.mixed_sampler, "ledger", None)
-            if ledger is not None:
-                metrics["mixer/total/rollouts"] = ledger["rollouts"] + sampler.held_rollouts
+            metrics.update(_v1_metrics(self.mixer_sampler, len(batch.keys), self.heard_discarded))
             self.heard_discarded = 0
             return batch
 
