@@ -47,7 +47,12 @@ def sb():
 
 
 def _uid_procs(sb: Sandbox) -> list[str]:
-    """Processes still running as any of the sandbox's run uids."""
+    """Processes still running as any of the sandbox's run uids.
+
+    The worker itself takes a run's uid for a moment after answering (to clear the run's keys),
+    keeping saved uid 0 to come back; a process of the run can never hold uid 0 in any slot, so
+    only processes with every uid the run's count. (CI once caught the worker mid-clear.)
+    """
     uids = {str(w.uid) for w in sb._all}
     left = []
     for d in Path("/proc").iterdir():
@@ -58,7 +63,7 @@ def _uid_procs(sb: Sandbox) -> list[str]:
         except OSError:
             continue
         for line in status.splitlines():
-            if line.startswith("Uid:") and line.split()[1] in uids:
+            if line.startswith("Uid:") and set(line.split()[1:]) <= uids:
                 left.append(d.name)
     return left
 
