@@ -30,7 +30,6 @@ import math
 import random
 import zlib
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +52,7 @@ from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
 from filters.sandboxed_stage import SandboxedStage
 from filters.settings import CALIBRATION_LIMIT_S, AmplifyConfig
 from filters.stage import Decision
+from filters.threads import thread_map
 
 __all__ = [
     "AmplifyConfig",
@@ -367,9 +367,7 @@ class AmplifyStage(SandboxedStage):
     settings: AmplifyConfig
 
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
-        threads = max(1, min(len(rows), self.sandbox.n_workers))
-        with ThreadPoolExecutor(threads) as ex:
-            outcomes = list(ex.map(self.amplify, rows))
+        outcomes = thread_map(self.amplify, rows, min(len(rows), self.sandbox.n_workers))
         return [
             Decision(
                 True,

@@ -8,7 +8,6 @@ C++ program's executable (`native`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from filters.compare import DEFAULT_TOLERANCE
@@ -24,6 +23,7 @@ from filters.sandbox.outcome import Status
 from filters.sandbox.pool import WorkerPool, default_workers
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import Output, RunResult
+from filters.threads import thread_map
 
 __all__ = ["Sandbox", "Output", "default_workers"]
 
@@ -171,6 +171,9 @@ class Sandbox:
         except WorkerDied as e:
             w = self._pool.replace(w)
             return died(e)
+        except BaseException:
+            w.kill()  # interrupted mid-exchange (Ctrl-C): its answer would come out of step
+            raise
         finally:
             self._pool.release(w)
 
@@ -267,8 +270,9 @@ class Sandbox:
             opts = dict(shared, **(job[2] if len(job) > 2 else {}))
             return self.run(job[0], job[1], **opts)
 
-        with ThreadPoolExecutor(min(self.n_workers, len(jobs))) as ex:
-            return list(ex.map(one, jobs))
+        # (an interrupt returns at once: jobs not started are dropped, running ones end with
+        # the workers, which `close()` stops)
+        return thread_map(one, jobs, min(self.n_workers, len(jobs)))
 
     def outputs(
         self,
