@@ -208,6 +208,7 @@ class Sandbox:
         batch: bool = False,
         batch_call_s: float | None = None,
         defer_slow: bool = False,
+        confirm_timeouts: bool = False,
     ) -> RunResult:
         """Judge one program against `problem` (or the given `tests`); never raises for bad code.
 
@@ -227,6 +228,9 @@ class Sandbox:
         matters: verify's mutants): the first test whose call passes that budget is judged last,
         alone under the full limit, so a failure on a later test ends the run without spending
         the limit on it; the verdict is then that later failure's.
+        `confirm_timeouts`: a test that runs out of time runs once more, in a child of its own,
+        and counts as TLE only if it runs out of time again (a build's decisions must not hang on
+        a moment of the machine's load; a program that loops pays its limit twice).
         """
         lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
@@ -234,7 +238,7 @@ class Sandbox:
         for attempt in range(1, self.retries + 2):
             result = self._on_a_worker(
                 lambda j: j.judge(problem, code, limits, tests, stop_on_failure, lang, batch,
-                                  batch_call_s, defer_slow),
+                                  batch_call_s, defer_slow, confirm_timeouts),
                 lambda e: RunResult("SE", error=str(e), time_limit_s=limits.time_s),
             )  # fmt: skip
             result.attempts = attempt

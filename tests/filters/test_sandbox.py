@@ -297,6 +297,32 @@ def test_nothing_outlives_a_killed_parent(tmp_path):
     assert os.path.exists(script)
 
 
+def test_confirm_timeouts_runs_a_timeout_once_more_and_a_loop_stays_tle():
+    """`confirm_timeouts` (verify's and amplify's mutants, known-incorrect solutions, references
+    under a source's limit): a test that runs out of time runs once more, alone; only what times
+    out twice is TLE (issue 42). Every run goes through the sandbox's `_run`: counted here."""
+    from filters.sandbox.judge import run_once
+
+    statuses: list[str] = []
+
+    class Counting(Sandbox):
+        @staticmethod
+        def _run(w, run, text, timeout):  # type: ignore[override]
+            out = run_once(w, run, text, timeout)
+            statuses.append(out.status)
+            return out
+
+    loop, add = "while True:\n    pass\n", "a, b = map(int, input().split())\nprint(a + b)"
+    with Counting(workers=1, time_limit_s=0.3) as box:
+        r = box.run(ADD, loop, stop_on_failure=True, confirm_timeouts=True)
+        assert r.verdict == "TLE" and statuses == ["TLE", "TLE"]
+        statuses.clear()
+        assert box.run(ADD, loop, stop_on_failure=True).verdict == "TLE" and statuses == ["TLE"]
+        statuses.clear()
+        r = box.run(ADD, add, confirm_timeouts=True)
+        assert r.verdict == "AC" and statuses == ["OK"] * len(ADD["tests"])  # nothing to confirm
+
+
 def test_closing_while_programs_run_stops_them_at_once_and_starts_no_worker():
     """Ctrl-C in a build closes its sandboxes while their workers judge: the runs are killed,
     the judging threads get an error at once (not a fresh worker, not the end of the batch)."""
