@@ -23,7 +23,7 @@ from filters.sandbox.native import compile_native, native_io_mb
 from filters.sandbox.outcome import Outcome, Status, outcome
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import Output, RunResult, TestResult, not_run, summary, truncate
-from filters.sandbox.wire import Files, Op, Run, RunLimits
+from filters.sandbox.wire import Files, Op, Run, RunLimits, answer_timeout
 
 __all__ = ["Judge", "run_once"]
 
@@ -90,7 +90,7 @@ class _Suite(NamedTuple):
     run: Run  # how the program runs (its kind, typed calls)
     checker: str | None
     mode: Comparison
-    timeout: float  # a run's wall-clock timeout, the worker's ceiling and a margin
+    timeout: float  # how long to wait for a run's answer (`wire.answer_timeout`)
 
 
 class _Tally:
@@ -184,7 +184,7 @@ class Judge:
         else:
             self.w.files().write(Files.CODE, code_bytes)
         run = _run_of(problem, kind, limits, io_mb, language=lang)
-        timeout = limits.wall_s + 30.0
+        timeout = answer_timeout(limits.wall_s)
         out: list[Output] = []
         for i, text in enumerate(inputs):
             first = i == 0 and not native  # (a native program's binary is made: keep it)
@@ -265,7 +265,7 @@ class Judge:
         `batch`, call tests in batches, a test that fails in one rerun alone (`Sandbox.run`)."""
         checker = problem.get("checker")
         mode = Comparison.parse(problem.get("comparison"))
-        suite = _Suite(run, checker, mode, limits.wall_s + 30.0)
+        suite = _Suite(run, checker, mode, answer_timeout(limits.wall_s))
         total = len(test_list)
         tally = _Tally()
         batched = (
@@ -415,7 +415,7 @@ class Judge:
             self.w.files().write(Files.CHECK, json.dumps(task).encode())
         except OSError as e:
             raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
-        r = self.once(check, "", suite.timeout + 30)
+        r = self.once(check, "", answer_timeout(limits.wall_s))
         res = r.record or {}
         if r.status == Status.OK and res.get("ok") is True:
             return "AC", None
@@ -434,7 +434,7 @@ class Judge:
                 "SE", error=f"test code does not parse: {e}", time_limit_s=limits.time_s
             )
         run = self._prepare(problem, code, limits, tests, test_code, call_check)
-        r = self.once(run._replace(first=True), "", limits.wall_s + 30.0)
+        r = self.once(run._replace(first=True), "", answer_timeout(limits.wall_s))
         if r.status in (Status.CE, Status.SE):  # did not compile, harness fault
             return not_run(r, max(1, len(texts)), limits)
         return assert_result(r, texts, limits)
