@@ -665,7 +665,9 @@ class AmplifyStage(SandboxedStage):
         pairs = []
         for t, o in zip(
             originals,
-            self.sandbox.outputs(base, ref, [t["input"] for t in originals], time_limit_s=limit),
+            # (under the margin: a type missed for a moment's load would drop inputs)
+            self.sandbox.outputs(base, ref, [t["input"] for t in originals],
+                                 time_limit_s=TIME_MARGIN * limit),
         ):
             if o.status == "OK" and o.text is not None:
                 try:
