@@ -7,6 +7,13 @@ moment redoes only units without one. Global stages re-observe every unit before
 Progress is counted in problems (rows), not units: a local stage judges a unit in chunks of
 `chunk_rows` rows and reports after each, so a long unit (a 256-row verify unit takes minutes)
 still shows movement. Chunking changes no result: every stage judges each row on its own.
+
+Where a stage is slow, resume keeps finer work than a unit: once a unit has taken `PART_AFTER_S`
+since it started (or since its last part), the chunks judged so far are committed as a part of
+the unit (`unit-NNNNN.parts/`, kept and dropped rows, marker last). A killed build resumes a unit
+after its last part; the unit, once whole, is committed as always and its parts removed. So an
+interrupted amplify or verify redoes at most the chunk it was judging (32 rows by default), and
+a fast stage, which would only pay for the writes, its unit.
 """
 
 from __future__ import annotations
@@ -154,20 +161,63 @@ def unit_paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
 
 
 def finished_units(work: Path) -> int:
-    """Units the unfinished build in `work` has committed, all stages together (their markers):
-    with none, starting it over loses nothing."""
-    return sum(1 for _ in Path(work).glob("*/unit-*.json"))  # each stage's markers (`unit_paths`)
+    """Units and parts of units the unfinished build in `work` has committed, all stages together
+    (their markers): with none, starting it over loses nothing."""
+    work = Path(work)
+    units = sum(1 for _ in work.glob("*/unit-*.json"))  # each stage's markers (`unit_paths`)
+    return units + sum(1 for _ in work.glob("*/unit-*.parts/rows-*.json"))  # `_part_paths`
 
 
-def commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
-    """Write a unit's outputs, each atomically, and the marker last: a marker means the unit is done."""
-    kept_p, rej_p, marker = unit_paths(d, unit)
-    d.mkdir(parents=True, exist_ok=True)
+def _commit(paths: tuple[Path, Path, Path], kept: pa.Table, dropped: pa.Table, marker: dict[str, Any]) -> None:
+    """Kept rows, dropped rows, each written atomically, then the marker that says they are done."""
+    kept_p, rej_p, marker_p = paths
+    marker_p.parent.mkdir(parents=True, exist_ok=True)
     for table, path in ((kept, kept_p), (dropped, rej_p)):
         tmp = path.with_name(path.name + ".tmp")
         pq.write_table(table, tmp, compression="zstd")
         tmp.replace(path)
-    write_json(marker, stats.__dict__)
+    write_json(marker_p, marker)
+
+
+def commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
+    """Write a unit's outputs, each atomically, and the marker last: a marker means the unit is done."""
+    _commit(unit_paths(d, unit), kept, dropped, stats.__dict__)
+
+
+#: seconds a unit may take before the chunks it judged are kept as a part of it (see above)
+PART_AFTER_S = 1.0
+
+
+def parts_dir(d: Path, unit: int) -> Path:
+    """Where the parts of an unfinished unit are kept."""
+    return d / f"unit-{unit:05d}.parts"
+
+
+def _part_paths(parts: Path, start: int) -> tuple[Path, Path, Path]:
+    """Kept rows, dropped rows and the marker of the part that starts at row `start`."""
+    stem = f"rows-{start:06d}"
+    return parts / f"{stem}.parquet", parts / f"{stem}.rejected.parquet", parts / f"{stem}.json"
+
+
+def read_parts(parts: Path) -> tuple[int, list[pa.Table], list[pa.Table]]:
+    """The rows a unit's parts cover from its first row on (the parts that follow each other
+    without a gap), with their kept and dropped rows."""
+    if not parts.is_dir():
+        return 0, [], []
+    marked = {int(p.stem.split("-")[1]): p for p in parts.glob("rows-*.json")}
+    covered, kept, dropped = 0, [], []
+    while covered in marked:
+        kept_p, rej_p, marker = _part_paths(parts, covered)
+        kept.append(pq.read_table(kept_p))
+        dropped.append(pq.read_table(rej_p))
+        covered += int(json.loads(marker.read_text())["rows"])
+    return covered, kept, dropped
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    # parts read back from Parquet and chunks judged now: the same columns, maybe not the same
+    # Arrow types where a chunk's column was all null
+    return pa.concat_tables(tables, promote_options="permissive")
 
 
 def process_unit(
@@ -177,36 +227,59 @@ def process_unit(
     unit: int,
     chunk_rows: int | None = None,
     on_rows: Callable[[int], None] | None = None,
+    part_after_s: float = PART_AFTER_S,
 ) -> int:
     """Run one stage over one committed unit and commit the result (also the body of a Ray task).
 
     `stage` may be a factory: a row stage that holds processes (the sandbox) is then built where
     it runs, and closed after. With `chunk_rows`, the rows are judged that many at a time and
-    `on_rows(n)` is told after each chunk. Returns the number of rows judged.
+    `on_rows(n)` is told after each chunk (and, first, of the rows the unit's parts hold: an
+    interrupted run's judged chunks, which are not judged again). The chunks judged are kept as
+    a part of the unit once it has run `part_after_s` since it started or since its last part.
+    Returns the number of rows.
     """
     owned = not isinstance(stage, Stage)
     st = stage if isinstance(stage, Stage) else stage()
     try:
         t0 = time.perf_counter()
         table = pq.read_table(source)
-        step = chunk_rows if chunk_rows and chunk_rows < table.num_rows else max(table.num_rows, 1)
-        kept, dropped = [], []
-        for start in range(0, table.num_rows, step):
-            part = st.process(table.slice(start, step))
-            kept.append(part.kept)
-            dropped.append(part.dropped)
+        n = table.num_rows
+        parts = parts_dir(d, unit)
+        start, kept, dropped = read_parts(parts)
+        if start and on_rows is not None:
+            on_rows(start)
+        step = chunk_rows if chunk_rows and chunk_rows < n else max(n, 1)
+        since, since_t = start, t0  # the first row, and the time, since the last part
+        new_kept: list[pa.Table] = []  # chunks judged since then
+        new_dropped: list[pa.Table] = []
+        for first in range(start, n, step):
+            part = st.process(table.slice(first, step))
+            new_kept.append(part.kept)
+            new_dropped.append(part.dropped)
             if on_rows is not None:
-                on_rows(min(step, table.num_rows - start))
+                on_rows(min(step, n - first))
+            end = first + step
+            if end < n and time.perf_counter() - since_t >= part_after_s:
+                _commit_part(parts, since, end - since, _concat(new_kept), _concat(new_dropped))
+                kept, dropped = kept + new_kept, dropped + new_dropped
+                new_kept, new_dropped, since, since_t = [], [], end, time.perf_counter()
+        kept, dropped = kept + new_kept, dropped + new_dropped
         if not kept:  # an empty unit still gets its (empty) outputs and marker
             part = st.process(table)
             kept, dropped = [part.kept], [part.dropped]
-        result_kept, result_dropped = pa.concat_tables(kept), pa.concat_tables(dropped)
+        result_kept, result_dropped = _concat(kept), _concat(dropped)
         stats = UnitStats.of(result_kept, result_dropped, time.perf_counter() - t0)
         commit_unit(d, unit, result_kept, result_dropped, stats)
-        return table.num_rows
+        shutil.rmtree(parts, ignore_errors=True)
+        return n
     finally:
         if owned:
             st.close()
+
+
+def _commit_part(parts: Path, start: int, rows: int, kept: pa.Table, dropped: pa.Table) -> None:
+    """Keep rows [start, start + rows) of an unfinished unit, judged (the marker last)."""
+    _commit(_part_paths(parts, start), kept, dropped, {"rows": rows})
 
 
 class Pipeline:
@@ -221,11 +294,13 @@ class Pipeline:
         executor: Executor | None = None,
         factories: Mapping[str, Callable[[], Stage]] | None = None,
         chunk_rows: int = 32,
+        part_after_s: float = PART_AFTER_S,
     ):
         self.work = Path(work)
         self.stages = stages
         self.batch_rows = batch_rows
         self.chunk_rows = chunk_rows
+        self.part_after_s = part_after_s
         self.progress = progress or (lambda *a: None)
         self.executor = executor or LocalExecutor()
         self.factories = factories or {}
@@ -329,7 +404,8 @@ class Pipeline:
 
         paths = [self._paths(prev_dir, u)[0] for u in todo]
         if self.executor.local:  # in this process: report every chunk
-            chunked = [(payload, p, d, u, self.chunk_rows, advance) for p, u in zip(paths, todo)]
+            chunked = [(payload, p, d, u, self.chunk_rows, advance, self.part_after_s)
+                       for p, u in zip(paths, todo)]  # fmt: skip
             for _ in self.executor.map(process_unit, chunked):
                 pass
         else:  # remote tasks: report each unit as it finishes

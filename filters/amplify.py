@@ -30,7 +30,6 @@ import math
 import random
 import zlib
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +40,8 @@ from filters.inputgen import input_generator, is_search_tree, traversals
 from filters.judge_style import allows_several_answers, comparison_of, several_valid_answers
 from filters.labelling import (
     disagreement,
-    fastest_first,
     labelling_languages,
+    labelling_order,
     labelling_references,
     mutated_reference,
 )
@@ -51,8 +50,9 @@ from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
 from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
 from filters.sandboxed_stage import SandboxedStage
-from filters.settings import CALIBRATION_LIMIT_S, AmplifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, TIME_MARGIN, AmplifyConfig
 from filters.stage import Decision
+from filters.threads import thread_map
 
 __all__ = [
     "AmplifyConfig",
@@ -367,9 +367,7 @@ class AmplifyStage(SandboxedStage):
     settings: AmplifyConfig
 
     def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
-        threads = max(1, min(len(rows), self.sandbox.n_workers))
-        with ThreadPoolExecutor(threads) as ex:
-            outcomes = list(ex.map(self.amplify, rows))
+        outcomes = thread_map(self.amplify, rows, min(len(rows), self.sandbox.n_workers))
         return [
             Decision(
                 True,
@@ -408,7 +406,8 @@ class AmplifyStage(SandboxedStage):
             return _Outcome("skipped", "no reference solution")
         src_limit = row.get("time_limit_s")
         first = self.sandbox.run_many(
-            [(base, code, {"time_limit_s": src_limit or CALIBRATION_LIMIT_S, "language": lang})
+            [(base, code, {"time_limit_s": src_limit or CALIBRATION_LIMIT_S, "language": lang,
+                           "confirm_timeouts": bool(src_limit)})
              for code, lang in refs]
         )  # fmt: skip
         passing = [(code, lang, r) for (code, lang), r in zip(refs, first) if r.verdict == "AC"]
@@ -429,10 +428,12 @@ class AmplifyStage(SandboxedStage):
                 )
         limit = float(src_limit) if src_limit else self._calibrated(passing)
         slowest_ms = max(r.max_test_cpu_ms for _, _, r in passing)
-        cheapest_first = fastest_first(passing)
+        ordered = labelling_order(passing)
+        labeller_ms = ordered[0][2].max_test_cpu_ms
+        refs = [(code, lang) for code, lang, _ in ordered]
         mutated = mutated_reference(passing, self._mutated_languages())
-        out = self._grow(row, base, cheapest_first, limit, mutated, slowest_ms)
-        out.languages = labelling_languages(cheapest_first)
+        out = self._grow(row, base, refs, limit, mutated, slowest_ms, labeller_ms)
+        out.languages = labelling_languages(refs)
         return out
 
     def _mutated_languages(self) -> tuple[str, ...]:
@@ -467,11 +468,13 @@ class AmplifyStage(SandboxedStage):
         limit: float,
         mutated: tuple[str, str] | None,
         slowest_ms: float,
+        labeller_ms: float,
     ) -> _Outcome:
-        """`refs`: the passing references (source, language), the cheapest first (it labels
+        """`refs`: the passing references (source, language), the labeller first (it labels
         every candidate, the others check what it kept); `mutated`: the reference the mutants come
         from and its language (`mutated_reference`; None: no mutants guide the choice);
-        `slowest_ms`: the slowest reference's slowest original test."""
+        `slowest_ms`: the slowest reference's slowest original test; `labeller_ms`: the
+        labeller's own."""
         originals = list(base["tests"])
         alive, judged = self._surviving_mutants(base, mutated, limit, slowest_ms)
         killed_before = judged - len(alive)
@@ -486,7 +489,7 @@ class AmplifyStage(SandboxedStage):
             return _Outcome(
                 "skipped", f"inputs cannot be mutated: {e}", [], killed_before, None, judged
             )
-        job = self._job(base, refs, limit)
+        job = self._job(base, refs, limit, labeller_ms)
         kind = base.get("test_type") or "stdio"
         grown = _Growth(originals, alive, judged, {_canonical(t["input"], kind) for t in originals})
         key = str(row.get("problem_id") or row.get("id"))
@@ -504,16 +507,28 @@ class AmplifyStage(SandboxedStage):
                 break
         return self._chosen(grown, killed_before)
 
-    def _job(self, base: dict[str, Any], refs: list[tuple[str, str]], limit: float) -> _Job:
+    def _job(self, base: dict[str, Any], refs: list[tuple[str, str]], limit: float,
+             labeller_ms: float) -> _Job:  # fmt: skip
         originals = list(base["tests"])
         return _Job(
             base,
             refs,
             limit,
-            1000.0 * limit / self.settings.time_factor,
+            self._budget_ms(labeller_ms),
             max(self.settings.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
             *self._shapes(base, refs[0][0], originals, limit),
         )
+
+    def _budget_ms(self, labeller_ms: float) -> float:
+        """The most CPU a new input may cost the labeller: `TIME_MARGIN` x its own slowest
+        original test, at least the floor's share (`time_floor_s` / `time_factor`). A ratio of
+        two runs of one program, on this machine now, which a loaded machine slows alike; and a
+        margin, since an input mutated from the slowest original costs about what it does (a
+        program that precomputes a table costs the same on every input): against 1x, the
+        measurement's noise decided such inputs, and a loaded build kept 15 where an idle one
+        kept 19 (issue 42)."""
+        s = self.settings
+        return max(1000.0 * s.time_floor_s / s.time_factor, TIME_MARGIN * labeller_ms)
 
     def _surviving_mutants(
         self,
@@ -537,7 +552,8 @@ class AmplifyStage(SandboxedStage):
         # others first and cost more than it saved, 0.38 against 0.34 s a row on LeetCodeDataset)
         for m, r in zip(mutants, self.sandbox.run_many(
             [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
-                        "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang})
+                        "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang,
+                        "confirm_timeouts": True})
              for m in mutants]
         )):  # fmt: skip
             if r.verdict == "CE":
@@ -586,7 +602,8 @@ class AmplifyStage(SandboxedStage):
         runs = self.sandbox.run_many(
             [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
                         "stop_on_failure": True, "batch": batch,
-                        "batch_call_s": self.mutant_batch_s(slow_ms), "language": m_lang})
+                        "batch_call_s": self.mutant_batch_s(slow_ms), "language": m_lang,
+                        "confirm_timeouts": True})
              for m in grown.alive]
         )  # fmt: skip
         for m, r in zip(grown.alive, runs):
@@ -648,7 +665,9 @@ class AmplifyStage(SandboxedStage):
         pairs = []
         for t, o in zip(
             originals,
-            self.sandbox.outputs(base, ref, [t["input"] for t in originals], time_limit_s=limit),
+            # (under the margin: a type missed for a moment's load would drop inputs)
+            self.sandbox.outputs(base, ref, [t["input"] for t in originals],
+                                 time_limit_s=TIME_MARGIN * limit),
         ):
             if o.status == "OK" and o.text is not None:
                 try:
@@ -687,10 +706,10 @@ class AmplifyStage(SandboxedStage):
         )
         tests = []
         for (text, seed, parent), o in zip(cands, outs):
-            if o.status != "OK" or o.text is None:
+            if o.status == "TLE" or (o.status == "OK" and o.cpu_ms > job.budget_ms):
+                why["too slow"] += 1  # (past the budget or past the limit: one reason, one count)
+            elif o.status != "OK" or o.text is None:
                 why[f"reference {o.status}"] += 1
-            elif o.cpu_ms > job.budget_ms:
-                why["too slow"] += 1
             elif len(o.text) > job.out_cap:
                 why["output too large"] += 1
             elif job.shapes is not None and not _returns_known_types(base, o.text, job.shapes):
@@ -706,7 +725,9 @@ class AmplifyStage(SandboxedStage):
                     cost[text] = o.cpu_ms
         # the labeller's rerun and the other references, trusted, in batches (a test that fails in
         # a batch is rerun alone, and that verdict counts: an unstable label never comes from
-        # batching); in any language, they must accept the labeller's outputs
+        # batching); in any language, they must accept the labeller's outputs, under a margin
+        # above the limit (a label is not dropped, nor the problem's labels untrusted, because a
+        # loaded machine slowed a run down)
         again = "differs under another hash seed" if lab_lang == "python" else "differs when run again"
         checks = [(self.rerun_sandbox, lab, lab_lang, again, True)]
         checks += [(self.sandbox, code, lang, disagreement(lab_lang, lang), True)
@@ -714,7 +735,8 @@ class AmplifyStage(SandboxedStage):
         for sb, code, lang, reason, batch in checks:
             if not tests:
                 break
-            r = sb.run(base, code, time_limit_s=limit, batch=batch and base["test_type"] == "call",
+            r = sb.run(base, code, time_limit_s=TIME_MARGIN * limit,
+                       batch=batch and base["test_type"] == "call",
                        tests=[self._judged_test(base, t) for t in tests], language=lang)  # fmt: skip
             if r.verdict == "SE":
                 why["sandbox error"] += len(tests)

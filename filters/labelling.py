@@ -4,8 +4,10 @@ counted (`filters.amplify.AmplifyStage`).
 Every reference the sandbox judges takes part: Python ones on every problem, C++ ones on stdio
 problems (call and assert tests call a Python function). They are taken in turn from each
 language (`filters.languages.judged_programs`), so that a few Python references are tried beside
-hundreds of C++ ones. Of those that pass the original tests, the fastest on them (CPU, not
-counting a C++ program's compile, which is paid once) labels every candidate input first; the
+hundreds of C++ ones. Of those that pass the original tests, the first in the record's order of
+the cheaper language (C++ before Python: `LABELLING_ORDER`) labels every candidate input first;
+not the fastest by measured CPU, which changes from run to run (and with the machine's load) when
+two references are about as fast, and with it the labels. The
 others run the inputs it kept and must print what the judge accepts against its outputs, so
 references in several languages must agree for an input to be kept. An input on which they do
 not is dropped and counted in the problem's `amplify_note` (`disagreement`); the problem keeps
@@ -26,8 +28,9 @@ from filters.languages import judged_programs
 from filters.mutants import MUTATED_LANGUAGES
 
 __all__ = [
+    "LABELLING_ORDER",
     "labelling_references",
-    "fastest_first",
+    "labelling_order",
     "mutated_reference",
     "labelling_languages",
     "disagreement",
@@ -49,11 +52,18 @@ def labelling_references(
     return refs if limit is None else refs[:limit]
 
 
-def fastest_first(passing: Sequence[tuple[str, str, Any]]) -> list[tuple[str, str]]:
-    """(source, language) of passing references, the least CPU on the original tests first (a
-    stable sort: equal ones in the record's order). `passing`: (source, language, RunResult)."""
-    ranked = sorted(passing, key=lambda p: float(p[2].cpu_ms))
-    return [(code, lang) for code, lang, _ in ranked]
+#: a passing reference: its source, its language, its run on the original tests
+_Passing = tuple[str, str, Any]
+#: the order in which languages label new inputs: the cheaper to run first
+LABELLING_ORDER = ("cpp", "python")
+
+
+def labelling_order(passing: Sequence[_Passing]) -> list[_Passing]:
+    """Passing references, (source, language, RunResult), the labeller first: by
+    `LABELLING_ORDER`, in the record's order within a language; never by measured time, so the
+    same in every run."""
+    rank = {lang: i for i, lang in enumerate(LABELLING_ORDER)}
+    return sorted(passing, key=lambda p: rank.get(p[1], len(rank)))
 
 
 def mutated_reference(

@@ -35,6 +35,9 @@ class SandboxedStage(Stage):
         self._own_sandbox = sandbox is None
         self._rerun: Sandbox | None = None
         self._lock = threading.Lock()  # a stage may judge problems on threads; one rerun sandbox
+        #: closed: a judging still on a thread (an interrupted build's) gets an error, never a
+        #: fresh sandbox
+        self._closed = False
 
     def reruns_on_next_hash_seed(self) -> bool:
         """Whether reruns go to a sibling sandbox with the next hash seed (True) or to `sandbox`."""
@@ -43,6 +46,8 @@ class SandboxedStage(Stage):
     @property
     def sandbox(self) -> Sandbox:
         if self._sandbox is None:
+            if self._closed:
+                raise RuntimeError(f"the {self.name} stage is closed")
             self._sandbox = Sandbox(self.workers)
         return self._sandbox
 
@@ -54,6 +59,8 @@ class SandboxedStage(Stage):
             return self.sandbox
         with self._lock:
             if self._rerun is None:
+                if self._closed:
+                    raise RuntimeError(f"the {self.name} stage is closed")
                 self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
             return self._rerun
 
@@ -75,7 +82,9 @@ class SandboxedStage(Stage):
         return {"isolation": self.sandbox.isolation_report()}
 
     def close(self) -> None:
-        """Stop the sandboxes this stage started (a sandbox passed in is left to its owner)."""
+        """Stop the sandboxes this stage started (a sandbox passed in is left to its owner); the
+        stage judges nothing more."""
+        self._closed = True
         if self._rerun is not None:
             self._rerun.close()
             self._rerun = None
@@ -85,7 +94,7 @@ class SandboxedStage(Stage):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_sandbox=None, _rerun=None, _own_sandbox=True)
+        state.update(_sandbox=None, _rerun=None, _own_sandbox=True, _closed=False)
         del state["_lock"]
         return state
 

@@ -27,10 +27,10 @@ from filters.judged import count_tests, judged_problem
 from filters.labelling import mutated_reference
 from filters.languages import judged_programs
 from filters.mutants import mutants_of
-from filters.sandbox import RunResult
+from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
 from filters.sandboxed_stage import SandboxedStage
-from filters.settings import CALIBRATION_LIMIT_S, VerifyConfig
+from filters.settings import CALIBRATION_LIMIT_S, TIME_MARGIN, VerifyConfig
 from filters.stage import Decision
 
 __all__ = [
@@ -208,9 +208,11 @@ class VerifyStage(SandboxedStage):
             src = r.problem.get("time_limit_s")
             limit = src or CALIBRATION_LIMIT_S
             # one child a test: the calibrated limit and `ref_cpu_ms` come from these runs (a
-            # call's CPU inside a batch is measured otherwise, to the scheduler's tick)
+            # call's CPU inside a batch is measured otherwise, to the scheduler's tick); a timeout
+            # under the source's limit is confirmed (under the calibration's ceiling it is none
+            # of a moment's load)
             jobs.extend(
-                (r.problem, code, r.opts(k, time_limit_s=limit))
+                (r.problem, code, r.opts(k, time_limit_s=limit, confirm_timeouts=bool(src)))
                 for k, code in enumerate(r.solutions)
             )
         results = iter(self.sandbox.run_many(jobs))
@@ -331,7 +333,7 @@ class VerifyStage(SandboxedStage):
                         jobs.append((r.problem, r.solutions[k], opts))
                         owners.append((r.index, len(runs[r.index]) - 1, k))
         rerun = self.rerun_sandbox if jobs else self.sandbox
-        results = rerun.run_many(jobs)
+        results = self._confirm_timeouts(rerun, jobs, rerun.run_many(jobs))
         for (idx, slot, _k), res in zip(owners, results):
             runs[idx][slot].append(res)
         for r in todo:
@@ -339,6 +341,27 @@ class VerifyStage(SandboxedStage):
             if fastest is not None:
                 best[r.index] = fastest
         return best
+
+    @staticmethod
+    def _confirm_timeouts(
+        sb: Sandbox, jobs: list[tuple[dict[str, Any], str, dict[str, Any]]], results: list[RunResult]
+    ) -> list[RunResult]:
+        """The reruns, each that ran out of time run once more under `TIME_MARGIN` x its limit,
+        whose verdict then counts: a rerun asks whether the output is stable, and a reference
+        that passed once under the limit and runs out of it again only on a loaded machine (a
+        source's limit close to its time) is not `flaky`; one that loops, or answers otherwise,
+        still is."""
+        again = [i for i, r in enumerate(results) if r.verdict == "TLE"]
+        if not again:
+            return results
+        out = list(results)
+        confirm = []
+        for i in again:
+            problem, code, opts = jobs[i]
+            confirm.append((problem, code, dict(opts, time_limit_s=TIME_MARGIN * opts["time_limit_s"])))
+        for i, r in zip(again, sb.run_many(confirm)):
+            out[i] = r
+        return out
 
     @staticmethod
     def _after_reruns(
@@ -411,8 +434,11 @@ class VerifyStage(SandboxedStage):
             if self.settings.mutants > 0 and code is not None
             else []
         )
+        # a timeout (a known-incorrect solution's, a mutant's) counts only when it repeats
+        # (`confirm_timeouts`): which are rejected decides `weak_tests`
         for k, (c, lang) in enumerate(wrong):
-            opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang}
+            opts = {"time_limit_s": r.limit, "stop_on_failure": True, "language": lang,
+                    "confirm_timeouts": True}  # fmt: skip
             jobs.append(("incorrect", k, (r.problem, c, opts)))
         # a mutant slower than `time_factor` x the slowest reference (and the floor) is
         # killed by its timeout (`mutant_limit_s`). Mutants of a reference are trusted: in
@@ -425,7 +451,8 @@ class VerifyStage(SandboxedStage):
         m_limit = self.mutant_limit_s(r.limit, slowest)
         for k, m in enumerate(muts):
             opts = {"time_limit_s": m_limit, "stop_on_failure": True, "language": mutant_lang,
-                    "batch": r.batched, "batch_call_s": budget, "defer_slow": True}  # fmt: skip
+                    "batch": r.batched, "batch_call_s": budget, "defer_slow": True,
+                    "confirm_timeouts": True}  # fmt: skip
             jobs.append(("mutant", k, (r.problem, m, opts)))
         return jobs
 

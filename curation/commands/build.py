@@ -56,7 +56,8 @@ def _fixed_options() -> list[inspect.Parameter]:
         "shard_rows": (int | None, opt(None, "--shard-rows",
                                        help=f"Rows per output shard (default {_default('shard_rows')}).")),
         "batch_rows": (int | None, opt(None, "--batch-rows", help="Rows per unit of work, the resume "
-                                       f"granularity (default {_default('batch_rows')}).")),
+                                       f"granularity (default {_default('batch_rows')}; a slow stage "
+                                       "keeps every 32 rows judged).")),
     }
     last = {
         "no_decontaminate": (bool, opt(False, "--no-decontaminate",
@@ -191,7 +192,7 @@ def build_command(
             )
     except KeyboardInterrupt:
         err.print(
-            f"interrupted: finished units are kept in {out}/.work; rerun the same command to resume the build"
+            f"interrupted: finished work is kept in {out}/.work; rerun the same command to resume the build"
         )
         raise typer.Exit(130) from None
     failures = empty_build_errors(result.manifest)

@@ -10,7 +10,7 @@ from typing import Any
 
 from filters.sandbox.limits import Limits
 from filters.sandbox.outcome import Outcome, Status
-from filters.sandbox.wire import Run, RunLimits
+from filters.sandbox.wire import Run, RunLimits, answer_timeout
 
 __all__ = ["CALL_BATCH", "Batches"]
 
@@ -79,7 +79,7 @@ class Batches:
             cache=True, io_mb=self.run.io_mb + 4 * len(text) // (1 << 20) + 1, stop=self.stop,
         )  # fmt: skip
         self.first = False
-        r = self.run_once(run, text, whole.wall_s + 30.0)
+        r = self.run_once(run, text, answer_timeout(whole.wall_s))
         calls = (r.record or {}).get("calls") if r.status == Status.OK else None
         # with `stop`, the batch ends at its first call that did not return
         short = (

@@ -11,7 +11,7 @@ from filters.sandbox import cpp
 from filters.sandbox.limits import Limits
 from filters.sandbox.outcome import Outcome, Status, outcome
 from filters.sandbox.process import WorkerDied, WorkerProcess
-from filters.sandbox.wire import Files, Op, Run, RunLimits
+from filters.sandbox.wire import Files, Op, Run, RunLimits, answer_timeout
 
 __all__ = ["compile_native", "native_io_mb"]
 
@@ -51,7 +51,7 @@ def compile_native(
         raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
     lim = RunLimits.of(limits)
     run = Run(limits=lim, io_mb=io_mb, language="cpp", compiler=command, first=True)
-    end = w.call(Op.RUN, run, lim.wall_s + 30.0)
+    end = w.call(Op.RUN, run, answer_timeout(lim.wall_s))
     try:
         r = outcome(end, io, lim, want_stdout=False)
         binary = io.read(Files.BINARY) if r.status == Status.OK else b""

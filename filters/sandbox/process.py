@@ -10,6 +10,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,9 @@ class WorkerProcess:
         self.uid = uid if uid is not None else random.randrange(200_000, 2_000_000_000)
         self.io: IoDir | None = None
         self.isolation: dict[str, Any] = {}
+        #: one message at a time on the control pipe: `stop()` may come from another thread while
+        #: the thread the worker is lent to writes a request
+        self._sending = threading.Lock()
         self.proc = subprocess.Popen(
             [sys.executable, "-s", "-B", _WORKER, str(self.uid), *visible],
             stdin=subprocess.PIPE,
@@ -113,7 +117,8 @@ class WorkerProcess:
 
     def send(self, op: str, body: Any) -> None:
         try:
-            wire.write_all(self._w, wire.frame(op, body))
+            with self._sending:
+                wire.write_all(self._w, wire.frame(op, body))
         except OSError as e:
             raise WorkerDied(f"cannot write to worker: {e}") from None
 
@@ -134,13 +139,25 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def kill(self) -> None:
-        """Stop the worker (its children die with it: parent-death signal and uid sweep)."""
+    def ask_to_quit(self) -> None:
+        """Tell the worker to stop, without waiting: an idle one quits, a busy one kills its run
+        within a poll (its server watches the control pipe while a run runs) and quits. Safe from
+        any thread: the pipe stays open for the thread the worker is lent to."""
         if self.proc.poll() is None:
             try:
                 self.send(wire.Op.QUIT, None)
+            except WorkerDied:
+                pass
+
+    def stop(self) -> None:
+        """Stop the worker and reap it, leaving its pipes open (the thread it is lent to may be
+        reading them: it then reads the end of file). Its children die with it: parent-death
+        signal, the pid namespace, the uid sweep."""
+        self.ask_to_quit()
+        if self.proc.poll() is None:
+            try:
                 self.proc.wait(timeout=2.0)
-            except (WorkerDied, subprocess.TimeoutExpired):
+            except subprocess.TimeoutExpired:
                 pass
         if self.proc.poll() is None:
             # the worker and its server (the init of the runs' pid namespace: the kernel then
@@ -151,6 +168,11 @@ class WorkerProcess:
             except OSError:
                 self.proc.kill()
             self.proc.wait()
+
+    def kill(self) -> None:
+        """Stop the worker (`stop`) and close its pipes: only by the thread it is lent to, or when
+        none is (a closed descriptor's number may be reused by another file at once)."""
+        self.stop()
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 f.close()  # type: ignore[union-attr]

@@ -8,7 +8,6 @@ C++ program's executable (`native`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from filters.compare import DEFAULT_TOLERANCE
@@ -24,6 +23,7 @@ from filters.sandbox.outcome import Status
 from filters.sandbox.pool import WorkerPool, default_workers
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import Output, RunResult
+from filters.threads import thread_map
 
 __all__ = ["Sandbox", "Output", "default_workers"]
 
@@ -171,6 +171,9 @@ class Sandbox:
         except WorkerDied as e:
             w = self._pool.replace(w)
             return died(e)
+        except BaseException:
+            w.kill()  # interrupted mid-exchange (Ctrl-C): its answer would come out of step
+            raise
         finally:
             self._pool.release(w)
 
@@ -205,6 +208,7 @@ class Sandbox:
         batch: bool = False,
         batch_call_s: float | None = None,
         defer_slow: bool = False,
+        confirm_timeouts: bool = False,
     ) -> RunResult:
         """Judge one program against `problem` (or the given `tests`); never raises for bad code.
 
@@ -224,6 +228,9 @@ class Sandbox:
         matters: verify's mutants): the first test whose call passes that budget is judged last,
         alone under the full limit, so a failure on a later test ends the run without spending
         the limit on it; the verdict is then that later failure's.
+        `confirm_timeouts`: a test that runs out of time runs once more, in a child of its own,
+        and counts as TLE only if it runs out of time again (a build's decisions must not hang on
+        a moment of the machine's load; a program that loops pays its limit twice).
         """
         lang = self._language(problem, language)
         limits = self.limits_for(problem, time_limit_s, memory_limit_mb)
@@ -231,7 +238,7 @@ class Sandbox:
         for attempt in range(1, self.retries + 2):
             result = self._on_a_worker(
                 lambda j: j.judge(problem, code, limits, tests, stop_on_failure, lang, batch,
-                                  batch_call_s, defer_slow),
+                                  batch_call_s, defer_slow, confirm_timeouts),
                 lambda e: RunResult("SE", error=str(e), time_limit_s=limits.time_s),
             )  # fmt: skip
             result.attempts = attempt
@@ -267,8 +274,9 @@ class Sandbox:
             opts = dict(shared, **(job[2] if len(job) > 2 else {}))
             return self.run(job[0], job[1], **opts)
 
-        with ThreadPoolExecutor(min(self.n_workers, len(jobs))) as ex:
-            return list(ex.map(one, jobs))
+        # (an interrupt returns at once: jobs not started are dropped, running ones end with
+        # the workers, which `close()` stops)
+        return thread_map(one, jobs, min(self.n_workers, len(jobs)))
 
     def outputs(
         self,

@@ -30,6 +30,8 @@ __all__ = [
     "RunLimits",
     "Run",
     "RunEnd",
+    "STARVED_CAP",
+    "answer_timeout",
     "frame",
     "body_of",
     "read_message",
@@ -38,6 +40,17 @@ __all__ = [
 
 #: The length of the pickled message that follows.
 HEADER = struct.Struct("<Q")
+
+#: A run's wall-clock hard cap, in multiples of its ceiling on blocked time (`RunLimits.wall_s`):
+#: the worker stops a run there, however starved of CPU a loaded machine keeps it
+#: (`worker_monitor.watch`); time spent runnable counts against its CPU limit only.
+STARVED_CAP = 10
+
+
+def answer_timeout(wall_s: float) -> float:
+    """How long the sandbox waits for a run's answer: past the worker's own hard cap on the run,
+    so a run the load slowed down is never a harness fault (SE) that another run would not be."""
+    return STARVED_CAP * wall_s + 30.0
 
 
 class Op:

@@ -114,7 +114,7 @@ def watch(
         pfd = None
     # The wall ceiling counts time the program spent blocked (sleeping, waiting), not time it was
     # runnable but starved by a loaded machine; a hard cap of 10x still ends everything.
-    hard_deadline = t0 + 10 * lim.wall_s
+    hard_deadline = t0 + wire.STARVED_CAP * lim.wall_s
     while True:
         if pfd is not None:
             select.select([pfd], [], [], POLL_S)

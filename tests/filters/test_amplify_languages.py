@@ -14,7 +14,7 @@ import pytest
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
 from filters.amplify import AmplifyStage
-from filters.labelling import fastest_first, labelling_references, mutated_reference
+from filters.labelling import labelling_order, labelling_references, mutated_reference
 from filters.sandbox import RunResult, Sandbox
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler")
@@ -72,9 +72,13 @@ def test_which_references_label_and_in_which_order():
     assert labelling_references(rec, "call") == [("py1", "python")]  # C++ judges stdio only
     passing = [
         ("py1", "python", RunResult("AC", cpu_ms=40.0)),
-        ("c1", "cpp", RunResult("AC", cpu_ms=9.0)),
+        ("py2", "python", RunResult("AC", cpu_ms=4.0)),
+        ("c1", "cpp", RunResult("AC", cpu_ms=90.0)),
     ]
-    assert fastest_first(passing) == [("c1", "cpp"), ("py1", "python")]
+    # C++ labels first, then the record's order: never by the CPU measured (issue 42)
+    assert [(c, lang) for c, lang, _ in labelling_order(passing)] == [
+        ("c1", "cpp"), ("py1", "python"), ("py2", "python")]  # fmt: skip
+    passing = passing[:1] + passing[2:]
     assert mutated_reference(passing) == ("py1", "python")
     assert mutated_reference(passing[1:]) == ("c1", "cpp")  # token mutants of the C++ one
     assert mutated_reference([("j", "java", RunResult("AC"))]) is None

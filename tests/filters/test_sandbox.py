@@ -297,6 +297,63 @@ def test_nothing_outlives_a_killed_parent(tmp_path):
     assert os.path.exists(script)
 
 
+def test_confirm_timeouts_runs_a_timeout_once_more_and_a_loop_stays_tle():
+    """`confirm_timeouts` (verify's and amplify's mutants, known-incorrect solutions, references
+    under a source's limit): a test that runs out of time runs once more, alone; only what times
+    out twice is TLE (issue 42). Every run goes through the sandbox's `_run`: counted here."""
+    from filters.sandbox.judge import run_once
+
+    statuses: list[str] = []
+
+    class Counting(Sandbox):
+        @staticmethod
+        def _run(w, run, text, timeout):  # type: ignore[override]
+            out = run_once(w, run, text, timeout)
+            statuses.append(out.status)
+            return out
+
+    loop, add = "while True:\n    pass\n", "a, b = map(int, input().split())\nprint(a + b)"
+    with Counting(workers=1, time_limit_s=0.3) as box:
+        r = box.run(ADD, loop, stop_on_failure=True, confirm_timeouts=True)
+        assert r.verdict == "TLE" and statuses == ["TLE", "TLE"]
+        statuses.clear()
+        assert box.run(ADD, loop, stop_on_failure=True).verdict == "TLE" and statuses == ["TLE"]
+        statuses.clear()
+        r = box.run(ADD, add, confirm_timeouts=True)
+        assert r.verdict == "AC" and statuses == ["OK"] * len(ADD["tests"])  # nothing to confirm
+
+
+def test_closing_while_programs_run_stops_them_at_once_and_starts_no_worker():
+    """Ctrl-C in a build closes its sandboxes while their workers judge: the runs are killed,
+    the judging threads get an error at once (not a fresh worker, not the end of the batch)."""
+    import threading
+    import time
+
+    loop = {"test_type": "stdio", "tests": [{"input": "", "output": ""}] * 3}
+    box = Sandbox(workers=2, time_limit_s=20)
+    started = {w.proc.pid for w in box._all}
+    outcome: list[object] = []
+
+    def judge() -> None:
+        try:
+            outcome.append(box.run_many([(loop, "while True:\n    pass\n")] * 6))
+        except RuntimeError as e:
+            outcome.append(e)
+
+    t = threading.Thread(target=judge)
+    t.start()
+    time.sleep(1.5)  # both workers are running a program that loops
+    t0 = time.monotonic()
+    box.close()
+    t.join(timeout=10)
+    took = time.monotonic() - t0
+    assert not t.is_alive() and took < 2.0, took
+    assert isinstance(outcome[0], RuntimeError) and "closed" in str(outcome[0])
+    assert {w.proc.pid for w in box._all} == started and not any(w.alive() for w in box._all)
+    with pytest.raises(RuntimeError, match="closed"):
+        box.run(ADD, "print(3)")
+
+
 def test_runtime_under_a_private_tmp_stays_visible(tmp_path):
     """Bug: with /tmp privately mounted, an interpreter living under /tmp (a CI clone's venv) vanished
     for the program, so every import of site-packages failed with RE."""

@@ -428,3 +428,34 @@ def test_codecontests_float_and_case_problems_are_kept_on_real_data(shared_data)
     with Sandbox(workers=2) as box:
         result = VerifyStage(sandbox=box, mutants=0).process(records_to_table(rows))
     assert {r["id"]: r["comparison"] for r in result.kept.to_pylist()} == want
+
+
+def _slow_under_the_next_seed(then: str) -> str:
+    """A reference that answers at once under the default hash seed, and under the next one (a
+    rerun's) first `then`: burns CPU or loops forever."""
+    import subprocess
+    import sys
+
+    parity = subprocess.run([sys.executable, "-c", "print(hash('x') % 2)"], capture_output=True, text=True,
+                            env={"PYTHONHASHSEED": "0"}, check=True).stdout.strip()  # fmt: skip
+    return (
+        "import time\n"
+        f"if hash('x') % 2 != {parity}:\n"
+        f"    {then}\n"
+        "a, b = map(int, input().split())\nprint(a + b)\n"
+    )
+
+
+def test_a_rerun_that_runs_out_of_time_is_confirmed_before_it_makes_a_problem_flaky(sb):
+    """Issue 42: a reference that passes under a source's limit and runs out of it on its rerun
+    only because the machine is loaded was dropped as `flaky`. A rerun that times out is run once
+    more under TIME_MARGIN x the limit: slower but finishing, it is not flaky; looping, it is."""
+    burn = "t = time.process_time()\n    while time.process_time() - t < 0.65:\n        pass"
+    slower = rec("slower", time_limit_s=0.5, solutions=[_slow_under_the_next_seed(burn)],
+                 incorrect_solutions=[])  # fmt: skip
+    loops = rec("loops", time_limit_s=0.5, solutions=[_slow_under_the_next_seed("while True: pass")],
+                incorrect_solutions=[])  # fmt: skip
+    out = VerifyStage(sandbox=sb, mutants=0).process(records_to_table([slower, loops]))
+    assert out.kept.column("id").to_pylist() == ["slower"]
+    (dropped,) = out.dropped.to_pylist()
+    assert dropped["id"] == "loops" and dropped["reject_reason"] == "flaky"
