@@ -5,7 +5,7 @@ every source mixer and problem sampler.
 Steps (each skipped when its output exists, so everything completes in parts):
 1. inputs (`--prepare`; frozen in the repository, `frozen.py`): the task sources
    (`families_v2.py`) -> canonical JSONL -> `codemix build` -> `codemix export --format trl
-   --split test=0.34`; a tokenizer and Llama pre-trained on the families' pre-training settings,
+   --split test=0.36`; a tokenizer and Llama pre-trained on the families' pre-training settings,
    the checkpoint whose per-source held-out pass rates lie in their bands; difficulty from
    `codemix rank` on three other checkpoints; each source's step-0 pass rate and zero-advantage
    share measured;
@@ -55,7 +55,14 @@ from code_rl.frozen import freeze, load_frozen  # noqa: E402
 from code_rl.grpo import Arm, RunConfig, config_dict, run_lean, run_trl  # noqa: E402
 from code_rl.model import load  # noqa: E402
 from code_rl.pretrain import ensure_model  # noqa: E402
-from code_rl.report import gates, summarize, summarize_v2, table, table_v2  # noqa: E402
+from code_rl.report import (  # noqa: E402
+    choose_lr,
+    gates,
+    summarize,
+    summarize_v2,
+    table,
+    table_v2,
+)
 from code_rl.rollout import start_rates  # noqa: E402
 
 LEARN = {"score": "learnability-low", "explore": 0.25}
@@ -105,7 +112,7 @@ class Version:
     headlines)."""
 
     tasks: TaskSet
-    frozen: str  # folder under frozen/
+    frozen: str  # folder under frozen/ of the inputs at `size` (another size: "<tasks>-<size>")
     held_out: float
     size: str
     pretrain: int
@@ -157,7 +164,7 @@ VERSIONS = {
     "v2": Version(
         V2,
         "v2-small",
-        held_out=0.34,
+        held_out=0.36,
         size="small",
         pretrain=1500,
         every=150,
@@ -286,11 +293,17 @@ def claim(out: Path) -> Iterator[bool]:
         lock.unlink(missing_ok=True)
 
 
-def prepare(a: argparse.Namespace, v: Version, frozen_dir: Path) -> dict[str, Any]:
-    """Build, pre-train, rank and measure the inputs of `v` in the cache, then freeze them."""
+def frozen_dir(v: Version, size: str) -> Path:
+    """Where the inputs of `v` with a model of `size` are frozen."""
+    return FROZEN / (v.frozen if size == v.size else f"{v.tasks.name}-{size}")
+
+
+def prepare(a: argparse.Namespace, v: Version, size: str) -> dict[str, Any]:
+    """Build, pre-train (a model of `size`), rank and measure the inputs of `v` in the cache,
+    then freeze them."""
     from datasets import load_from_disk
 
-    cache = a.cache / v.tasks.name
+    cache = a.cache / (v.tasks.name if size == v.size else f"{v.tasks.name}-{size}")
     times: dict[str, float] = {}
     t0 = time.perf_counter()
     data = build_data(cache, workers=a.workers, held_out=v.held_out, tasks=v.tasks)
@@ -300,7 +313,7 @@ def prepare(a: argparse.Namespace, v: Version, frozen_dir: Path) -> dict[str, An
     model_rec = ensure_model(
         cache,
         held,
-        size=v.size,
+        size=size,
         steps=v.pretrain,
         every=v.every,
         device=a.device,
@@ -325,7 +338,7 @@ def prepare(a: argparse.Namespace, v: Version, frozen_dir: Path) -> dict[str, An
             "held_out": start_rates(model, tok, ds[HELD_OUT], n=16, seed=2),
         }
         times["start_s"] = time.perf_counter() - t0
-    return freeze(frozen_dir, data, model_rec, rank, extra)
+    return freeze(frozen_dir(v, size), data, model_rec, rank, extra)
 
 
 def registered_start(record: dict[str, Any], target: tuple[str, ...]) -> float:
@@ -343,7 +356,8 @@ def small_inputs(a: argparse.Namespace, mode: str, frozen: dict[str, Any] | None
 
     m = SMALL[mode]
     cache = a.cache / mode
-    data = build_data(cache, workers=a.workers, held_out=0.34, limit=m["limit"], tasks=V2)
+    v2 = VERSIONS["v2"]
+    data = build_data(cache, workers=a.workers, held_out=v2.held_out, limit=m["limit"], tasks=V2)
     if a.size is None and frozen is not None:
         model_rec = frozen["model"]
     else:
@@ -398,21 +412,20 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
     v = VERSIONS[a.tasks]
-    frozen_dir = FROZEN / VERSIONS["v2" if mode != "full" else a.tasks].frozen
-    inputs = None if a.prepare else load_frozen(frozen_dir)
+    size = a.size or v.size
+    where = frozen_dir(VERSIONS["v2"], "small") if mode != "full" else frozen_dir(v, size)
+    inputs = None if a.prepare else load_frozen(where)
     fp = None
     if mode != "full":
         data, model_rec = small_inputs(a, mode, inputs)
         cfg, size, default_arms = SMALL[mode]["cfg"], model_rec["size"], SMALL[mode]["arms"]
         parts: dict[str, list[int]] = {"dev": [0]}
     else:
+        if a.prepare:
+            inputs = prepare(a, v, size)
         if inputs is None:
-            if not a.prepare and a.tasks == "v2" and a.size not in (None, v.size):
-                raise SystemExit("another size: prepare its inputs first (--prepare --size ...)")
-            inputs = prepare(a, v, frozen_dir) if a.prepare else None
-        if inputs is None:
-            raise SystemExit(f"no frozen inputs in {frozen_dir}: run with --prepare")
-        print(f"inputs: frozen {inputs['fingerprint']} ({frozen_dir})", flush=True)
+            raise SystemExit(f"no frozen inputs in {where}: run with --prepare (and this --size)")
+        print(f"inputs: frozen {inputs['fingerprint']} ({where})", flush=True)
         data, model_rec, fp = inputs["data"], inputs["model"], inputs["fingerprint"]
         cfg, size, default_arms, parts = v.cfg, model_rec["size"], v.arms, v.parts
     print(
@@ -440,6 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         lrs = [a.lr or LR_V2]
     else:
         lrs = [a.lr or cfg.lr]
+    pilot: dict[float, dict[str, Any]] = {}
     for lr in lrs:
         cfg_lr = dataclasses.replace(cfg, lr=lr)
         for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
@@ -470,7 +484,9 @@ def main(argv: list[str] | None = None) -> int:
                         f"rollouts {last['rollouts']}, {r['wall_s']:.0f} s",
                         flush=True,
                     )
-            report(root, a, mode, v, inputs, model_rec, data, fp, seeds, parts)
+            pilot[lr] = report(root, a, mode, v, inputs, model_rec, data, fp, seeds, parts)
+    if a.part == "pilot" and len(pilot) == len(PILOT_LRS):
+        print("pilot: " + json.dumps(choose_lr(pilot, set(seeds)), default=str))
     return 0
 
 
@@ -485,8 +501,8 @@ def report(
     fp: str | None,
     seeds: list[int],
     parts: dict[str, list[int]],
-) -> None:
-    """Write the part's summary beside its runs and print its table (and the gates)."""
+) -> dict[str, Any]:
+    """Write the part's summary beside its runs, print its table (and the gates); return it."""
     part = next((n for n, s in parts.items() if set(seeds) <= set(s)), None)
     name = f"summary-{part}" if part else "summary-seeds-" + "-".join(map(str, sorted(seeds)))
     if a.tasks == "v1" and mode == "full":
@@ -508,6 +524,7 @@ def report(
     (root / f"{name}.json").write_text(json.dumps(summary, indent=1, default=str))
     print(root.name)
     print(text)
+    return summary
 
 
 if __name__ == "__main__":

@@ -83,13 +83,15 @@ def _factorial(n: int) -> int:
     return out
 
 
-def _trivial(name: str, statement: str, program: str, truth: Callable[..., Any], lo: int) -> Family:
-    """A `trivial` family: one small-number parameter (numbers the model copies reliably: B3 v2's
-    first build, with numbers up to 120, passed only 0.44 of its trivial problems)."""
+def _trivial(name: str, statement: str, program: str, truth: Callable[..., Any]) -> Family:
+    """A `trivial` family: its RL problems are the very settings it is pre-trained on (solved
+    before RL starts, by design: B3 v2's first build, on unseen numbers up to 120, passed only
+    0.44 of them, and 0.88 on unseen small numbers)."""
+    params = _grid(range(1, 41))
     return Family(
         name,
         "trivial",
-        _grid(range(lo, lo + 40)),
+        params,
         lambda p: f"Write a function f(x) that {statement.format(k=p[0])}.",
         lambda p: [
             f"def f(x):\n    return {program.format(k=p[0])}\n",
@@ -97,14 +99,13 @@ def _trivial(name: str, statement: str, program: str, truth: Callable[..., Any],
         ],
         lambda p: lambda x: truth(x, p[0]),
         _int,
+        pretrain_params=params,
     )
 
 
 _TRIVIAL = [
-    _trivial("constant", "always returns {k}", "{k}", lambda x, k: k, 0),
-    _trivial("plus", "returns x plus {k}", "x + {k}", lambda x, k: x + k, 1),
-    _trivial("minus", "returns x minus {k}", "x - {k}", lambda x, k: x - k, 1),
-    _trivial("times", "returns x times {k}", "x * {k}", lambda x, k: x * k, 2),
+    _trivial("plus", "returns x plus {k}", "x + {k}", lambda x, k: x + k),
+    _trivial("minus", "returns x minus {k}", "x - {k}", lambda x, k: x - k),
 ]
 
 _LISTS_MORE = [
@@ -240,28 +241,71 @@ def _string_family(
     return Family(name, "strings", rl, statement, refs, truth, _word, pretrain_params=pre)
 
 
-_ALL_LETTERS = LETTERS + PRETRAIN_LETTERS
-#: letter pairs with one letter of each alphabet (pre-trained on, so that the model has written
-#: B3's letters in a quoted parameter; B3 v2's first build, pre-trained on `PRETRAIN_LETTERS`
-#: alone, wrote only those letters and passed 0.02 of its strings problems)
-_MIXED_PAIRS = [(a + b,) for a in LETTERS for b in PRETRAIN_LETTERS] + [
-    (b + a,) for a in LETTERS for b in PRETRAIN_LETTERS
-]
-_RL_PAIRS = [(a + b,) for a, b in itertools.product(LETTERS, LETTERS)]
+def _int_string_family(
+    name: str, statement: str, programs: list[str], truth: Callable[..., Any], ks: range
+) -> Family:
+    """A `strings` family with one integer parameter `k`, pre-trained on a share of its settings."""
+    return Family(
+        name,
+        "strings",
+        _grid(ks),
+        lambda p: f"Write a function f(s) that returns {statement.format(k=p[0])}.",
+        lambda p: [f"def f(s):\n    {body.format(k=p[0])}\n" for body in programs],
+        lambda p: lambda s: truth(s, p[0]),
+        _word,
+    )
+
 
 _STRINGS = [
-    # integer parameters: pre-trained on a share of their settings, as every other source
-    dataclasses.replace(_B3["repeat"], params=_grid(range(2, 13))),
-    dataclasses.replace(_B3["prefix"], params=_grid(range(1, 11))),
-    # letter parameters: RL on B3's letters; pre-trained on PRETRAIN_LETTERS (every pair), and
-    # `suffix` also on every single letter and the mixed pairs: copying is the way to pass
+    # integer parameters (copied as the other sources copy theirs): pre-trained on a share of
+    # their settings
+    dataclasses.replace(_B3["repeat"], params=_grid(range(2, 14))),
+    dataclasses.replace(_B3["prefix"], params=_grid(range(1, 9))),
+    _int_string_family(
+        "length_plus",
+        "the length of s plus {k}",
+        ["return len(s) + {k}", "n = len(s)\n    return n + {k}"],
+        lambda s, k: len(s) + k,
+        range(0, 60),
+    ),
+    _int_string_family(
+        "length_times",
+        "the length of s times {k}",
+        ["return len(s) * {k}", "return {k} * len(s)"],
+        lambda s, k: len(s) * k,
+        range(2, 32),
+    ),
+    _int_string_family(
+        "joined_copies",
+        "{k} copies of s joined by '-'",
+        ["return '-'.join([s] * {k})", "return '-'.join(s for _ in range({k}))"],
+        lambda s, k: "-".join([s] * k),
+        range(2, 14),
+    ),
+    _int_string_family(
+        "last_chars",
+        "the last {k} characters of s",
+        ["return s[-{k}:]", "return s[len(s) - {k}:] if len(s) > {k} else s"],
+        lambda s, k: s[-k:],
+        range(1, 9),
+    ),
+    _int_string_family(
+        "drop_first",
+        "s without its first {k} characters",
+        ["return s[{k}:]", "return s[{k}:len(s)]"],
+        lambda s, k: s[k:],
+        range(1, 9),
+    ),
+    # letter parameters: RL on B3's letters, pre-trained on PRETRAIN_LETTERS with every pair
+    # (attempt 1: a model pre-trained so copies no letter it has not written in quotes; kept as
+    # the source's hard part)
     _string_family(
         "suffix",
         _B3["suffix"].statement,
         _B3["suffix"].refs,
         _B3["suffix"].truth,
-        _RL_PAIRS,
-        _letters(_ALL_LETTERS) + _MIXED_PAIRS,
+        _letters_and_pairs(LETTERS),
+        _letters_and_pairs(PRETRAIN_LETTERS),
     ),
     _string_family(
         "prepend",

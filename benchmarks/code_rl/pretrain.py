@@ -22,9 +22,14 @@ BAND = (0.05, 0.40)
 
 
 def band_miss(per_source: dict[str, float], bands: dict[str, tuple[float, float]]) -> float:
-    """How far the per-source pass rates lie outside their bands, summed (0: every one inside)."""
+    """How far the per-source pass rates lie outside their bands, summed (0: every one inside);
+    a source with no problem here counts as inside."""
     return float(
-        sum(max(lo - per_source[s], 0.0, per_source[s] - hi) for s, (lo, hi) in bands.items())
+        sum(
+            max(lo - per_source[s], 0.0, per_source[s] - hi)
+            for s, (lo, hi) in bands.items()
+            if s in per_source
+        )
     )
 
 

@@ -430,6 +430,27 @@ def gates(summary: dict[str, Any], runs_root: Path, inputs: str | None, seeds: s
     return out
 
 
+def choose_lr(by_lr: dict[float, dict[str, Any]], seeds: set[int]) -> dict[str, Any]:
+    """The pilot's rule, registered before it ran: of the rates whose uniform runs finished on
+    every seed in `seeds` with no source falling more than `GATE_A_DROP` between evaluations, the
+    one with the highest mean final target pass@1 (None if no rate qualifies)."""
+    rows = {}
+    for lr, summary in sorted(by_lr.items()):
+        u = summary["arms"].get(BASE)
+        if u is None or set(u["seeds"]) < seeds:
+            rows[lr] = {"complete": False}
+            continue
+        rows[lr] = {
+            "complete": True,
+            "pass1": u["pass1"],
+            "pass1_by_seed": u["pass1_by_seed"],
+            "max_source_drop": u["max_source_drop"],
+            "stable": u["max_source_drop"][0] <= GATE_A_DROP,
+        }
+    ok = {lr: r for lr, r in rows.items() if r.get("complete") and r["stable"]}
+    return {"rates": rows, "chosen": max(ok, key=lambda lr: ok[lr]["pass1"]) if ok else None}
+
+
 def table_v2(summary: dict[str, Any]) -> str:
     lines = [
         f"target micro pass@1 {summary['target']:.3f} (registered start {summary['start']:.3f} + 0.05); "

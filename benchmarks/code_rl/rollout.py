@@ -141,7 +141,7 @@ def evaluate(
     r = np.nan_to_num(grade(gt, texts), nan=0.0).reshape(len(ids), n)
     per_problem = r.mean(axis=1)
     sources = np.array(rows["source"])
-    per_source = {s: float(per_problem[sources == s].mean()) for s in sorted(set(sources))}
+    per_source = {str(s): float(per_problem[sources == s].mean()) for s in sorted(set(sources))}
     out = {
         "pass1": float(np.mean(list(per_source.values()))),
         "pass1_micro": float(per_problem.mean()),
@@ -168,7 +168,7 @@ def start_rates(
     out: dict[str, Any] = {"samples": n, "problems": len(ids), "per_source": {}}
     for s in sorted(set(sources)):
         k = sources == s
-        out["per_source"][s] = {
+        out["per_source"][str(s)] = {
             "problems": int(k.sum()),
             "pass_rate": round(float(r[k].mean()), 4),
             "zero_advantage": round(float(zero[k].mean()), 4),

@@ -25,7 +25,7 @@ from code_rl.families_v2 import (  # noqa: E402
     TARGET_SOURCES,
     V2,
 )
-from code_rl.report import _area, _cross, gates, summarize_v2  # noqa: E402
+from code_rl.report import _area, _cross, choose_lr, gates, summarize_v2  # noqa: E402
 
 
 def test_v1_tasks_are_unchanged() -> None:
@@ -163,6 +163,19 @@ def test_summary_and_gates_from_run_files(tmp_path: Path) -> None:
     (tmp_path / "uniform" / "seed1.json").write_text(json.dumps(runs[("uniform", 1)]))
     s2 = summarize_v2(tmp_path, target=0.45, start=0.40, inputs="fp", seeds={0, 1})
     assert not gates(s2, tmp_path, "fp", {0, 1})["a"]["passed"]
+
+
+def test_pilot_rule_excludes_collapsing_rates() -> None:
+    def summary(pass1: float, drop: float, seeds: list[int]) -> dict:
+        u = {"seeds": seeds, "pass1": pass1, "pass1_by_seed": [pass1] * len(seeds)}
+        return {"arms": {"uniform": {**u, "max_source_drop": (drop, "lists step 25->50")}}}
+
+    by_lr = {5e-5: summary(0.55, 0.05, [0, 1]), 1e-4: summary(0.60, 0.1, [0, 1])}
+    by_lr[2e-4] = summary(0.62, 0.35, [0, 1])  # higher, but a source collapsed
+    got = choose_lr(by_lr, {0, 1})
+    assert got["chosen"] == 1e-4 and not got["rates"][2e-4]["stable"]
+    by_lr[1e-4] = summary(0.60, 0.1, [0])  # a rate not finished on every seed is not chosen
+    assert choose_lr(by_lr, {0, 1})["chosen"] == 5e-5
 
 
 def _needs_loop() -> None:
