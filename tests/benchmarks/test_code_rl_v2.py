@@ -40,6 +40,9 @@ def test_v1_tasks_are_unchanged() -> None:
     assert problems.__defaults__ is not None and V1 in problems.__defaults__
 
 
+LETTER_FAMILIES = ("suffix", "prepend", "count_char", "remove_char", "replace")
+
+
 def test_v2_sources_sizes_and_disjoint_pretraining() -> None:
     recs = list(problems(tasks=V2))
     counts = Counter(r["source"] for r in recs)
@@ -49,22 +52,24 @@ def test_v2_sources_sizes_and_disjoint_pretraining() -> None:
     pre = pretrain_pairs(V2)
     rl_statements = {r["statement"].split(" For example")[0] for r in recs}
     pre_statements = {r["statement"].split(" For example")[0] for r, _ in pre}
-    # no RL problem is pre-trained on; mislabeled ones share their statements with arith and
-    # lists on purpose (their tests contradict them)
-    shared = {s for s in rl_statements & pre_statements}
-    mislabeled = {
-        r["statement"].split(" For example")[0] for r in recs if r["source"] == "mislabeled"
-    }
-    assert shared <= mislabeled
+
+    # no RL problem is pre-trained on, but trivial's (solved before RL by design); mislabeled
+    # ones share their statements with arith and lists on purpose (their tests contradict them)
+    def statements(source: str) -> set[str]:
+        return {r["statement"].split(" For example")[0] for r in recs if r["source"] == source}
+
+    shared = rl_statements & pre_statements
+    assert shared <= statements("mislabeled") | statements("trivial")
+    assert statements("trivial") <= pre_statements
     assert not any(r["source"] == "mislabeled" for r, _ in pre)
     # strings: every letter parameter of an RL problem is one of B3's letters; the pre-training
-    # pairs of prepend, count_char, remove_char and replace use only the other alphabet
+    # pairs of the letter families use only the other alphabet
     for r, _ in pre:
-        if r["difficulty_label"] in ("prepend", "count_char", "remove_char", "replace"):
+        if r["difficulty_label"] in LETTER_FAMILIES:
             quoted = r["statement"].split(" For example")[0].split("'")[1::2]
             assert quoted and all(set(q) <= set(PRETRAIN_LETTERS) for q in quoted)
     for r in recs:
-        if r["source"] == "strings" and r["difficulty_label"] not in ("repeat", "prefix"):
+        if r["difficulty_label"] in LETTER_FAMILIES:
             quoted = r["statement"].split(" For example")[0].split("'")[1::2]
             assert quoted and not any(set(q) & set(PRETRAIN_LETTERS) for q in quoted)
     # compose: one family pre-trained on, the others never
