@@ -302,6 +302,12 @@ class _Recorder:
                         "wall_s": time.perf_counter() - self.t0 - self.eval_s,
                     }
                 )
+                metric = ev.get("pass1_target", ev["pass1"])
+                print(
+                    f"  step {step}: pass@1 {metric:.3f}, rollouts {sampler.ledger['rollouts']}, "
+                    f"{time.perf_counter() - self.t0:.0f} s",
+                    flush=True,
+                )
         self.eval_s += time.perf_counter() - t
 
 
