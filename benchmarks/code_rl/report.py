@@ -49,18 +49,23 @@ def _mean_curve(runs: dict[int, dict[str, Any]], key: str) -> tuple[np.ndarray, 
     return np.array(steps), vals.mean(axis=0)
 
 
+def _cross(xs: np.ndarray, ys: np.ndarray, target: float) -> float | None:
+    """The x at which the piecewise-linear curve (xs, ys) first reaches `target`; None if never."""
+    for i in range(len(ys)):
+        if ys[i] >= target - 1e-12:
+            if i == 0:
+                return float(xs[0])
+            f = (target - ys[i - 1]) / max(ys[i] - ys[i - 1], 1e-12)
+            return float(xs[i - 1] + f * (xs[i] - xs[i - 1]))
+    return None
+
+
 def _reach(runs: dict[int, dict[str, Any]], target: float, cost: str) -> float | None:
     """`cost` (mean over seeds) when the mean curve first reaches `target`, linear between
     evaluations; None if it never does."""
     _, pass1 = _mean_curve(runs, "pass1")
     _, c = _mean_curve(runs, cost)
-    for i in range(len(pass1)):
-        if pass1[i] >= target - 1e-12:
-            if i == 0:
-                return float(c[0])
-            f = (target - pass1[i - 1]) / max(pass1[i] - pass1[i - 1], 1e-12)
-            return float(c[i - 1] + f * (c[i] - c[i - 1]))
-    return None
+    return _cross(c, pass1, target)
 
 
 def _compute(p: dict[str, Any]) -> float:
@@ -186,6 +191,14 @@ def _within_source(q: dict[str, Any]) -> float:
     return float(np.mean(vals)) if vals else float("nan")
 
 
+def _paired(arm: dict[str, Any]) -> str:
+    """An arm's difference from uniform, with its paired standard error where there is one."""
+    if arm["diff_vs_uniform"] is None:
+        return "-"
+    se = "" if arm["diff_se"] is None else f" ± {arm['diff_se']:.3f}"
+    return f"{arm['diff_vs_uniform']:+.3f}{se}"
+
+
 def _fmt(x: float | None, spec: str = ".2f") -> str:
     return "never" if x is None else format(x, spec)
 
@@ -203,9 +216,7 @@ def table(summary: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, a in summary.get("arms", {}).items():
-        diff = "-" if a["diff_vs_uniform"] is None else f"{a['diff_vs_uniform']:+.3f}"
-        if a["diff_se"] is not None:
-            diff += f" ± {a['diff_se']:.3f}"
+        diff = _paired(a)
         lines.append(
             f"| {name} | {len(a['seeds'])} | {_fmt(a['rollouts_x_uniform'])} | {_fmt(a['compute_x_uniform'])} | "
             f"{a['start_pass1']:.3f} -> {a['pass1']:.3f} | {diff} | {a['discarded_share']:.2f} | {a['zero_advantage_share']:.2f} | {a['wall_s']:.0f} |"
@@ -215,17 +226,6 @@ def table(summary: dict[str, Any]) -> str:
 
 # ---- B3 v2 ---------------------------------------------------------------------------------
 METRIC = "pass1_target"
-
-
-def _cross(xs: np.ndarray, ys: np.ndarray, target: float) -> float | None:
-    """The x at which the piecewise-linear curve (xs, ys) first reaches `target`; None if never."""
-    for i in range(len(ys)):
-        if ys[i] >= target - 1e-12:
-            if i == 0:
-                return float(xs[0])
-            f = (target - ys[i - 1]) / max(ys[i] - ys[i - 1], 1e-12)
-            return float(xs[i - 1] + f * (xs[i] - xs[i - 1]))
-    return None
 
 
 def _area(xs: np.ndarray, ys: np.ndarray, budget: float) -> float:
@@ -459,9 +459,7 @@ def table_v2(summary: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, a in summary.get("arms", {}).items():
-        diff = "-" if a["diff_vs_uniform"] is None else f"{a['diff_vs_uniform']:+.3f}"
-        if a["diff_se"] is not None:
-            diff += f" ± {a['diff_se']:.3f}"
+        diff = _paired(a)
         sd = "" if a["pass1_sd"] is None else f" ({a['pass1_sd']:.3f})"
         reached = sum(x is not None for x in a["rollouts_to_target_by_seed"])
         roll = f"{_fmt(a['rollouts_to_target'], '.0f')} ({_fmt(a['rollouts_x_uniform'])}; {reached}/{len(a['seeds'])} seeds)"
