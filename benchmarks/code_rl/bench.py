@@ -1,31 +1,43 @@
-"""B3: the whole loop for real. A small code model trained here, GRPO with the sandbox's reward on
-a curated build of Python function problems, every source mixer and problem sampler.
+"""B3 v2 (issue 41; B3, issue 29, with `--tasks v1`): the whole loop for real. A small code model
+trained here, GRPO with the sandbox's reward on a curated build of Python function problems,
+every source mixer and problem sampler.
 
-Steps (each skipped when its output exists, so the grid completes in parts):
-1. data: the task sources (`families.py`) -> canonical JSONL -> `codemix build` -> `codemix export
-   --format trl --split test=0.2` (cache, git-ignored);
-2. model: tokenizer and Llama pre-trained on the families' pre-training settings until held-out
-   pass@1 is in [5%, 40%] (cache);
-3. runs: each (arm, seed) a GRPO run from that checkpoint, its curve written to
+Steps (each skipped when its output exists, so everything completes in parts):
+1. inputs (`--prepare`; frozen in the repository, `frozen.py`): the task sources
+   (`families_v2.py`) -> canonical JSONL -> `codemix build` -> `codemix export --format trl
+   --split test=0.36`; a tokenizer and Llama pre-trained on the families' pre-training settings,
+   the checkpoint whose per-source held-out pass rates lie in their bands; difficulty from
+   `codemix rank` on three other checkpoints; each source's step-0 pass rate and zero-advantage
+   share measured;
+2. runs: each (arm, seed) a GRPO run from that checkpoint, its curve and per-step trace written to
    `results/<setting>/<arm>/seed<k>.json` (in the repository: small, resumable);
-4. summary: final held-out pass@1 per source and mean with paired standard errors against
-   uniform, rollouts (discarded included) and compute to reach uniform's final pass rate, the
-   scorer's quality; `results/<setting>/summary.json` (development seeds) or
-   `summary-fresh.json` (the headline seeds: never mixed with the development ones) and a table.
+3. summary: `results/<setting>/summary-<part>.json` and a table (`report.py`), with the validity
+   gates on the development seeds.
 
-    OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --quick          # under 3 minutes
-    OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --part dev       # arms on development seeds
-    OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --part fresh     # headline seeds
-    python benchmarks/code_rl/bench.py --device cuda --size base ...      # larger, on a GPU
+One command per part; each finished run is a file, so a part resumes where it stopped, and the
+same command started twice runs two runs side by side (each claims its run first):
+
+    OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --quick                   # < 3 min, fresh clone
+    OMP_NUM_THREADS=1 nice -n 5 python benchmarks/code_rl/bench.py --part pilot    # learning rate
+    OMP_NUM_THREADS=1 nice -n 5 python benchmarks/code_rl/bench.py --part gates    # uniform, oracle
+    OMP_NUM_THREADS=1 nice -n 5 python benchmarks/code_rl/bench.py --part dev --arms dapo greso mopps
+    OMP_NUM_THREADS=1 nice -n 5 python benchmarks/code_rl/bench.py --part fresh --arms uniform dapo
+    python benchmarks/code_rl/bench.py --device cuda --size base --part gates      # on a GPU
+    OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --tasks v1 --part fresh   # B3 as it ran
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +48,22 @@ sys.path.insert(0, str(HERE.parent))
 import torch  # noqa: E402
 
 from code_rl.build import HELD_OUT, build_data  # noqa: E402
-from code_rl.difficulty import ensure_difficulty  # noqa: E402
+from code_rl.difficulty import ensure_difficulty, ranking_checkpoints  # noqa: E402
+from code_rl.families import V1, TaskSet  # noqa: E402
+from code_rl.families_v2 import BANDS, TARGET_SOURCES, V2  # noqa: E402
 from code_rl.frozen import freeze, load_frozen  # noqa: E402
 from code_rl.grpo import Arm, RunConfig, config_dict, run_lean, run_trl  # noqa: E402
 from code_rl.model import load  # noqa: E402
 from code_rl.pretrain import ensure_model  # noqa: E402
-from code_rl.report import summarize, table  # noqa: E402
+from code_rl.report import (  # noqa: E402
+    choose_lr,
+    gates,
+    summarize,
+    summarize_v2,
+    table,
+    table_v2,
+)
+from code_rl.rollout import start_rates  # noqa: E402
 
 LEARN = {"score": "learnability-low", "explore": 0.25}
 ARMS = {
@@ -64,6 +86,7 @@ ARMS = {
         "frontier-explore25", problems="frontier", problem_kw={"explore": 0.25}
     ),
     "dapo": Arm("dapo", problems="dapo"),
+    "greso": Arm("greso", problems="greso"),
     "mopps": Arm("mopps", problems="mopps"),
     "frontier-scored+acodm-learnability": Arm(
         "frontier-scored+acodm-learnability",
@@ -73,35 +96,105 @@ ARMS = {
         problem_kw=LEARN,
         mixer_kw={"reward": "learnability"},
     ),
+    # B3 v2: the default sampling stack (issue 40), and the oracle of validity gate (b)
+    "stack": Arm("stack", problems="frontier", default=True),
+    "oracle": Arm(
+        "oracle", problems="oracle", problem_kw={"band": (0.1, 0.9), "every": 25, "samples": 4}
+    ),
 }
 QUALITY_ARMS = {"uniform", "frontier-scored"}
-PARTS = {"dev": [0, 1], "fresh": [100, 101, 102, 103, 104]}
-MODES: dict[str, dict[str, Any]] = {
-    # setting name, problems per source (None: all), model size, pre-training steps, run config
-    "full": {
-        "limit": None,
-        "size": "small",
-        "pretrain": 1200,
-        "stop": 900,  # of a 1200-step cosine schedule: where the session's run was stopped
-        "every": 150,
-        "rank_models": 3,
-        "rank_samples": 4,
+
+
+@dataclass(frozen=True)
+class Version:
+    """One benchmark: its task sources, inputs (model size, held-out share, pre-training, ranking),
+    run settings and seed sets (`parts`: development seeds for every choice, fresh ones for
+    headlines)."""
+
+    tasks: TaskSet
+    frozen: str  # folder under frozen/ of the inputs at `size` (another size: "<tasks>-<size>")
+    held_out: float
+    size: str
+    pretrain: int
+    every: int
+    stop: int | None
+    rank_models: int
+    rank_samples: int
+    bands: dict[str, tuple[float, float]] | None
+    cfg: RunConfig
+    parts: dict[str, list[int]]
+    arms: list[str]  # the default arms of a part
+
+
+#: B3 v2's learning rate, chosen by the pilot registered on benchmarks/pages/b3v2.md before it ran
+#: (None until then: the parts that need it refuse to run)
+LR_V2: float | None = None
+PILOT_LRS = (5e-5, 1e-4, 2e-4)
+DEV, FRESH = [0, 1], [100, 101, 102, 103, 104]
+V2_CFG = RunConfig(
+    steps=200,
+    prompts=16,
+    group=8,
+    lr=LR_V2 or 0.0,
+    warmup=10,
+    schedule="constant",
+    skip_empty=True,
+    eval_every=25,
+    eval_samples=4,
+    final_samples=16,
+    target=tuple(TARGET_SOURCES),
+)
+VERSIONS = {
+    "v1": Version(
+        V1,
+        "small",
+        held_out=0.2,
+        size="small",
+        pretrain=1200,
+        every=150,
+        stop=900,  # of a 1200-step cosine schedule: where the session's run was stopped
+        rank_models=3,
+        rank_samples=4,
+        bands=None,
         # 60 steps: at 30 (attempt 1, results/full-small-30x8x8-*) no arm moved beyond noise
-        "cfg": RunConfig(steps=60, prompts=8, group=8, eval_samples=8, quality_at=(0, 30, 60)),
-    },
+        cfg=RunConfig(steps=60, prompts=8, group=8, eval_samples=8, quality_at=(0, 30, 60)),
+        parts={"dev": DEV, "fresh": FRESH},
+        arms=[a for a in ARMS if a not in ("greso", "stack", "oracle")],
+    ),
+    "v2": Version(
+        V2,
+        "v2-small",
+        held_out=0.36,
+        size="small",
+        pretrain=1500,
+        every=150,
+        stop=None,
+        rank_models=3,
+        rank_samples=4,
+        bands=BANDS,
+        cfg=V2_CFG,
+        parts={"pilot": DEV, "gates": DEV, "dev": DEV, "fresh": FRESH},
+        arms=["uniform", "dapo", "greso", "mopps", "dump", "acodm", "stack"],
+    ),
+}
+#: the small end-to-end modes: B3 v2's first problems of each source through the real build, the
+#: frozen v2 model (or, with --size, one pre-trained here), a few steps of a few arms
+SMALL = {
     "quick": {
-        "limit": 10,
-        "size": "tiny",
-        "pretrain": 120,
-        "every": 60,
-        "rank_models": 1,
+        "limit": 6,
         "rank_samples": 2,
-        "cfg": RunConfig(
+        "pretrain": 120,
+        "arms": ["uniform", "frontier-scored", "mopps"],
+        "cfg": dataclasses.replace(
+            V2_CFG,
+            lr=1e-4,
             steps=4,
             prompts=4,
             group=4,
+            warmup=1,
             eval_every=2,
             eval_samples=2,
+            final_samples=2,
             max_new_tokens=48,
             quality_at=(0, 4),
             quality_problems=8,
@@ -109,18 +202,20 @@ MODES: dict[str, dict[str, Any]] = {
         ),
     },
     "smoke": {
-        "limit": 4,
-        "size": "tiny",
+        "limit": 3,
+        "rank_samples": 1,
         "pretrain": 10,
-        "every": 10,
-        "rank_models": 0,
-        "rank_samples": 0,
-        "cfg": RunConfig(
+        "arms": ["uniform", "frontier-scored", "dapo"],
+        "cfg": dataclasses.replace(
+            V2_CFG,
+            lr=1e-4,
             steps=2,
             prompts=2,
             group=2,
+            warmup=1,
             eval_every=2,
             eval_samples=1,
+            final_samples=1,
             max_new_tokens=24,
             quality_at=(2,),
             quality_problems=4,
@@ -146,8 +241,8 @@ def run_one(
     train, held = ds["train"], ds[HELD_OUT]
     model, tok = load(Path(ckpt), cfg.device)
     if arm.name not in QUALITY_ARMS:  # the scorer's quality is measured on the policies of these
-        cfg = RunConfig(**{**config_dict(cfg), "quality_at": ()})
-    t0 = time.perf_counter()
+        cfg = dataclasses.replace(cfg, quality_at=())
+    t0, c0 = time.perf_counter(), time.process_time()
     if loop == "trl":
         res = run_trl(
             model, tok, train, held, arm, cfg, seed, out_dir=tempfile.mkdtemp(prefix="b3-trl-")
@@ -159,6 +254,8 @@ def run_one(
         seed=seed,
         config=config_dict(cfg),
         wall_s=time.perf_counter() - t0,
+        process_cpu_s=time.process_time() - c0,
+        load=os.getloadavg(),
         inputs=inputs,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -168,47 +265,116 @@ def run_one(
     return res
 
 
-def _model(
-    a: argparse.Namespace,
-    mode: str,
-    m: dict[str, Any],
-    size: str,
-    cache: Path,
-    data: dict[str, Any],
-    frozen: dict[str, Any] | None,
-    times: dict[str, float],
-) -> dict[str, Any]:
-    """The pre-trained model's record: the quick mode reuses the full mode's model (frozen, or in
-    the cache) when no size is asked for; otherwise pre-trained into the cache once."""
+@contextmanager
+def claim(out: Path) -> Iterator[bool]:
+    """Whether this process may make the run `out` (no other live process holds its claim): the
+    same part started twice runs two runs side by side."""
+    lock = out.with_suffix(".running")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            pid = int(lock.read_text() or 0)
+            os.kill(pid, 0)
+            yield False  # another process makes it
+            return
+        except (ValueError, ProcessLookupError):  # a claim left by a process that died
+            lock.unlink(missing_ok=True)
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except PermissionError:
+            yield False
+            return
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+    try:
+        yield True
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def frozen_dir(v: Version, size: str) -> Path:
+    """Where the inputs of `v` with a model of `size` are frozen."""
+    return FROZEN / (v.frozen if size == v.size else f"{v.tasks.name}-{size}")
+
+
+def prepare(a: argparse.Namespace, v: Version, size: str) -> dict[str, Any]:
+    """Build, pre-train (a model of `size`), rank and measure the inputs of `v` in the cache,
+    then freeze them."""
     from datasets import load_from_disk
 
+    cache = a.cache / (v.tasks.name if size == v.size else f"{v.tasks.name}-{size}")
+    times: dict[str, float] = {}
     t0 = time.perf_counter()
-    shared = a.cache / f"model-{MODES['full']['size']}" / "pretrain.json"
-    if mode == "quick" and a.size is None and (frozen is not None or shared.exists()):
-        # the full mode's model, pre-trained on the same families' pre-training settings (the
-        # quick problems are the first of each source's RL problems, so still disjoint from them)
-        rec = frozen["model"] if frozen is not None else json.loads(shared.read_text())
+    data = build_data(cache, workers=a.workers, held_out=v.held_out, tasks=v.tasks)
+    times["data_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    held = load_from_disk(data["trl"])[HELD_OUT]
+    model_rec = ensure_model(
+        cache,
+        held,
+        size=size,
+        steps=v.pretrain,
+        every=v.every,
+        device=a.device,
+        stop=v.stop,
+        tasks=v.tasks,
+        bands=v.bands,
+    )
+    times["model_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rank = ensure_difficulty(
+        cache, data, ranking_checkpoints(model_rec, v.rank_models), samples=v.rank_samples
+    )
+    times["difficulty_s"] = time.perf_counter() - t0
+    print(f"difficulty: codemix rank on {rank['models']} ({rank['pass_rate']})", flush=True)
+    extra: dict[str, Any] = {"tasks": v.tasks.name, "times": times}
+    if v.bands is not None:  # B3 v2: what every arm starts from, measured
+        t0 = time.perf_counter()
+        ds = load_from_disk(data["trl"])
+        model, tok = load(Path(model_rec["checkpoint"]), a.device)
+        extra["start"] = {
+            "train": start_rates(model, tok, ds["train"], n=8, seed=1),
+            "held_out": start_rates(model, tok, ds[HELD_OUT], n=16, seed=2),
+        }
+        times["start_s"] = time.perf_counter() - t0
+    return freeze(frozen_dir(v, size), data, model_rec, rank, extra)
+
+
+def registered_start(record: dict[str, Any], target: tuple[str, ...]) -> float:
+    """The start of the target metric: micro pass@1 of the held-out problems of the target
+    sources, 16 samples each, measured when the inputs were frozen."""
+    per = record["start"]["held_out"]["per_source"]
+    n = sum(per[s]["problems"] for s in target)
+    return sum(per[s]["pass_rate"] * per[s]["problems"] for s in target) / n
+
+
+def small_inputs(a: argparse.Namespace, mode: str, frozen: dict[str, Any] | None) -> tuple:
+    """The quick and smoke modes' inputs: B3 v2's first problems of each source through the real
+    build, the frozen v2 model (or one of `--size` pre-trained here), ranked by that model."""
+    from datasets import load_from_disk
+
+    m = SMALL[mode]
+    cache = a.cache / mode
+    v2 = VERSIONS["v2"]
+    data = build_data(cache, workers=a.workers, held_out=v2.held_out, limit=m["limit"], tasks=V2)
+    if a.size is None and frozen is not None:
+        model_rec = frozen["model"]
     else:
         held = load_from_disk(data["trl"])[HELD_OUT]
-        rec = ensure_model(
+        model_rec = ensure_model(
             cache,
             held,
-            size=size,
+            size=a.size or "tiny",
             steps=m["pretrain"],
-            every=m["every"],
+            every=m["pretrain"],
             device=a.device,
-            stop=m.get("stop"),
+            tasks=V2,
+            bands=BANDS,
         )
-    times["model_s"] = time.perf_counter() - t0
-    return rec
-
-
-def _part_of(seeds: list[int]) -> str:
-    """The seed set `seeds` belong to (summaries never mix development and fresh seeds)."""
-    for name, part in PARTS.items():
-        if set(seeds) <= set(part):
-            return name
-    return "seeds-" + "-".join(map(str, sorted(seeds)))
+    if m["rank_samples"]:  # the model the arms start from ranks here: these modes check the path
+        ensure_difficulty(cache, data, [Path(model_rec["checkpoint"])], samples=m["rank_samples"])
+    return data, model_rec
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,22 +383,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--quick", action="store_true", help="a small end-to-end run (under 3 minutes)")
     ap.add_argument("--smoke", action="store_true", help="the smallest end-to-end run (the test)")
-    ap.add_argument(
-        "--part",
-        choices=list(PARTS),
-        default="dev",
-        help="seed set: dev (choices) or fresh (headline)",
-    )
-    ap.add_argument("--seeds", type=int, nargs="*", help="explicit seeds (instead of --part)")
-    ap.add_argument(
-        "--arms", nargs="*", default=None, help=f"arms (default: all): {', '.join(ARMS)}"
-    )
+    ap.add_argument("--tasks", choices=list(VERSIONS), default="v2")
+    ap.add_argument("--part", default="dev", help="seed set and arms: pilot, gates, dev, fresh")
+    ap.add_argument("--seeds", type=int, nargs="*", help="explicit seeds (instead of --part's)")
+    ap.add_argument("--arms", nargs="*", default=None, help=f"arms: {', '.join(ARMS)}")
     ap.add_argument(
         "--loop",
         choices=["lean", "trl", "both"],
         default="lean",
         help="both: each arm in both loops (their agreement)",
     )
+    ap.add_argument("--lr", type=float, default=None, help="learning rate (default: the chosen)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--size", default=None, help="model size: tiny, small, base, large")
     ap.add_argument("--steps", type=int, default=None)
@@ -241,81 +402,127 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=HERE / "results")
     ap.add_argument("--workers", type=int, default=2, help="sandbox workers for the build")
     ap.add_argument(
+        "--prepare",
         "--refreeze",
+        dest="prepare",
         action="store_true",
-        help="build, pre-train and rank again from the cache, and replace the frozen inputs",
+        help="build, pre-train, rank and measure the inputs in the cache and freeze them",
     )
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
-    m = MODES[mode]
-    cfg: RunConfig = m["cfg"]
-    over = {k: v for k, v in (("steps", a.steps), ("prompts", a.prompts)) if v is not None}
-    size = a.size or m["size"]
-    cfg = RunConfig(**{**config_dict(cfg), **over, "device": a.device})
-    cache = a.cache if mode == "full" else a.cache / mode
-    times: dict[str, float] = {}
-    frozen_dir = FROZEN / MODES["full"]["size"]
-    # the full mode at its own size runs on the inputs frozen in the repository (`frozen.py`)
-    use_frozen = a.size is None or a.size == MODES["full"]["size"]
-    inputs = load_frozen(frozen_dir) if use_frozen and not a.refreeze else None
-    if mode == "full" and inputs is not None:
-        data, model_rec = inputs["data"], inputs["model"]
-        print(f"inputs: frozen {inputs['fingerprint']} ({frozen_dir})", flush=True)
+    v = VERSIONS[a.tasks]
+    size = a.size or v.size
+    where = frozen_dir(VERSIONS["v2"], "small") if mode != "full" else frozen_dir(v, size)
+    inputs = None if a.prepare else load_frozen(where)
+    fp = None
+    if mode != "full":
+        data, model_rec = small_inputs(a, mode, inputs)
+        cfg, size, default_arms = SMALL[mode]["cfg"], model_rec["size"], SMALL[mode]["arms"]
+        parts: dict[str, list[int]] = {"dev": [0]}
     else:
-        t0 = time.perf_counter()
-        data = build_data(cache, workers=a.workers, limit=m["limit"])
-        times["data_s"] = time.perf_counter() - t0
-        model_rec = _model(a, mode, m, size, cache, data, inputs, times)
-        size = model_rec["size"]
-        rank = None
-        if m["rank_models"]:
-            t0 = time.perf_counter()
-            rank = ensure_difficulty(
-                cache, data, model_rec, models=m["rank_models"], samples=m["rank_samples"]
-            )
-            times["difficulty_s"] = time.perf_counter() - t0
-            print(f"difficulty: codemix rank on {rank['models']} ({rank['pass_rate']})", flush=True)
-        if mode == "full" and use_frozen:
-            inputs = freeze(frozen_dir, data, model_rec, rank)
-            data, model_rec = inputs["data"], inputs["model"]
-            print(f"inputs: frozen as {inputs['fingerprint']} ({frozen_dir})", flush=True)
-        elif mode == "full":
-            inputs = None
+        if a.prepare:
+            inputs = prepare(a, v, size)
+        if inputs is None:
+            raise SystemExit(f"no frozen inputs in {where}: run with --prepare (and this --size)")
+        print(f"inputs: frozen {inputs['fingerprint']} ({where})", flush=True)
+        data, model_rec, fp = inputs["data"], inputs["model"], inputs["fingerprint"]
+        cfg, size, default_arms, parts = v.cfg, model_rec["size"], v.arms, v.parts
     print(
-        f"model: {model_rec['model']['parameters']} parameters, step {model_rec['chosen_step']}, held-out pass@1 "
-        f"{model_rec['chosen']['pass1']:.3f} {model_rec['chosen']['per_source']}",
+        f"model: {model_rec['model']['parameters']} parameters, step {model_rec['chosen_step']}, "
+        f"held-out {model_rec['chosen']['per_source']}",
         flush=True,
     )
-    fp = inputs["fingerprint"] if mode == "full" and inputs is not None else None
-    seeds = a.seeds if a.seeds else ([0] if mode != "full" else PARTS[a.part])
-    arms = a.arms or (["uniform", "frontier-scored", "mopps"] if mode != "full" else list(ARMS))
-    for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
-        setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}-{loop}"
-        root = a.results / setting
-        for seed in seeds:  # every arm on a seed before the next: a part ends with pairs
-            for name in arms:
-                arm = ARMS[name]
-                out = root / name / f"seed{seed}.json"
-                if out.exists():
-                    continue
-                r = run_one(data, model_rec["checkpoint"], arm, seed, cfg, loop, out, inputs=fp)
-                last = r["curve"][-1]
-                print(
-                    f"{setting} {name} seed {seed}: pass@1 {last['pass1']:.3f}, "
-                    f"rollouts {last['rollouts']}, {r['wall_s']:.0f} s",
-                    flush=True,
-                )
-        part = _part_of(seeds)
-        summary = summarize(
-            root, model_rec, data, times, inputs=fp, seeds=set(PARTS.get(part, seeds))
-        )
-        (root / ("summary.json" if part == "dev" else f"summary-{part}.json")).write_text(
-            json.dumps(summary, indent=1)
-        )
-        print(setting)
-        print(table(summary))
+    if a.part not in parts:
+        raise SystemExit(f"--part must be one of {', '.join(parts)}")
+    seeds = a.seeds if a.seeds else parts[a.part]
+    arms = a.arms or (
+        ["uniform"]
+        if a.part == "pilot"
+        else ["uniform", "oracle"]
+        if a.part == "gates"
+        else default_arms
+    )
+    over = {k: n for k, n in (("steps", a.steps), ("prompts", a.prompts)) if n is not None}
+    cfg = dataclasses.replace(cfg, **over, device=a.device)
+    if a.part == "pilot":
+        lrs = [a.lr] if a.lr else list(PILOT_LRS)
+    elif mode == "full" and a.tasks == "v2":
+        if not (a.lr or LR_V2):
+            raise SystemExit("no learning rate chosen yet: run --part pilot (or give --lr)")
+        lrs = [a.lr or LR_V2]
+    else:
+        lrs = [a.lr or cfg.lr]
+    pilot: dict[float, dict[str, Any]] = {}
+    for lr in lrs:
+        cfg_lr = dataclasses.replace(cfg, lr=lr)
+        for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
+            setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}-{loop}"
+            if a.tasks == "v2":
+                setting = f"v2-{setting}-lr{lr:g}" if mode == "full" else setting
+            root = a.results / setting
+            for seed in seeds:  # every arm on a seed before the next: a part ends with pairs
+                for name in arms:
+                    arm = ARMS[name]
+                    if loop == "trl" and arm.problems == "oracle":  # its probes need the lean loop
+                        if seed == seeds[0]:
+                            print(f"{setting} {name}: skipped (the oracle's probes; use --loop lean)")
+                        continue
+                    out = root / name / f"seed{seed}.json"
+                    if out.exists():
+                        continue
+                    with claim(out) as mine:
+                        if not mine or out.exists():
+                            continue
+                        r = run_one(data, model_rec["checkpoint"], arm, seed, cfg_lr, loop, out, fp)
+                    last = r["curve"][-1]
+                    metric = last.get("pass1_target", last["pass1"])
+                    print(
+                        f"{setting} {name} seed {seed}: pass@1 {metric:.3f}, "
+                        f"rollouts {last['rollouts']}, {r['wall_s']:.0f} s",
+                        flush=True,
+                    )
+            pilot[lr] = report(root, a, mode, v, inputs, model_rec, data, fp, seeds, parts)
+    if a.part == "pilot" and len(pilot) == len(PILOT_LRS):
+        print("pilot: " + json.dumps(choose_lr(pilot, set(seeds)), default=str))
     return 0
+
+
+def report(
+    root: Path,
+    a: argparse.Namespace,
+    mode: str,
+    v: Version,
+    inputs: dict[str, Any] | None,
+    model_rec: dict[str, Any],
+    data: dict[str, Any],
+    fp: str | None,
+    seeds: list[int],
+    parts: dict[str, list[int]],
+) -> dict[str, Any]:
+    """Write the part's summary beside its runs, print its table (and the gates); return it."""
+    part = next((n for n, s in parts.items() if set(seeds) <= set(s)), None)
+    name = f"summary-{part}" if part else "summary-seeds-" + "-".join(map(str, sorted(seeds)))
+    if a.tasks == "v1" and mode == "full":
+        summary = summarize(root, model_rec, data, {}, inputs=fp, seeds=set(parts.get(part, seeds)))
+        name = "summary" if part == "dev" else name
+        text = table(summary)
+    else:
+        record = inputs["record"] if inputs and "start" in inputs.get("record", {}) else None
+        cfg = SMALL[mode]["cfg"] if mode != "full" else v.cfg
+        start = registered_start(record, cfg.target) if record else 0.0
+        pool = set(parts.get(part, seeds)) if part else set(seeds)
+        summary = summarize_v2(root, start + 0.05, start, inputs=fp, seeds=pool)
+        if part in ("pilot", "gates", "dev") and mode == "full":
+            summary["gates"] = gates(summary, root, fp, set(DEV))
+        text = table_v2(summary)
+        if "gates" in summary:
+            text += "\ngates: " + json.dumps(summary["gates"], default=str)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / f"{name}.json").write_text(json.dumps(summary, indent=1, default=str))
+    print(root.name)
+    print(text)
+    return summary
 
 
 if __name__ == "__main__":

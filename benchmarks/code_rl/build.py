@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from code_rl.families import problems
+from code_rl.families import V1, TaskSet, problems
 
 __all__ = ["build_data", "HELD_OUT"]
 
@@ -26,18 +26,23 @@ def _codemix(*args: str) -> None:
 
 
 def build_data(
-    cache: Path, workers: int = 2, held_out: float = 0.2, limit: int | None = None
+    cache: Path,
+    workers: int = 2,
+    held_out: float = 0.2,
+    limit: int | None = None,
+    tasks: TaskSet = V1,
 ) -> dict[str, Any]:
-    """Write `cache/b3.jsonl`, build it into `cache/build`, export TRL splits to `cache/trl`;
-    returns the paths, the wall time of each step and the build's counts per source. `limit`:
-    at most that many problems per source (the quick modes)."""
+    """Write `cache/b3.jsonl` (the problems of `tasks`), build it into `cache/build`, export TRL
+    splits to `cache/trl` (a `held_out` share in the held-out split); returns the paths, the wall
+    time of each step and the build's counts per source. `limit`: at most that many problems per
+    source (the quick modes)."""
     cache.mkdir(parents=True, exist_ok=True)
     src, out, trl = cache / "b3.jsonl", cache / "build", cache / "trl"
     times: dict[str, float] = {}
     if not src.exists():
         tmp = src.with_suffix(".tmp")
         with tmp.open("w") as fh:
-            for rec in problems(limit=limit):
+            for rec in problems(limit=limit, tasks=tasks):
                 fh.write(json.dumps(rec) + "\n")
         tmp.rename(src)
     if not (out / "manifest.json").exists():
@@ -64,4 +69,5 @@ def build_data(
         "trl": str(trl),
         "times": times,
         "manifest": manifest,
+        "held_out": held_out,
     }

@@ -29,7 +29,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Family", "FAMILIES", "SOURCES", "problems", "pretrain_pairs", "ENTRY"]
+__all__ = [
+    "ENTRY",
+    "FAMILIES",
+    "Family",
+    "SOURCES",
+    "TaskSet",
+    "V1",
+    "pretrain_pairs",
+    "problems",
+]
 
 ENTRY = "f"
 TESTS = 8
@@ -48,6 +57,11 @@ class Family:
     refs: Callable[[tuple], list[str]]
     truth: Callable[[tuple], Callable[..., Any]]
     inputs: Callable[[random.Random], list[Any]]
+    #: settings pre-trained on *instead of* a share of `params` (disjoint by construction, e.g.
+    #: another alphabet); every one of `params` is then an RL problem
+    pretrain_params: list[tuple] | None = None
+    #: this family's share of `params` pre-trained on, instead of its source's
+    pretrain_share: float | None = None
 
 
 def _int(rng: random.Random) -> list[Any]:
@@ -392,26 +406,48 @@ def _run(xs: list[int], k: int) -> int:
     return best
 
 
-#: the share of each family's settings kept for pre-training (the rest are B3's RL problems),
-#: and how many RL problems each source keeps at most: sources differ in size and difficulty
-PRETRAIN_SHARE = {
-    "arith": 0.5,
-    "strings": 0.5,
-    "lists": 0.5,
-    "algos": 0.25,
-    "compose": 0.0,
-    "mislabeled": 0.0,
-}
-SOURCE_SIZE = {
-    "arith": 150,
-    "strings": 50,
-    "lists": 90,
-    "algos": 45,
-    "compose": 100,
-    "mislabeled": 80,
-}
-SOURCES = list(SOURCE_SIZE)
-SPLIT_SEED = 20261202
+@dataclass(frozen=True)
+class TaskSet:
+    """Sources built from `families`: each family's settings split into pre-training and RL parts
+    (`pretrain_share` per source unless the family says otherwise), each source holding at most
+    `source_size` RL problems; `split_seed` fixes the split and every test input."""
+
+    name: str
+    families: list[Family]
+    pretrain_share: dict[str, float]
+    source_size: dict[str, int]
+    split_seed: int
+
+    @property
+    def sources(self) -> list[str]:
+        return list(self.source_size)
+
+
+#: B3 (issue 29): the share of each family's settings kept for pre-training (the rest are the RL
+#: problems), and how many RL problems each source keeps at most: sources differ in size and
+#: difficulty
+V1 = TaskSet(
+    "v1",
+    FAMILIES,
+    pretrain_share={
+        "arith": 0.5,
+        "strings": 0.5,
+        "lists": 0.5,
+        "algos": 0.25,
+        "compose": 0.0,
+        "mislabeled": 0.0,
+    },
+    source_size={
+        "arith": 150,
+        "strings": 50,
+        "lists": 90,
+        "algos": 45,
+        "compose": 100,
+        "mislabeled": 80,
+    },
+    split_seed=20261202,
+)
+SOURCES = V1.sources
 
 
 def _example(fam: Family, p: tuple, rng: random.Random) -> str:
@@ -420,16 +456,20 @@ def _example(fam: Family, p: tuple, rng: random.Random) -> str:
     return f"For example, f({shown}) == {fam.truth(p)(*args)!r}."
 
 
-def _split(fam: Family) -> tuple[list[tuple], list[tuple]]:
-    """(pretrain, rl) settings of `fam`: a fixed seeded permutation, cut by the source's share."""
+def _split(fam: Family, tasks: TaskSet) -> tuple[list[tuple], list[tuple]]:
+    """(pretrain, rl) settings of `fam`: its own pre-training settings, or a fixed seeded
+    permutation of its settings cut by its share."""
+    if fam.pretrain_params is not None:
+        return list(fam.pretrain_params), list(fam.params)
     order = list(fam.params)
-    random.Random(f"{SPLIT_SEED}/{fam.name}").shuffle(order)
-    cut = round(PRETRAIN_SHARE[fam.source] * len(order))
+    random.Random(f"{tasks.split_seed}/{fam.name}").shuffle(order)
+    share = tasks.pretrain_share[fam.source] if fam.pretrain_share is None else fam.pretrain_share
+    cut = round(share * len(order))
     return order[:cut], order[cut:]
 
 
-def _record(fam: Family, p: tuple) -> dict[str, Any]:
-    rng = random.Random(f"{SPLIT_SEED}/{fam.name}/{p}")
+def _record(fam: Family, p: tuple, seed: int) -> dict[str, Any]:
+    rng = random.Random(f"{seed}/{fam.name}/{p}")
     truth = fam.truth(p)
     tests, seen = [], set()
     for _ in range(200):
@@ -462,29 +502,31 @@ def _record(fam: Family, p: tuple) -> dict[str, Any]:
     }
 
 
-def problems(source: str | None = None, limit: int | None = None) -> Iterator[dict[str, Any]]:
+def problems(
+    source: str | None = None, limit: int | None = None, tasks: TaskSet = V1
+) -> Iterator[dict[str, Any]]:
     """The RL problems (canonical records) of one source or of all, in a fixed order: each
-    source's families taken in turn until the source holds `SOURCE_SIZE` problems (or `limit`,
-    for the quick modes: the first problems of the same order)."""
-    for src in [source] if source else SOURCES:
-        fams = [f for f in FAMILIES if f.source == src]
-        pools = [_split(f)[1] for f in fams]
+    source's families taken in turn until the source holds its `source_size` problems (or
+    `limit`, for the quick modes: the first problems of the same order)."""
+    for src in [source] if source else tasks.sources:
+        fams = [f for f in tasks.families if f.source == src]
+        pools = [_split(f, tasks)[1] for f in fams]
         out, i = 0, 0
-        size = SOURCE_SIZE[src] if limit is None else min(limit, SOURCE_SIZE[src])
+        size = tasks.source_size[src] if limit is None else min(limit, tasks.source_size[src])
         while out < size and any(pools):
             fam, pool = fams[i % len(fams)], pools[i % len(fams)]
             i += 1
             if pool:
-                yield _record(fam, pool.pop(0))
+                yield _record(fam, pool.pop(0), tasks.split_seed)
                 out += 1
 
 
-def pretrain_pairs() -> list[tuple[dict[str, Any], str]]:
+def pretrain_pairs(tasks: TaskSet = V1) -> list[tuple[dict[str, Any], str]]:
     """(record, reference program) pairs of the pre-training settings: every reference of every
     setting, so the model sees the styles of each family; no setting is also an RL problem."""
     out = []
-    for fam in FAMILIES:
-        for p in _split(fam)[0]:
-            rec = _record(fam, p)
+    for fam in tasks.families:
+        for p in _split(fam, tasks)[0]:
+            rec = _record(fam, p, tasks.split_seed)
             out.extend((rec, ref) for ref in rec["solutions"])
     return out

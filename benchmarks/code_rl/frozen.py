@@ -30,10 +30,14 @@ def fingerprint(root: Path) -> str:
 
 
 def freeze(
-    dest: Path, data: dict[str, Any], model_rec: dict[str, Any], rank_rec: dict[str, Any] | None
+    dest: Path,
+    data: dict[str, Any],
+    model_rec: dict[str, Any],
+    rank_rec: dict[str, Any] | None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Copy the export and the chosen checkpoint into `dest`, with their records; returns the
-    frozen inputs as `load_frozen` reads them."""
+    """Copy the export and the chosen checkpoint into `dest`, with their records (and `extra`,
+    e.g. B3 v2's measured start); returns the frozen inputs as `load_frozen` reads them."""
     tmp = dest.with_name(dest.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -45,6 +49,7 @@ def freeze(
         "build": {"counts": data["manifest"]["counts"], "times": data["times"]},
         "pretrain": {k: v for k, v in model_rec.items() if k != "loss"},
         "difficulty": rank_rec,
+        **(extra or {}),
     }
     rec["pretrain"]["checkpoint_name"] = ckpt.name
     (tmp / RECORD).write_text(json.dumps(rec, indent=1, default=str))
@@ -54,8 +59,9 @@ def freeze(
 
 
 def load_frozen(dest: Path) -> dict[str, Any] | None:
-    """The frozen inputs (`data` and `model` records as the benchmark uses them, and their
-    `fingerprint`), or None when `dest` holds none. Refuses inputs whose files changed."""
+    """The frozen inputs (`data` and `model` records as the benchmark uses them, their
+    `fingerprint`, and the whole `record`), or None when `dest` holds none. Refuses inputs whose
+    files changed."""
     path = dest / RECORD
     if not path.exists():
         return None
@@ -77,4 +83,5 @@ def load_frozen(dest: Path) -> dict[str, Any] | None:
         "data": data,
         "model": model,
         "rank": rec["difficulty"],
+        "record": rec,
     }

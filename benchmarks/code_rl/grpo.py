@@ -10,7 +10,12 @@
 
 Both evaluate held-out pass@1 every `eval_every` steps and record the sampler's ledger (every
 generated rollout, discarded ones included), generated tokens, scoring tokens (prompt and
-reference tokens of every problem the scorer scored) and the sandbox's CPU seconds.
+reference tokens of every problem the scorer scored), the sandbox's CPU seconds, CPU seconds per
+phase, and per step (`Trace`) the source weights, draws and zero-advantage groups per source.
+
+B3 v2's settings (`RunConfig`): a short linear warm-up then a constant rate, and no optimizer step
+on a batch with no informative group (`skip_empty`: with Adam, an empty batch still moves the
+weights by the momentum; B3 collapsed on such steps).
 """
 
 from __future__ import annotations
@@ -22,18 +27,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from code_rl.rollout import evaluate, grade, prompt_ids, sample, sandbox_cpu_s
-from mixer import BetaPosteriorSampler, DynamicSampling, FrontierSampler, ProblemSampler, make_mixer
+from code_rl.oracle import OracleSampler
+from code_rl.rollout import PhaseClock, evaluate, grade, prompt_ids, sample, sandbox_cpu_s
+from mixer import PROBLEM_SAMPLERS, FrontierSampler, GroupOutcome, ProblemSampler, make_mixer
 from mixer.problems.scorers import ReferenceLikelihood, dataset_references
 
-__all__ = ["RunConfig", "Arm", "make_sampler", "run_lean", "run_trl"]
-
-SAMPLERS: dict[str, type[ProblemSampler]] = {
-    "uniform": ProblemSampler,
-    "frontier": FrontierSampler,
-    "dapo": DynamicSampling,
-    "mopps": BetaPosteriorSampler,
-}
+__all__ = ["RunConfig", "Arm", "make_sampler", "run_lean", "run_trl", "lr_factor"]
 
 
 @dataclass(frozen=True)
@@ -42,9 +41,16 @@ class RunConfig:
     prompts: int = 16  # prompts per generation batch (one optimizer step each)
     group: int = 8  # completions per prompt
     lr: float = 3e-4
+    warmup: int = 0  # steps of linear warm-up of the learning rate
+    schedule: str = "linear"  # after the warm-up: "linear" decay to 0 at `steps`, or "constant"
+    skip_empty: bool = False  # no optimizer step on a batch with no informative group
     max_new_tokens: int = 64
     eval_every: int = 10
     eval_samples: int = 4
+    final_samples: int | None = (
+        None  # samples per problem at the last evaluation, if not eval_samples
+    )
+    target: tuple[str, ...] = ()  # sources of the target metric (micro pass@1), if any
     refill_rounds: int = 10  # DAPO's max_num_gen_batches
     quality_at: tuple[int, ...] = ()  # steps at which to measure the scorer's quality
     quality_problems: int = 48
@@ -52,11 +58,40 @@ class RunConfig:
     device: str = "cpu"
 
 
+def lr_factor(cfg: RunConfig, step: int) -> float:
+    """The learning rate's multiplier after `step` scheduler steps: a linear warm-up over
+    `cfg.warmup` steps, then constant or a linear decay to 0 at `cfg.steps`."""
+    warm = min(1.0, (step + 1) / cfg.warmup) if cfg.warmup else 1.0
+    if cfg.schedule == "constant":
+        return warm
+    if cfg.schedule != "linear":
+        raise ValueError(f"schedule must be 'linear' or 'constant', got {cfg.schedule!r}")
+    return warm * max(0.0, 1 - step / cfg.steps)
+
+
+class SkipEmptyAdamW(torch.optim.AdamW):
+    """AdamW that takes no step when every gradient is zero: a GRPO batch with no informative
+    group (all its advantages are zero). Plain AdamW would still move every weight by its momentum.
+    `skipped` counts the steps not taken."""
+
+    skipped = 0
+
+    @torch.no_grad()
+    def step(self, closure: Any = None) -> Any:
+        params = [p for g in self.param_groups for p in g["params"]]
+        if all(p.grad is None or not bool(p.grad.any()) for p in params):
+            self.skipped += 1
+            return None
+        return super().step(closure)
+
+
 @dataclass(frozen=True)
 class Arm:
-    """A problem sampler (`problems`, with `problem_kw`) under a source mixer (`mixer`, with
-    `mixer_kw`; "static-size" is static weights by source size); `scorer` sets the policy's
-    reference likelihood on a FrontierSampler."""
+    """A problem sampler (`problems`, a name of `mixer.PROBLEM_SAMPLERS` or "oracle", with
+    `problem_kw`) under a source mixer (`mixer`, with `mixer_kw`; "static-size" is static weights
+    by source size); `scorer` sets the policy's reference likelihood on a FrontierSampler.
+    `default`: `FrontierSampler.from_dataset(train, batch_size)` with nothing else (the seed and
+    the run's length aside): the default sampling stack, whatever it holds at this commit."""
 
     name: str
     problems: str = "uniform"
@@ -64,9 +99,12 @@ class Arm:
     scorer: bool = False
     problem_kw: dict[str, Any] = field(default_factory=dict)
     mixer_kw: dict[str, Any] = field(default_factory=dict)
+    default: bool = False
 
 
 def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSampler:
+    if arm.default:
+        return FrontierSampler.from_dataset(train, cfg.prompts, seed=seed, num_steps=cfg.steps)
     names = sorted(set(train["source"]))
     kw = dict(arm.mixer_kw)
     policy = arm.mixer
@@ -74,7 +112,7 @@ def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSamp
         sizes = np.array([sum(1 for s in train["source"] if s == n) for n in names], dtype=float)
         policy, kw = "static", {"weights": sizes / sizes.sum(), **kw}
     mixer = make_mixer(policy, len(names), names=names, seed=seed, **kw)
-    cls = SAMPLERS[arm.problems]
+    cls = OracleSampler if arm.problems == "oracle" else PROBLEM_SAMPLERS.lookup(arm.problems)
     extra: dict[str, Any] = {}
     if cls is FrontierSampler:
         has = any(d is not None for d in train["difficulty"])
@@ -176,7 +214,12 @@ def _grpo_loss(
     model: Any, seqs: list[tuple[list[int], list[int]]], adv: np.ndarray, dev: str
 ) -> Any:
     """TRL's GRPO loss at beta=0 and one iteration ("dapo": the sum over completion tokens of
-    -advantage * log p, over the number of completion tokens)."""
+    -advantage * log p, over the number of completion tokens). A completion with advantage 0 adds
+    nothing but its tokens to the denominator, so only the others go through the model (the same
+    loss and gradient, at the cost of the informative groups alone)."""
+    n_tokens = sum(len(c) for _, c in seqs)
+    live = [k for k in range(len(seqs)) if adv[k] != 0] or [0]  # [0]: a zero loss, as TRL's
+    seqs, adv = [seqs[k] for k in live], np.asarray(adv)[live]
     width = max(len(p) + len(c) for p, c in seqs)
     pad = 0
     ids = torch.full((len(seqs), width), pad, dtype=torch.long)
@@ -199,7 +242,7 @@ def _grpo_loss(
     )
     logp = logp.squeeze(-1)
     comp, a = comp.to(dev), a.to(dev)
-    return -(a * logp * comp).sum() / comp.sum().clamp(min=1.0)
+    return -(a * logp * comp).sum() / max(n_tokens, 1)
 
 
 def _advantages(rewards: np.ndarray, group: int) -> np.ndarray:
@@ -212,10 +255,17 @@ class _Recorder:
     """The run's curve: held-out pass@1 and the cost so far at each evaluation."""
 
     def __init__(
-        self, model: Any, tok: Any, held_out: Any, train: Any, cfg: RunConfig, seed: int
+        self,
+        model: Any,
+        tok: Any,
+        held_out: Any,
+        train: Any,
+        cfg: RunConfig,
+        seed: int,
+        clock: PhaseClock,
     ) -> None:
         self.model, self.tok, self.held_out, self.train = model, tok, held_out, train
-        self.cfg, self.seed = cfg, seed
+        self.cfg, self.seed, self.clock = cfg, seed, clock
         self.curve: list[dict[str, Any]] = []
         self.quality: list[dict[str, Any]] = []
         self.cpu0 = sandbox_cpu_s()
@@ -224,26 +274,94 @@ class _Recorder:
 
     def point(self, step: int, sampler: ProblemSampler, gen_tokens: int, score_tokens: int) -> None:
         t = time.perf_counter()
-        if step in self.cfg.quality_at:
-            q = scorer_quality(self.model, self.tok, self.train, self.cfg, self.seed)
-            self.quality.append({"step": step, **q})
-        if step % self.cfg.eval_every == 0 or step == self.cfg.steps:
-            ev = evaluate(
-                self.model, self.tok, self.held_out, n=self.cfg.eval_samples, seed=self.seed + step
-            )
-            ev.pop("per_problem")
-            self.curve.append(
-                {
-                    "step": step,
-                    **ev,
-                    **{k: int(v) for k, v in sampler.ledger.items()},
-                    "generated_tokens": int(gen_tokens),
-                    "scoring_tokens": int(score_tokens),
-                    "sandbox_cpu_s": sandbox_cpu_s() - self.cpu0,
-                    "wall_s": time.perf_counter() - self.t0 - self.eval_s,
-                }
-            )
+        cfg = self.cfg
+        with self.clock("evaluation"):
+            if step in cfg.quality_at:
+                q = scorer_quality(self.model, self.tok, self.train, cfg, self.seed)
+                self.quality.append({"step": step, **q})
+            if step % cfg.eval_every == 0 or step == cfg.steps:
+                last = step == cfg.steps and cfg.final_samples is not None
+                n = cfg.final_samples if last else cfg.eval_samples
+                ev = evaluate(
+                    self.model,
+                    self.tok,
+                    self.held_out,
+                    n=n,
+                    seed=self.seed + step,
+                    target=cfg.target,
+                )
+                ev.pop("per_problem")
+                self.curve.append(
+                    {
+                        "step": step,
+                        "samples": n,
+                        **ev,
+                        **{k: int(v) for k, v in sampler.ledger.items()},
+                        "generated_tokens": int(gen_tokens),
+                        "scoring_tokens": int(score_tokens),
+                        "sandbox_cpu_s": sandbox_cpu_s() - self.cpu0,
+                        "wall_s": time.perf_counter() - self.t0 - self.eval_s,
+                    }
+                )
+                metric = ev.get("pass1_target", ev["pass1"])
+                print(
+                    f"  step {step}: pass@1 {metric:.3f}, rollouts {sampler.ledger['rollouts']}, "
+                    f"{time.perf_counter() - self.t0:.0f} s",
+                    flush=True,
+                )
         self.eval_s += time.perf_counter() - t
+
+
+class Trace:
+    """Per step: the source weights that drew the batch, the groups drawn and the zero-advantage
+    groups per source (refills included), the informative groups trained on, the rollouts
+    generated and whether the optimizer stepped; and how often each train problem was drawn."""
+
+    COLUMNS = ("weights", "draws", "zero_advantage", "informative", "rollouts", "updated")
+
+    def __init__(self, sampler: ProblemSampler, n_rows: int) -> None:
+        self.names = list(sampler.names)
+        self.cols: dict[str, list[Any]] = {k: [] for k in self.COLUMNS}
+        self.per_problem = np.zeros(n_rows, dtype=np.int64)
+        self._open: dict[str, Any] = {}
+
+    def begin(self, sampler: ProblemSampler) -> None:
+        n = len(self.names)
+        self._open = {
+            "weights": [round(float(w), 4) for w in sampler.mixer.weights()],
+            "draws": np.zeros(n, dtype=np.int64),
+            "zero_advantage": np.zeros(n, dtype=np.int64),
+            "rollouts": 0,
+        }
+
+    def add(self, out: GroupOutcome, rollouts: int) -> None:
+        o = self._open
+        np.add.at(o["draws"], out.sources, 1)
+        np.add.at(o["zero_advantage"], out.sources[out.zero_advantage], 1)
+        np.add.at(self.per_problem, out.problems, 1)
+        o["rollouts"] += int(rollouts)
+
+    def end(self, informative: int, updated: bool) -> None:
+        o = self._open
+        for k in ("weights", "rollouts"):
+            self.cols[k].append(o[k])
+        for k in ("draws", "zero_advantage"):
+            self.cols[k].append(o[k].tolist())
+        self.cols["informative"].append(int(informative))
+        self.cols["updated"].append(bool(updated))
+
+    def record(self) -> dict[str, Any]:
+        return {"sources": self.names, **self.cols, "draws_per_problem": self.per_problem.tolist()}
+
+
+def probe_pass_rates(
+    model: Any, tok: Any, ids: list[list[int]], gts: list[str], n: int, max_new_tokens: int
+) -> tuple[np.ndarray, int]:
+    """The oracle's probe: `n` completions of every train problem with the current policy;
+    returns each problem's pass rate and the tokens generated (not charged to the arm)."""
+    texts, toks = sample(model, tok, ids, n, max_new_tokens)
+    r = np.nan_to_num(grade([g for g in gts for _ in range(n)], texts), nan=0.0)
+    return r.reshape(len(ids), n).mean(axis=1), sum(len(t) for t in toks)
 
 
 def run_lean(
@@ -253,6 +371,7 @@ def run_lean(
     torch.manual_seed(seed)
     dev = cfg.device
     model.to(dev)
+    clock = PhaseClock()
     sampler = make_sampler(arm, train, cfg, seed)
     scorer = None
     if arm.scorer:
@@ -261,47 +380,82 @@ def run_lean(
         sampler.set_scorer(scorer)
     ids = prompt_ids(tok, train["prompt"])
     gts = list(train["ground_truth"])
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: max(0.0, 1 - s / cfg.steps))
-    rec = _Recorder(model, tok, held_out, train, cfg, seed)
+    opt_cls = SkipEmptyAdamW if cfg.skip_empty else torch.optim.AdamW
+    opt = opt_cls(model.parameters(), lr=cfg.lr, weight_decay=0.0)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(cfg, s))
+    rec = _Recorder(model, tok, held_out, train, cfg, seed, clock)
+    trace = Trace(sampler, len(train))
     gen_tokens = 0
+    probe = {"rollouts": 0, "tokens": 0}
     G = cfg.group
     rec.point(0, sampler, 0, 0)
     for step in range(1, cfg.steps + 1):
-        kept: list[tuple[int, list[int], np.ndarray]] = []  # (problem, completion ids x G, rewards)
-        for _ in range(cfg.refill_rounds):
-            batch = sampler.next_batch()
+        if isinstance(sampler, OracleSampler) and (step - 1) % sampler.every == 0:
             model.eval()
-            texts, toks = sample(model, tok, [ids[i] for i in batch], G, cfg.max_new_tokens)
+            with clock("probe"):
+                rates, n_tok = probe_pass_rates(
+                    model, tok, ids, gts, sampler.samples, cfg.max_new_tokens
+                )
+            sampler.set_pass_rates(rates, step - 1)
+            probe["rollouts"] += len(ids) * sampler.samples
+            probe["tokens"] += n_tok
+        trace.begin(sampler)
+        # (problem, completion ids x G, rewards, zero advantage)
+        kept: list[tuple[int, list[list[int]], np.ndarray, bool]] = []
+        for _ in range(cfg.refill_rounds):
+            with clock("sampler"):
+                batch = sampler.next_batch()
+            model.eval()
+            with clock("generation"):
+                texts, toks = sample(model, tok, [ids[i] for i in batch], G, cfg.max_new_tokens)
             gen_tokens += sum(len(t) for t in toks)
             problems = np.repeat(np.asarray(batch, dtype=np.int64), G)
-            rewards = grade([gts[i] for i in problems], texts)
-            out = sampler.learn(problems, rewards, weights_id=sampler.last_weights_id, group_size=G)
+            with clock("grading"):
+                rewards = grade([gts[i] for i in problems], texts)
+            with clock("sampler"):
+                out = sampler.learn(
+                    problems, rewards, weights_id=sampler.last_weights_id, group_size=G
+                )
+            trace.add(out, len(texts))
             for g in np.flatnonzero(out.keep_group):
                 kept.append(
-                    (int(batch[g]), toks[g * G : (g + 1) * G], rewards[g * G : (g + 1) * G])
+                    (
+                        int(batch[g]),
+                        toks[g * G : (g + 1) * G],
+                        rewards[g * G : (g + 1) * G],
+                        bool(out.zero_advantage[g]),
+                    )
                 )
             if len(kept) >= cfg.prompts or not sampler.drops_groups:
                 break
         kept = kept[: cfg.prompts]
-        if kept:
-            model.train()
-            seqs = [(ids[p], c) for p, cs, _ in kept for c in cs]
-            adv = np.concatenate([_advantages(r, G) for _, _, r in kept])
-            loss = _grpo_loss(model, seqs, adv, dev)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
+        informative = sum(1 for k in kept if not k[3])
+        updated = bool(kept) and (informative > 0 or not cfg.skip_empty)
+        if updated:
+            with clock("update"):
+                model.train()
+                seqs = [(ids[p], c) for p, cs, _, _ in kept for c in cs]
+                adv = np.concatenate([_advantages(r, G) for _, _, r, _ in kept])
+                loss = _grpo_loss(model, seqs, adv, dev)
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
         sched.step()
+        trace.end(informative, updated)
         model.eval()
         rec.point(step, sampler, gen_tokens, scorer.tokens if scorer else 0)
-    return {
+    out_rec: dict[str, Any] = {
         "curve": rec.curve,
         "quality": rec.quality,
         "loop": "lean",
         "weights": sampler.mixer.weights().tolist(),
+        "trace": trace.record(),
+        "phases": clock.record(),
     }
+    if isinstance(sampler, OracleSampler):
+        out_rec["probe"] = {**probe, "points": sampler.probes}
+    return out_rec
 
 
 def run_trl(
@@ -322,6 +476,7 @@ def run_trl(
     from mixer.adapters.trl import MixerGRPOTrainer
 
     sampler = make_sampler(arm, train, cfg, seed)
+    clock = PhaseClock()
     args = GRPOConfig(
         output_dir=out_dir,
         max_steps=cfg.steps,
@@ -351,8 +506,15 @@ def run_trl(
     def correctness(completion_ids: Any = None, **kw: Any) -> list[float | None]:
         """`trl_correctness_reward`, counting the tokens TRL generated."""
         state["tokens"] += sum(len(c) for c in completion_ids or [])
-        return trl_correctness_reward(completion_ids=completion_ids, **kw)
+        with clock("grading"):
+            return trl_correctness_reward(completion_ids=completion_ids, **kw)
 
+    # B3 v2's schedule and its rule of no step on an empty batch (TRL steps on every batch; an
+    # optimizer that skips all-zero gradients is the same rule); B3's runs used TRL's own
+    optimizers: tuple[Any, Any] = (None, None)
+    if cfg.skip_empty:
+        opt = SkipEmptyAdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0)
+        optimizers = (opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(cfg, s)))
     trainer = MixerGRPOTrainer(
         model=model,
         reward_funcs=[correctness],
@@ -360,14 +522,27 @@ def run_trl(
         train_dataset=train,
         processing_class=tok,
         sampler=sampler,
+        optimizers=optimizers,
         refill_rounds=cfg.refill_rounds,  # short after them: train on the kept groups, as run_lean
     )
+    trace = Trace(sampler, len(train))
+    learn = sampler.learn
+
+    def traced_learn(rows: Any, rewards: Any, **kw: Any) -> Any:
+        """The sampler's `learn`, as the trainer calls it, with each step's draws traced."""
+        trace.begin(sampler)
+        out = learn(rows, rewards, **kw)
+        trace.add(out, len(np.asarray(rewards).reshape(-1)))
+        trace.end(int((out.keep_group & ~out.zero_advantage).sum()), True)
+        return out
+
+    sampler.learn = traced_learn  # type: ignore[method-assign]
     scorer = None
     if arm.scorer:
         scorer = CountingScorer(trainer.reference_scorer(), tok)
         assert isinstance(sampler, FrontierSampler)
         sampler.set_scorer(scorer)
-    rec = _Recorder(trainer.model, tok, held_out, train, cfg, seed)
+    rec = _Recorder(trainer.model, tok, held_out, train, cfg, seed, clock)
 
     class Eval(TrainerCallback):
         def on_step_end(self, args, st, control, **kw):  # noqa: ANN001, ANN202, ARG002
@@ -379,12 +554,18 @@ def run_trl(
 
     rec.point(0, sampler, 0, 0)
     trainer.add_callback(Eval())
-    trainer.train()
+    with clock("trainer"):  # generation, grading and updates inside TRL (grading also apart)
+        trainer.train()
+    if cfg.skip_empty:  # which steps the optimizer skipped is known only in total
+        trace.cols["updated"] = [None] * len(trace.cols["updated"])
     return {
         "curve": rec.curve,
         "quality": rec.quality,
         "loop": "trl",
         "weights": sampler.mixer.weights().tolist(),
+        "trace": trace.record(),
+        "phases": clock.record(),
+        "optimizer_skipped": getattr(optimizers[0], "skipped", None),
     }
 
 

@@ -1,6 +1,16 @@
-"""B3's summary from the run files: final held-out pass@1 (mean of sources, and per source) with
-paired standard errors against uniform on the seeds both ran, rollouts (discarded included) and
-compute (generated + scoring tokens) to reach uniform's final pass rate, and the scorer's quality."""
+"""B3's summaries from the run files.
+
+B3 (`summarize`): final held-out pass@1 (mean of sources, and per source) with paired standard
+errors against uniform on the seeds both ran, rollouts (discarded included) and compute (generated
++ scoring tokens) to reach uniform's final pass rate, and the scorer's quality.
+
+B3 v2 (`summarize_v2`): the target metric is micro pass@1 over the held-out problems of the target
+sources (`pass1_target`), the target a registered number (start + 0.05). Per arm: final pass@1
+paired against uniform with its standard error over seeds, per source and the readouts (trivial,
+mislabeled); rollouts and compute to the target (per seed and on the mean curve); the area under
+pass@1 against rollouts over uniform's budget; zero-advantage share overall and per source,
+informative groups per 1,000 rollouts, draws per problem, CPU seconds per phase. `gates` checks
+the validity gates (a) and (b) on the development seeds."""
 
 from __future__ import annotations
 
@@ -39,18 +49,23 @@ def _mean_curve(runs: dict[int, dict[str, Any]], key: str) -> tuple[np.ndarray, 
     return np.array(steps), vals.mean(axis=0)
 
 
+def _cross(xs: np.ndarray, ys: np.ndarray, target: float) -> float | None:
+    """The x at which the piecewise-linear curve (xs, ys) first reaches `target`; None if never."""
+    for i in range(len(ys)):
+        if ys[i] >= target - 1e-12:
+            if i == 0:
+                return float(xs[0])
+            f = (target - ys[i - 1]) / max(ys[i] - ys[i - 1], 1e-12)
+            return float(xs[i - 1] + f * (xs[i] - xs[i - 1]))
+    return None
+
+
 def _reach(runs: dict[int, dict[str, Any]], target: float, cost: str) -> float | None:
     """`cost` (mean over seeds) when the mean curve first reaches `target`, linear between
     evaluations; None if it never does."""
     _, pass1 = _mean_curve(runs, "pass1")
     _, c = _mean_curve(runs, cost)
-    for i in range(len(pass1)):
-        if pass1[i] >= target - 1e-12:
-            if i == 0:
-                return float(c[0])
-            f = (target - pass1[i - 1]) / max(pass1[i] - pass1[i - 1], 1e-12)
-            return float(c[i - 1] + f * (c[i] - c[i - 1]))
-    return None
+    return _cross(c, pass1, target)
 
 
 def _compute(p: dict[str, Any]) -> float:
@@ -176,6 +191,14 @@ def _within_source(q: dict[str, Any]) -> float:
     return float(np.mean(vals)) if vals else float("nan")
 
 
+def _paired(arm: dict[str, Any]) -> str:
+    """An arm's difference from uniform, with its paired standard error where there is one."""
+    if arm["diff_vs_uniform"] is None:
+        return "-"
+    se = "" if arm["diff_se"] is None else f" ± {arm['diff_se']:.3f}"
+    return f"{arm['diff_vs_uniform']:+.3f}{se}"
+
+
 def _fmt(x: float | None, spec: str = ".2f") -> str:
     return "never" if x is None else format(x, spec)
 
@@ -193,11 +216,262 @@ def table(summary: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, a in summary.get("arms", {}).items():
-        diff = "-" if a["diff_vs_uniform"] is None else f"{a['diff_vs_uniform']:+.3f}"
-        if a["diff_se"] is not None:
-            diff += f" ± {a['diff_se']:.3f}"
+        diff = _paired(a)
         lines.append(
             f"| {name} | {len(a['seeds'])} | {_fmt(a['rollouts_x_uniform'])} | {_fmt(a['compute_x_uniform'])} | "
             f"{a['start_pass1']:.3f} -> {a['pass1']:.3f} | {diff} | {a['discarded_share']:.2f} | {a['zero_advantage_share']:.2f} | {a['wall_s']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+# ---- B3 v2 ---------------------------------------------------------------------------------
+METRIC = "pass1_target"
+
+
+def _area(xs: np.ndarray, ys: np.ndarray, budget: float) -> float:
+    """Mean of the piecewise-linear curve (xs, ys) over x in [0, budget] (the last value held
+    past the curve's end): the area under pass@1 against rollouts, over the budget."""
+    grid = np.linspace(0.0, budget, 401)
+    return float(np.interp(grid, xs, ys).mean())
+
+
+def _curve(run: dict[str, Any], cost: str) -> tuple[np.ndarray, np.ndarray]:
+    pts = run["curve"]
+    xs = np.array([_compute(p) if cost == "compute" else p[cost] for p in pts], dtype=float)
+    return xs, np.array([p[METRIC] for p in pts], dtype=float)
+
+
+def _mean_cross(runs: list[dict[str, Any]], target: float, cost: str) -> float | None:
+    """`cost` at which the mean curve over seeds reaches `target` (costs averaged per point)."""
+    curves = [_curve(r, cost) for r in runs]
+    xs = np.mean([c[0] for c in curves], axis=0)
+    ys = np.mean([c[1] for c in curves], axis=0)
+    return _cross(xs, ys, target)
+
+
+def _max_drop(run: dict[str, Any]) -> tuple[float, str | None]:
+    """The largest fall of one source's held-out pass@1 between consecutive evaluations."""
+    worst, where = 0.0, None
+    pts = run["curve"]
+    for a, b in zip(pts, pts[1:]):
+        for src, v in a["per_source"].items():
+            d = v - b["per_source"][src]
+            if d > worst:
+                worst, where = d, f"{src} step {a['step']}->{b['step']}"
+    return worst, where
+
+
+def _trace_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Zero-advantage share overall and per source, informative groups per 1,000 rollouts, draws
+    per problem and optimizer steps, from the runs' traces (mean over seeds)."""
+    out: dict[str, Any] = {}
+    per: list[dict[str, Any]] = []
+    for r in runs:
+        t = r["trace"]
+        draws = np.array(t["draws"], dtype=float).sum(axis=0)
+        zero = np.array(t["zero_advantage"], dtype=float).sum(axis=0)
+        counts = np.array(t["draws_per_problem"], dtype=float)
+        drawn = counts[counts > 0]
+        per.append(
+            {
+                "zero_advantage_share": float(zero.sum() / max(draws.sum(), 1)),
+                "zero_advantage_by_source": {
+                    s: (float(z / d) if d else None) for s, z, d in zip(t["sources"], zero, draws)
+                },
+                "draw_share_by_source": {
+                    s: float(d / max(draws.sum(), 1)) for s, d in zip(t["sources"], draws)
+                },
+                "informative_per_1k_rollouts": float(
+                    1000 * sum(t["informative"]) / max(sum(t["rollouts"]), 1)
+                ),
+                "draws_per_drawn_problem": float(drawn.mean()) if len(drawn) else 0.0,
+                "problems_drawn_share": float(len(drawn) / max(len(counts), 1)),
+                "max_draws_of_a_problem": int(counts.max()) if len(counts) else 0,
+                "optimizer_steps": int(sum(1 for u in t["updated"] if u)),
+            }
+        )
+    for k in per[0]:
+        if isinstance(per[0][k], dict):
+            out[k] = {
+                s: (
+                    None
+                    if any(p[k][s] is None for p in per)
+                    else float(np.mean([p[k][s] for p in per]))
+                )
+                for s in per[0][k]
+            }
+        else:
+            out[k] = float(np.mean([p[k] for p in per]))
+    return out
+
+
+def _phases(runs: list[dict[str, Any]]) -> dict[str, float]:
+    keys = sorted({k for r in runs for k in r.get("phases", {}).get("cpu_s", {})})
+    return {k: float(np.mean([r["phases"]["cpu_s"].get(k, 0.0) for r in runs])) for k in keys}
+
+
+def summarize_v2(
+    root: Path,
+    target: float,
+    start: float,
+    inputs: str | None = None,
+    seeds: set[int] | None = None,
+    budget: float | None = None,
+) -> dict[str, Any]:
+    """B3 v2's summary of the runs under `root` (one setting): `target` and `start` are the
+    registered micro pass@1 numbers; `budget` the rollouts of uniform's run (the area's range)."""
+    runs = _load(root, inputs, seeds)
+    out: dict[str, Any] = {"inputs": inputs, "target": target, "start": start, "arms": {}}
+    base = runs.get(BASE, {})
+    if base:
+        budget = budget or float(np.mean([r["curve"][-1]["rollouts"] for r in base.values()]))
+    base_roll = _mean_cross(list(base.values()), target, "rollouts") if base else None
+    base_comp = _mean_cross(list(base.values()), target, "compute") if base else None
+    out["budget_rollouts"] = budget
+    for name, arm in sorted(runs.items()):
+        ss = sorted(arm)
+        rs = [arm[s] for s in ss]
+        finals = np.array([r["curve"][-1][METRIC] for r in rs])
+        common = [s for s in ss if s in base]
+        diff = np.array(
+            [arm[s]["curve"][-1][METRIC] - base[s]["curve"][-1][METRIC] for s in common]
+        )
+        last = [r["curve"][-1] for r in rs]
+        first = [r["curve"][0] for r in rs]
+        sources = sorted(last[0]["per_source"])
+        roll_seed = [_cross(*_curve(r, "rollouts"), target) for r in rs]
+        comp_seed = [_cross(*_curve(r, "compute"), target) for r in rs]
+        roll = _mean_cross(rs, target, "rollouts")
+        comp = _mean_cross(rs, target, "compute")
+        out["arms"][name] = {
+            "seeds": ss,
+            "pass1": float(finals.mean()),
+            "pass1_sd": float(finals.std(ddof=1)) if len(finals) > 1 else None,
+            "pass1_by_seed": finals.tolist(),
+            "start_pass1": float(np.mean([p[METRIC] for p in first])),
+            "diff_vs_uniform": float(diff.mean()) if len(diff) else None,
+            "diff_se": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else None,
+            "per_source": {s: float(np.mean([p["per_source"][s] for p in last])) for s in sources},
+            "start_per_source": {
+                s: float(np.mean([p["per_source"][s] for p in first])) for s in sources
+            },
+            "rollouts_to_target_by_seed": roll_seed,
+            "rollouts_to_target": roll,
+            "rollouts_x_uniform": None if roll is None or not base_roll else roll / base_roll,
+            "compute_to_target_by_seed": comp_seed,
+            "compute_to_target": comp,
+            "compute_x_uniform": None if comp is None or not base_comp else comp / base_comp,
+            "area": (
+                float(np.mean([_area(*_curve(r, "rollouts"), budget) for r in rs]))
+                if budget
+                else None
+            ),
+            "rollouts": float(np.mean([p["rollouts"] for p in last])),
+            "discarded_share": float(
+                np.mean([p["discarded_rollouts"] / max(p["rollouts"], 1) for p in last])
+            ),
+            "skipped_prompts": float(np.mean([p["skipped_prompts"] for p in last])),
+            "generated_tokens": float(np.mean([p["generated_tokens"] for p in last])),
+            "scoring_tokens": float(np.mean([p["scoring_tokens"] for p in last])),
+            "max_source_drop": max((_max_drop(r) for r in rs), key=lambda x: x[0]),
+            "cpu_s": _phases(rs),
+            "wall_s": float(np.mean([r["wall_s"] for r in rs])),
+            "loop": rs[0]["loop"],
+            **(_trace_stats(rs) if all("trace" in r for r in rs) else {}),
+        }
+        if all("probe" in r for r in rs):
+            out["arms"][name]["probe_rollouts"] = float(
+                np.mean([r["probe"]["rollouts"] for r in rs])
+            )
+    return out
+
+
+#: validity gates (issue 41), registered on benchmarks/pages/b3v2.md before any arm ran
+GATE_A_GAIN = 0.08
+GATE_A_DROP = 0.2
+GATE_B_RATIO = 0.5
+
+
+def gates(summary: dict[str, Any], runs_root: Path, inputs: str | None, seeds: set[int]) -> dict:
+    """Gate (a): uniform's final target pass@1 at least `GATE_A_GAIN` above the registered start on
+    every development seed, and no source falling more than `GATE_A_DROP` between evaluations in
+    any of its runs. Gate (b): the oracle's mean curve reaches uniform's mean final with at most
+    `GATE_B_RATIO` of uniform's rollouts."""
+    runs = _load(runs_root, inputs, seeds)
+    start = summary["start"]
+    out: dict[str, Any] = {}
+    base = runs.get(BASE, {})
+    if base and set(base) >= seeds:
+        gains = {s: base[s]["curve"][-1][METRIC] - start for s in sorted(base)}
+        drops = {s: _max_drop(base[s]) for s in sorted(base)}
+        out["a"] = {
+            "gain_by_seed": gains,
+            "max_drop_by_seed": drops,
+            "passed": all(g >= GATE_A_GAIN for g in gains.values())
+            and all(d[0] <= GATE_A_DROP for d in drops.values()),
+        }
+    oracle = runs.get("oracle", {})
+    if base and oracle and set(base) >= seeds and set(oracle) >= seeds:
+        final = float(np.mean([base[s]["curve"][-1][METRIC] for s in seeds]))
+        used = float(np.mean([base[s]["curve"][-1]["rollouts"] for s in seeds]))
+        reach = _mean_cross([oracle[s] for s in sorted(seeds)], final, "rollouts")
+        by_seed = {
+            s: _cross(*_curve(oracle[s], "rollouts"), base[s]["curve"][-1][METRIC])
+            for s in sorted(seeds)
+        }
+        out["b"] = {
+            "uniform_final": final,
+            "uniform_rollouts": used,
+            "oracle_rollouts_to_it": reach,
+            "ratio": None if reach is None else reach / used,
+            "oracle_rollouts_to_own_seed_uniform_final": by_seed,
+            "passed": reach is not None and reach <= GATE_B_RATIO * used,
+        }
+    return out
+
+
+def choose_lr(by_lr: dict[float, dict[str, Any]], seeds: set[int]) -> dict[str, Any]:
+    """The pilot's rule, registered before it ran: of the rates whose uniform runs finished on
+    every seed in `seeds` with no source falling more than `GATE_A_DROP` between evaluations, the
+    one with the highest mean final target pass@1 (None if no rate qualifies)."""
+    rows = {}
+    for lr, summary in sorted(by_lr.items()):
+        u = summary["arms"].get(BASE)
+        if u is None or set(u["seeds"]) < seeds:
+            rows[lr] = {"complete": False}
+            continue
+        rows[lr] = {
+            "complete": True,
+            "pass1": u["pass1"],
+            "pass1_by_seed": u["pass1_by_seed"],
+            "max_source_drop": u["max_source_drop"],
+            "stable": u["max_source_drop"][0] <= GATE_A_DROP,
+        }
+    ok = {lr: r for lr, r in rows.items() if r.get("complete") and r["stable"]}
+    return {"rates": rows, "chosen": max(ok, key=lambda lr: ok[lr]["pass1"]) if ok else None}
+
+
+def table_v2(summary: dict[str, Any]) -> str:
+    lines = [
+        f"target micro pass@1 {summary['target']:.3f} (registered start {summary['start']:.3f} + 0.05); "
+        f"area over {_fmt(summary.get('budget_rollouts'), '.0f')} rollouts",
+        "| arm | seeds | start -> final pass@1 (sd) | vs uniform (paired SE) | rollouts to target (x uniform) | compute to target (x uniform) | area | zero-adv | informative / 1k rollouts | draws / drawn problem | trivial / mislabeled final | CPU s (gen / grade / update / eval) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, a in summary.get("arms", {}).items():
+        diff = _paired(a)
+        sd = "" if a["pass1_sd"] is None else f" ({a['pass1_sd']:.3f})"
+        reached = sum(x is not None for x in a["rollouts_to_target_by_seed"])
+        roll = f"{_fmt(a['rollouts_to_target'], '.0f')} ({_fmt(a['rollouts_x_uniform'])}; {reached}/{len(a['seeds'])} seeds)"
+        comp = f"{_fmt(a['compute_to_target'], '.3g')} ({_fmt(a['compute_x_uniform'])})"
+        c = a["cpu_s"]
+        cpu = " / ".join(
+            f"{c.get(k, 0.0):.0f}" for k in ("generation", "grading", "update", "evaluation")
+        )
+        ps = a["per_source"]
+        lines.append(
+            f"| {name} | {len(a['seeds'])} | {a['start_pass1']:.3f} -> {a['pass1']:.3f}{sd} | {diff} | {roll} | {comp} | "
+            f"{_fmt(a['area'], '.3f')} | {_fmt(a.get('zero_advantage_share'))} | {_fmt(a.get('informative_per_1k_rollouts'), '.0f')} | "
+            f"{_fmt(a.get('draws_per_drawn_problem'), '.1f')} | {ps.get('trivial', float('nan')):.2f} / {ps.get('mislabeled', float('nan')):.2f} | {cpu} |"
         )
     return "\n".join(lines)

@@ -5,7 +5,9 @@ they forked, read from the OS)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -14,7 +16,7 @@ import torch
 
 from filters.reward import trl_correctness_reward
 
-__all__ = ["prompt_ids", "sample", "grade", "sandbox_cpu_s", "evaluate"]
+__all__ = ["prompt_ids", "sample", "grade", "sandbox_cpu_s", "evaluate", "PhaseClock"]
 
 
 def prompt_ids(tokenizer: Any, prompts: Sequence[Any]) -> list[list[int]]:
@@ -93,6 +95,32 @@ def sandbox_cpu_s() -> float:
     return total
 
 
+class PhaseClock:
+    """CPU seconds per phase of a run (generation, grading, update, evaluation, ...): this
+    process's (`time.process_time`, all its threads) plus the sandbox's (`sandbox_cpu_s`), and
+    wall seconds. `with clock("grading"): ...` adds to that phase."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = {}
+        self.wall: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, phase: str) -> Iterator[None]:
+        c0, s0, w0 = time.process_time(), sandbox_cpu_s(), time.perf_counter()
+        try:
+            yield
+        finally:
+            cpu = time.process_time() - c0 + sandbox_cpu_s() - s0
+            self.cpu[phase] = self.cpu.get(phase, 0.0) + cpu
+            self.wall[phase] = self.wall.get(phase, 0.0) + time.perf_counter() - w0
+
+    def record(self) -> dict[str, dict[str, float]]:
+        return {
+            "cpu_s": {k: round(v, 3) for k, v in self.cpu.items()},
+            "wall_s": {k: round(v, 3) for k, v in self.wall.items()},
+        }
+
+
 def evaluate(
     model: Any,
     tokenizer: Any,
@@ -100,9 +128,12 @@ def evaluate(
     n: int = 4,
     max_new_tokens: int = 64,
     seed: int = 0,
+    target: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Held-out pass@1 (mean over `n` samples at temperature 1) per source and overall
-    (the mean of the sources), with each problem's pass rate."""
+    """Held-out pass@1 (mean over `n` samples at temperature 1) per source and overall: `pass1`
+    the mean of the sources (B3), `pass1_micro` the mean over problems, and with `target` sources
+    `pass1_target` the mean over the problems of those sources (B3 v2's metric); with each
+    problem's pass rate."""
     torch.manual_seed(seed)
     ids = prompt_ids(tokenizer, rows["prompt"])
     texts, _ = sample(model, tokenizer, ids, n, max_new_tokens)
@@ -110,10 +141,38 @@ def evaluate(
     r = np.nan_to_num(grade(gt, texts), nan=0.0).reshape(len(ids), n)
     per_problem = r.mean(axis=1)
     sources = np.array(rows["source"])
-    per_source = {s: float(per_problem[sources == s].mean()) for s in sorted(set(sources))}
-    return {
+    per_source = {str(s): float(per_problem[sources == s].mean()) for s in sorted(set(sources))}
+    out = {
         "pass1": float(np.mean(list(per_source.values()))),
         "pass1_micro": float(per_problem.mean()),
         "per_source": per_source,
         "per_problem": per_problem.tolist(),
     }
+    if target:
+        out["pass1_target"] = float(per_problem[np.isin(sources, list(target))].mean())
+    return out
+
+
+def start_rates(
+    model: Any, tokenizer: Any, rows: Any, n: int = 8, max_new_tokens: int = 64, seed: int = 0
+) -> dict[str, Any]:
+    """Per source of `rows`: the pass rate of `n` samples per problem, and the share of problems
+    whose `n` samples all pass or all fail (a group of `n` with zero GRPO advantage)."""
+    torch.manual_seed(seed)
+    ids = prompt_ids(tokenizer, rows["prompt"])
+    texts, _ = sample(model, tokenizer, ids, n, max_new_tokens)
+    gt = [g for g in rows["ground_truth"] for _ in range(n)]
+    r = np.nan_to_num(grade(gt, texts), nan=0.0).reshape(len(ids), n) >= 1.0
+    sources = np.array(rows["source"])
+    zero = r.all(axis=1) | ~r.any(axis=1)
+    out: dict[str, Any] = {"samples": n, "problems": len(ids), "per_source": {}}
+    for s in sorted(set(sources)):
+        k = sources == s
+        out["per_source"][str(s)] = {
+            "problems": int(k.sum()),
+            "pass_rate": round(float(r[k].mean()), 4),
+            "zero_advantage": round(float(zero[k].mean()), 4),
+        }
+    out["pass_rate"] = round(float(r.mean()), 4)
+    out["zero_advantage"] = round(float(zero.mean()), 4)
+    return out

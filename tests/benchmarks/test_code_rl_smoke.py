@@ -1,5 +1,7 @@
-"""Smoke check of benchmarks/code_rl/bench.py (B3): the real build, a model pre-trained here, GRPO
-through the lean loop and through TRL's trainer; the ledgers count every rollout (not who wins)."""
+"""Smoke check of benchmarks/code_rl/bench.py (B3 v2): the real build of B3 v2's first problems,
+ranked by the model frozen in the repository (what `--quick` does on a fresh clone: nothing from a
+cache), GRPO through the lean loop and TRL's trainer, and a model pre-trained here; the ledgers
+and traces count every rollout (not who wins). Needs the trl extra (transformers, psutil)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "code_rl" / "bench.
 
 def _run(*args: str) -> str:
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--smoke", *args], capture_output=True, text=True, timeout=240
+        [sys.executable, str(BENCH), "--smoke", *args], capture_output=True, text=True, timeout=280
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
@@ -29,25 +31,44 @@ def _run(*args: str) -> str:
 def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
     cache, results = tmp_path / "cache", tmp_path / "results"
     common = ("--cache", str(cache), "--results", str(results))
-    _run(*common, "--loop", "both", "--arms", "uniform", "frontier-scored", "dapo")
+    out = _run(*common, "--loop", "both", "--arms", "uniform", "frontier-scored", "dapo", "oracle")
     manifest = json.loads((cache / "smoke" / "build" / "manifest.json").read_text())
-    assert len(manifest["counts"]["output"]) == 6  # every source survived the real build
-    root = results / "smoke-tiny-2x2x2-lean"
-    summary = json.loads((root / "summary.json").read_text())
-    assert summary["model"]["model"]["parameters"] > 100_000
+    assert len(manifest["counts"]["output"]) == 7  # every source survived the real build
+    ranked = json.loads((cache / "smoke" / "difficulty.json").read_text())
+    assert ranked["models"] == ["checkpoint"]  # the frozen model, nothing from a cache
+    root = results / "smoke-small-2x2x2-lean"
+    summary = json.loads((root / "summary-dev.json").read_text())
     arms = summary["arms"]
     # two steps of 2 prompts x 2 completions; DAPO regenerates until its groups are informative
     assert arms["uniform"]["rollouts"] == 8 and arms["uniform"]["scoring_tokens"] == 0
-    assert (
-        arms["frontier-scored"]["rollouts"] == 8 and arms["frontier-scored"]["scoring_tokens"] > 0
-    )
+    assert arms["frontier-scored"]["rollouts"] == 8
+    assert arms["frontier-scored"]["scoring_tokens"] > 0
     assert arms["dapo"]["rollouts"] >= 8
+    # the oracle's probes (every train problem, uncharged) are counted apart from its rollouts
+    assert arms["oracle"]["rollouts"] == 8 and arms["oracle"]["probe_rollouts"] > 0
     run = json.loads((root / "uniform" / "seed0.json").read_text())
     assert [p["step"] for p in run["curve"]] == [0, 2]
     assert run["curve"][-1]["generated_tokens"] > 0 and run["curve"][-1]["sandbox_cpu_s"] >= 0
+    assert "pass1_target" in run["curve"][-1]
     assert set(run["quality"][0]) >= {"mean", "sum", "mean_pass"}
-    # the same samplers through TRL's GRPOTrainer, DAPO refilled by the trainer
-    trl = json.loads((results / "smoke-tiny-2x2x2-trl" / "summary.json").read_text())["arms"]
+    trace = run["trace"]
+    assert len(trace["sources"]) == 7 and len(trace["draws"]) == 2
+    assert [sum(d) for d in trace["draws"]] == [2, 2] and sum(trace["rollouts"]) == 8
+    assert sum(trace["draws_per_problem"]) == 4
+    assert all(abs(sum(w) - 1) < 1e-3 for w in trace["weights"])
+    assert {"generation", "grading", "update", "evaluation"} <= set(run["phases"]["cpu_s"]) or (
+        not any(trace["updated"])  # a step with no informative group has no update phase
+    )
+    # the same samplers through TRL's GRPOTrainer, DAPO refilled by the trainer; the oracle refused
+    trl = json.loads((results / "smoke-small-2x2x2-trl" / "summary-dev.json").read_text())["arms"]
     assert trl["uniform"]["loop"] == "trl" and trl["uniform"]["rollouts"] == 8
     assert trl["frontier-scored"]["scoring_tokens"] > 0
     assert trl["dapo"]["loop"] == "trl" and trl["dapo"]["rollouts"] >= 8
+    assert "oracle" not in trl and "trl oracle: skipped" in out
+    # a model pre-trained here instead of the frozen one
+    _run(*common, "--size", "tiny", "--arms", "uniform")
+    tiny = json.loads((results / "smoke-tiny-2x2x2-lean" / "summary-dev.json").read_text())
+    assert tiny["arms"]["uniform"]["rollouts"] == 8
+    assert (
+        json.loads((cache / "smoke" / "model-tiny" / "pretrain.json").read_text())["tasks"] == "v2"
+    )
