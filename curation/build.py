@@ -24,7 +24,7 @@ from curation.decontam_hub import hub_benchmark
 from curation.executors import make_executor
 from curation.ingest import ROW_COLUMN
 from curation.notes import source_notes
-from curation.pipeline import Pipeline, Progress, StageRun, finished_units, rejected_rows
+from curation.pipeline import Pipeline, Progress, StageRun, finished_units
 from curation.store import (
     WORK_DIR,
     clear_outputs,
@@ -399,24 +399,15 @@ def build(
 
 
 def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], stages: list[Stage]) -> dict[str, Any]:
-    final_i, final_name = pipe.final_index()
-    units = pipe.units(final_i, final_name)
-    first = pipe.kept_unit(final_i, final_name, units[0]) if units else None
-    kept_schema = pa.schema([f for f in (first.schema if first is not None else REJECTED_SCHEMA) if f.name != ROW_COLUMN])
-    if first is None:
+    kept: Iterator[pa.Table] = pipe.kept()
+    first = next(kept, None)
+    if first is None:  # nothing kept: the record's columns, as a rejected row has them
         kept_schema = pa.schema([f for f in REJECTED_SCHEMA if not f.name.startswith("reject_")])
-    problems = write_shards(
-        (pipe.kept_unit(final_i, final_name, u) for u in units), out / PROBLEMS_DIR, cfg.shard_rows, kept_schema
-    )
-
-    def rejected_batches() -> Iterator[pa.Table]:
-        for i, name in pipe.all_stage_dirs():
-            for u in pipe.units(i, name):
-                t = pipe.rejected_unit(i, name, u)
-                if t.num_rows:
-                    yield rejected_rows(t, name)
-
-    rejected = write_shards(rejected_batches(), out / REJECTED_DIR, cfg.shard_rows, REJECTED_SCHEMA)
+    else:
+        kept_schema = pa.schema([f for f in first.schema if f.name != ROW_COLUMN])
+        kept = itertools.chain([first], kept)
+    problems = write_shards(kept, out / PROBLEMS_DIR, cfg.shard_rows, kept_schema)
+    rejected = write_shards(pipe.rejected(), out / REJECTED_DIR, cfg.shard_rows, REJECTED_SCHEMA)
     input_counts = Counter(runs[0].kept) + Counter(runs[0].dropped)
     output_counts = Counter(runs[-1].kept)
     manifest = {

@@ -22,7 +22,7 @@ import json
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,11 @@ __all__ = [
     "rejected_rows",
     "rerun_stage",
     "finished_units",
+    "process_unit",
+    "parts_dir",
+    "read_parts",
+    "Progress",
+    "PART_AFTER_S",
 ]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)
@@ -154,7 +159,7 @@ def rejected_rows(dropped: pa.Table, stage: str) -> pa.Table:
     return t.select(REJECTED_SCHEMA.names).cast(REJECTED_SCHEMA)
 
 
-def unit_paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
+def _unit_paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
     """Kept rows, dropped rows and the completion marker of one unit of one stage."""
     stem = f"unit-{unit:05d}"
     return d / f"{stem}.parquet", d / f"{stem}.rejected.parquet", d / f"{stem}.json"
@@ -164,7 +169,7 @@ def finished_units(work: Path) -> int:
     """Units and parts of units the unfinished build in `work` has committed, all stages together
     (their markers): with none, starting it over loses nothing."""
     work = Path(work)
-    units = sum(1 for _ in work.glob("*/unit-*.json"))  # each stage's markers (`unit_paths`)
+    units = sum(1 for _ in work.glob("*/unit-*.json"))  # each stage's markers (`_unit_paths`)
     return units + sum(1 for _ in work.glob("*/unit-*.parts/rows-*.json"))  # `_part_paths`
 
 
@@ -179,9 +184,9 @@ def _commit(paths: tuple[Path, Path, Path], kept: pa.Table, dropped: pa.Table, m
     write_json(marker_p, marker)
 
 
-def commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
+def _commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
     """Write a unit's outputs, each atomically, and the marker last: a marker means the unit is done."""
-    _commit(unit_paths(d, unit), kept, dropped, stats.__dict__)
+    _commit(_unit_paths(d, unit), kept, dropped, stats.__dict__)
 
 
 #: seconds a unit may take before the chunks it judged are kept as a part of it (see above)
@@ -269,7 +274,7 @@ def process_unit(
             kept, dropped = [part.kept], [part.dropped]
         result_kept, result_dropped = _concat(kept), _concat(dropped)
         stats = UnitStats.of(result_kept, result_dropped, time.perf_counter() - t0)
-        commit_unit(d, unit, result_kept, result_dropped, stats)
+        _commit_unit(d, unit, result_kept, result_dropped, stats)
         shutil.rmtree(parts, ignore_errors=True)
         return n
     finally:
@@ -314,12 +319,12 @@ class Pipeline:
 
     @staticmethod
     def _paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
-        return unit_paths(d, unit)
+        return _unit_paths(d, unit)
 
     def _commit(
         self, d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats
     ) -> None:
-        commit_unit(d, unit, kept, dropped, stats)
+        _commit_unit(d, unit, kept, dropped, stats)
 
     def _done_units(self, d: Path) -> list[int]:
         return (
@@ -329,14 +334,28 @@ class Pipeline:
     def _read_stats(self, d: Path, unit: int) -> UnitStats:
         return UnitStats(**json.loads(self._paths(d, unit)[2].read_text()))
 
-    def units(self, index: int, name: str) -> list[int]:
+    def _units(self, index: int, name: str) -> list[int]:
         return self._done_units(self._dir(index, name))
 
-    def kept_unit(self, index: int, name: str, unit: int) -> pa.Table:
+    def _kept_unit(self, index: int, name: str, unit: int) -> pa.Table:
         return pq.read_table(self._paths(self._dir(index, name), unit)[0])
 
-    def rejected_unit(self, index: int, name: str, unit: int) -> pa.Table:
-        return pq.read_table(self._paths(self._dir(index, name), unit)[1])
+    # -- what a run hands over ---------------------------------------------------------------
+    def kept(self) -> Iterator[pa.Table]:
+        """The rows the last stage kept, a table per unit in input order (read as they are asked for)."""
+        index, name = len(self.stages), ([SCHEMA_STAGE] + [s.name for s in self.stages])[-1]
+        for u in self._units(index, name):
+            yield self._kept_unit(index, name, u)
+
+    def rejected(self) -> Iterator[pa.Table]:
+        """Every stage's dropped rows in the rejected-row schema (`rejected_rows`), stage by
+        stage in pipeline order, a table per unit that dropped any."""
+        for index, name in enumerate([SCHEMA_STAGE] + [s.name for s in self.stages]):
+            d = self._dir(index, name)
+            for u in self._done_units(d):
+                t = pq.read_table(self._paths(d, u)[1])
+                if t.num_rows:
+                    yield rejected_rows(t, name)
 
     # -- running ----------------------------------------------------------------------------
     def ingest(self, stream: Iterable[dict[str, Any] | RecordError]) -> StageRun:
@@ -379,7 +398,7 @@ class Pipeline:
             ([SCHEMA_STAGE] + [s.name for s in self.stages])[index - 1],
         )
         prev_dir = self._dir(prev_index, prev_name)
-        units = self.units(prev_index, prev_name)
+        units = self._units(prev_index, prev_name)
         d = self._dir(index, stage.name)
         done = set(self._done_units(d))
         todo = [u for u in units if u not in done]
@@ -389,7 +408,7 @@ class Pipeline:
         self.progress(stage.name, finished, total, {})
         if isinstance(stage, GlobalStage) and todo:
             for u in units:
-                stage.observe(self.kept_unit(prev_index, prev_name, u))
+                stage.observe(self._kept_unit(prev_index, prev_name, u))
             stage.decide()
         # Row stages that own processes travel to remote workers as factories; decided global stages as they are.
         factory = self.factories.get(stage.name)
@@ -428,13 +447,6 @@ class Pipeline:
         for i, stage in enumerate(self.stages, 1):
             runs.append(self.run_stage(i, stage))
         return runs
-
-    def final_index(self) -> tuple[int, str]:
-        names = [SCHEMA_STAGE] + [s.name for s in self.stages]
-        return len(names) - 1, names[-1]
-
-    def all_stage_dirs(self) -> list[tuple[int, str]]:
-        return list(enumerate([SCHEMA_STAGE] + [s.name for s in self.stages]))
 
 
 @dataclass

@@ -57,13 +57,14 @@ def test_units_counts_and_reasons(tmp_path):
     assert dict(schema_run.reasons) == {"malformed": 2}
     assert dict(exact.dropped) == {"s": 1} and dict(exact.reasons) == {"duplicate_id": 1}
     assert dict(even.kept) == {"s": 2, "t": 1} and dict(even.reasons) == {"odd": 1}
-    assert pipe.units(0, "schema") == [0, 1, 2]
-    kept = pa.concat_tables([pipe.kept_unit(2, "even", u) for u in pipe.units(2, "even")])
+    assert len(list(pipe.kept())) == 3  # a table per unit of 3 input rows
+    kept = pa.concat_tables(pipe.kept())
     assert kept.column("problem_id").to_pylist() == ["s/p0", "s/p2", "t/p4"]
     assert kept.column("number").to_pylist() == [0, 2, 4]
-    rej = pa.concat_tables([pipe.rejected_unit(0, "schema", u) for u in pipe.units(0, "schema")])
-    assert rej.column("reject_reason").to_pylist() == ["malformed:test_type", "malformed:tests"]
-    assert rej.column("problem_id").to_pylist() == ["s/bad", "t/broken"]
+    rej = pa.concat_tables(pipe.rejected())  # stage by stage, in the rejected-row schema
+    assert rej.column("reject_stage").to_pylist() == ["schema", "schema", "exact_id", "even"]
+    assert rej.column("reject_reason").to_pylist()[:2] == ["malformed:test_type", "malformed:tests"]
+    assert rej.column("problem_id").to_pylist() == ["s/bad", "t/broken", "s/p2", "s/p1"]
 
 
 def test_resume_redoes_only_missing_units(tmp_path):
@@ -106,10 +107,8 @@ def test_progress_counts_problems_within_a_unit_and_chunking_changes_nothing(tmp
     )
     for a, b in zip(chunked, whole):
         assert a.as_dict() == b.as_dict()
-    for u in range(3):
-        assert pipe.kept_unit(2, "even", u).equals(
-            Pipeline(tmp_path / "b", [ExactIdStage(), EvenOnly()]).kept_unit(2, "even", u)
-        )
+    again = list(Pipeline(tmp_path / "b", [ExactIdStage(), EvenOnly()]).kept())
+    assert len(again) == 3 and all(a.equals(b) for a, b in zip(pipe.kept(), again))
 
 
 def test_reasons_are_counted_per_source(tmp_path):
