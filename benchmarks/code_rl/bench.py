@@ -128,7 +128,7 @@ class Version:
 
 #: B3 v2's learning rate, chosen by the pilot registered on benchmarks/pages/b3v2.md before it ran
 #: (None until then: the parts that need it refuse to run)
-LR_V2: float | None = None
+LR_V2: float | None = 1e-4
 PILOT_LRS = (5e-5, 1e-4, 2e-4)
 DEV, FRESH = [0, 1], [100, 101, 102, 103, 104]
 V2_CFG = RunConfig(

@@ -433,7 +433,12 @@ def gates(summary: dict[str, Any], runs_root: Path, inputs: str | None, seeds: s
 def choose_lr(by_lr: dict[float, dict[str, Any]], seeds: set[int]) -> dict[str, Any]:
     """The pilot's rule, registered before it ran: of the rates whose uniform runs finished on
     every seed in `seeds` with no source falling more than `GATE_A_DROP` between evaluations, the
-    one with the highest mean final target pass@1 (None if no rate qualifies)."""
+    one with the highest mean final target pass@1 (None if no rate qualifies).
+
+    Means equal to 1e-9 are a tie (the same number of passing samples: B3 v2's pilot had 1e-4 and
+    2e-4 at 0.530167 each, apart only in the last bit of the float sum). The registration named no
+    tie-break; the one added after it ran uses the rule's other criterion: the smaller largest
+    source drop, then the lower rate."""
     rows = {}
     for lr, summary in sorted(by_lr.items()):
         u = summary["arms"].get(BASE)
@@ -448,7 +453,12 @@ def choose_lr(by_lr: dict[float, dict[str, Any]], seeds: set[int]) -> dict[str, 
             "stable": u["max_source_drop"][0] <= GATE_A_DROP,
         }
     ok = {lr: r for lr, r in rows.items() if r.get("complete") and r["stable"]}
-    return {"rates": rows, "chosen": max(ok, key=lambda lr: ok[lr]["pass1"]) if ok else None}
+    if not ok:
+        return {"rates": rows, "chosen": None}
+    best = max(r["pass1"] for r in ok.values())
+    tied = [lr for lr, r in ok.items() if best - r["pass1"] <= 1e-9]
+    chosen = min(tied, key=lambda lr: (ok[lr]["max_source_drop"][0], lr))
+    return {"rates": rows, "chosen": chosen, "tied": sorted(tied) if len(tied) > 1 else []}
 
 
 def table_v2(summary: dict[str, Any]) -> str:

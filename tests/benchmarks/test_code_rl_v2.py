@@ -183,6 +183,27 @@ def test_pilot_rule_excludes_collapsing_rates() -> None:
     assert choose_lr(by_lr, {0, 1})["chosen"] == 5e-5
 
 
+def test_pilot_rule_breaks_an_exact_tie_by_stability_not_by_float_rounding() -> None:
+    """B3 v2's pilot: 1e-4 and 2e-4 passed the same samples (means 0.5301670792079207 and
+    ...208, one bit apart); `max` chose 2e-4 by the rounding of the sum. A tie goes to the smaller
+    largest source drop (1e-4: 0.083 against 0.096)."""
+
+    def summary(by_seed: list[float], drop: float) -> dict:
+        u = {"seeds": [0, 1], "pass1": float(sum(by_seed) / 2), "pass1_by_seed": by_seed}
+        return {"arms": {"uniform": {**u, "max_source_drop": (drop, "algos step 150->175")}}}
+
+    by_lr = {
+        5e-5: summary([0.49504950495049505, 0.5123762376237624], 0.068),
+        1e-4: summary([0.5352722772277227, 0.5250618811881188], 0.083),
+        2e-4: summary([0.5334158415841584, 0.5269183168316832], 0.096),
+    }
+    assert by_lr[2e-4]["arms"]["uniform"]["pass1"] > by_lr[1e-4]["arms"]["uniform"]["pass1"]
+    got = choose_lr(by_lr, {0, 1})
+    assert got["chosen"] == 1e-4 and got["tied"] == [1e-4, 2e-4]
+    by_lr[2e-4] = summary([0.5334158415841584, 0.5369183168316832], 0.096)  # really higher
+    assert choose_lr(by_lr, {0, 1})["chosen"] == 2e-4
+
+
 def _needs_loop() -> None:
     """The loop's modules need the trl extra (transformers, psutil)."""
     pytest.importorskip("transformers")
