@@ -130,6 +130,8 @@ class Version:
 #: (None until then: the parts that need it refuse to run)
 LR_V2: float | None = 1e-4
 PILOT_LRS = (5e-5, 1e-4, 2e-4)
+#: loop attempt 2 (b3v2.md, section 5): prompts a round and rounds at most, with --fill
+FILL_PROMPTS, FILL_ROUNDS = 4, 32
 DEV, FRESH = [0, 1], [100, 101, 102, 103, 104]
 V2_CFG = RunConfig(
     steps=200,
@@ -398,6 +400,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default=None, help="model size: tiny, small, base, large")
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--prompts", type=int, default=None)
+    ap.add_argument(
+        "--fill",
+        type=int,
+        default=None,
+        help="loop attempt 2: each step trains on this many informative groups, drawn --prompts "
+        f"(default {FILL_PROMPTS} with --fill) at a time, at most {FILL_ROUNDS} rounds",
+    )
     ap.add_argument("--cache", type=Path, default=HERE / "cache")
     ap.add_argument("--results", type=Path, default=HERE / "results")
     ap.add_argument("--workers", type=int, default=2, help="sandbox workers for the build")
@@ -444,6 +453,10 @@ def main(argv: list[str] | None = None) -> int:
         else default_arms
     )
     over = {k: n for k, n in (("steps", a.steps), ("prompts", a.prompts)) if n is not None}
+    if a.fill and a.loop != "lean":
+        raise SystemExit("--fill runs in the lean loop only (--loop lean)")
+    if a.fill:  # page b3v2.md, section 5: rounds of 4 prompts until 4 informative groups
+        over = {"prompts": FILL_PROMPTS, "refill_rounds": FILL_ROUNDS, **over, "fill": a.fill}
     cfg = dataclasses.replace(cfg, **over, device=a.device)
     if a.part == "pilot":
         lrs = [a.lr] if a.lr else list(PILOT_LRS)
@@ -457,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     for lr in lrs:
         cfg_lr = dataclasses.replace(cfg, lr=lr)
         for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
-            setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}-{loop}"
+            fill = f"-fill{cfg.fill}" if cfg.fill else ""
+            setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}{fill}-{loop}"
             if a.tasks == "v2":
                 setting = f"v2-{setting}-lr{lr:g}" if mode == "full" else setting
             root = a.results / setting

@@ -52,6 +52,10 @@ class RunConfig:
     )
     target: tuple[str, ...] = ()  # sources of the target metric (micro pass@1), if any
     refill_rounds: int = 10  # DAPO's max_num_gen_batches
+    # B3 v2's loop attempt 2: a step draws rounds of `prompts` prompts, keeps only informative
+    # groups, until it holds `fill` of them (at most `refill_rounds` rounds); 0: every drawn group
+    # is kept and one round makes a step (samplers that drop groups refill to `prompts`)
+    fill: int = 0
     quality_at: tuple[int, ...] = ()  # steps at which to measure the scorer's quality
     quality_problems: int = 48
     quality_samples: int = 16
@@ -418,6 +422,8 @@ def run_lean(
                 )
             trace.add(out, len(texts))
             for g in np.flatnonzero(out.keep_group):
+                if cfg.fill and out.zero_advantage[g]:
+                    continue  # the fill loop trains on informative groups only
                 kept.append(
                     (
                         int(batch[g]),
@@ -426,9 +432,12 @@ def run_lean(
                         bool(out.zero_advantage[g]),
                     )
                 )
-            if len(kept) >= cfg.prompts or not sampler.drops_groups:
+            if cfg.fill:
+                if len(kept) >= cfg.fill:
+                    break
+            elif len(kept) >= cfg.prompts or not sampler.drops_groups:
                 break
-        kept = kept[: cfg.prompts]
+        kept = kept[: cfg.fill or cfg.prompts]
         informative = sum(1 for k in kept if not k[3])
         updated = bool(kept) and (informative > 0 or not cfg.skip_empty)
         if updated:

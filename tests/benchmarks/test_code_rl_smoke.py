@@ -65,6 +65,15 @@ def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
     assert trl["frontier-scored"]["scoring_tokens"] > 0
     assert trl["dapo"]["loop"] == "trl" and trl["dapo"]["rollouts"] >= 8
     assert "oracle" not in trl and "trl oracle: skipped" in out
+    # loop attempt 2 (b3v2.md, section 5): each step trains on `--fill` informative groups, drawn
+    # --prompts at a time, every generated rollout counted
+    _run(*common, "--fill", "2", "--arms", "uniform")
+    filled = json.loads((results / "smoke-small-2x4x2-fill2-lean" / "uniform" / "seed0.json").read_text())
+    ft = filled["trace"]
+    assert filled["config"]["fill"] == 2 and filled["config"]["prompts"] == 4
+    assert all(r % 8 == 0 for r in ft["rollouts"])  # whole rounds of 4 prompts x 2 completions
+    assert all(i <= 2 for i in ft["informative"]) and sum(ft["rollouts"]) == filled["curve"][-1]["rollouts"]
+    assert [sum(d) * 2 for d in ft["draws"]] == ft["rollouts"]
     # a model pre-trained here instead of the frozen one
     _run(*common, "--size", "tiny", "--arms", "uniform")
     tiny = json.loads((results / "smoke-tiny-2x2x2-lean" / "summary-dev.json").read_text())
