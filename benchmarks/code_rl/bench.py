@@ -132,6 +132,8 @@ LR_V2: float | None = 1e-4
 PILOT_LRS = (5e-5, 1e-4, 2e-4)
 #: loop attempt 2 (b3v2.md, section 5): prompts a round and rounds at most, with --fill
 FILL_PROMPTS, FILL_ROUNDS = 4, 32
+#: loop attempt 3 (section 7): with --rollouts, steps are only a cap
+BUDGET_STEP_CAP = 4000
 DEV, FRESH = [0, 1], [100, 101, 102, 103, 104]
 V2_CFG = RunConfig(
     steps=200,
@@ -401,6 +403,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--prompts", type=int, default=None)
     ap.add_argument(
+        "--rollouts",
+        type=int,
+        default=None,
+        help="loop attempt 3: each run ends at this many generated rollouts (steps then a cap of "
+        f"{BUDGET_STEP_CAP}), evaluated at every eighth of it",
+    )
+    ap.add_argument(
         "--fill",
         type=int,
         default=None,
@@ -453,10 +462,12 @@ def main(argv: list[str] | None = None) -> int:
         else default_arms
     )
     over = {k: n for k, n in (("steps", a.steps), ("prompts", a.prompts)) if n is not None}
-    if a.fill and a.loop != "lean":
-        raise SystemExit("--fill runs in the lean loop only (--loop lean)")
+    if (a.fill or a.rollouts) and a.loop != "lean":
+        raise SystemExit("--fill and --rollouts run in the lean loop only (--loop lean)")
     if a.fill:  # page b3v2.md, section 5: rounds of 4 prompts until 4 informative groups
         over = {"prompts": FILL_PROMPTS, "refill_rounds": FILL_ROUNDS, **over, "fill": a.fill}
+    if a.rollouts:  # page b3v2.md, section 7: the same rollouts for every arm
+        over = {"steps": BUDGET_STEP_CAP, **over, "rollouts": a.rollouts}
     cfg = dataclasses.replace(cfg, **over, device=a.device)
     if a.part == "pilot":
         lrs = [a.lr] if a.lr else list(PILOT_LRS)
@@ -471,7 +482,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg_lr = dataclasses.replace(cfg, lr=lr)
         for loop in ["lean", "trl"] if a.loop == "both" else [a.loop]:
             fill = f"-fill{cfg.fill}" if cfg.fill else ""
-            setting = f"{mode}-{size}-{cfg.steps}x{cfg.prompts}x{cfg.group}{fill}-{loop}"
+            length = f"r{cfg.rollouts}" if cfg.rollouts else f"{cfg.steps}"
+            setting = f"{mode}-{size}-{length}x{cfg.prompts}x{cfg.group}{fill}-{loop}"
             if a.tasks == "v2":
                 setting = f"v2-{setting}-lr{lr:g}" if mode == "full" else setting
             root = a.results / setting

@@ -56,6 +56,10 @@ class RunConfig:
     # groups, until it holds `fill` of them (at most `refill_rounds` rounds); 0: every drawn group
     # is kept and one round makes a step (samplers that drop groups refill to `prompts`)
     fill: int = 0
+    # B3 v2's loop attempt 3: with `rollouts` > 0 a run ends once it has generated that many
+    # rollouts (`steps` is then a cap), evaluated each time it passes another `rollouts / 8`;
+    # so an arm that needs fewer rollouts a step takes more steps, on the same budget
+    rollouts: int = 0
     quality_at: tuple[int, ...] = ()  # steps at which to measure the scorer's quality
     quality_problems: int = 48
     quality_samples: int = 16
@@ -106,9 +110,21 @@ class Arm:
     default: bool = False
 
 
+#: with a rollout budget, the oracle probes each time it has generated this many more rollouts
+#: (the first loop's 25 steps of 16 x 8)
+ORACLE_PROBE_ROLLOUTS = 3200
+
+
+def sampler_horizon(cfg: RunConfig) -> int:
+    """The sampler updates a run makes (the horizon every adapter passes): one per step, or with a
+    rollout budget one per round of `prompts` x `group` rollouts."""
+    return cfg.rollouts // (cfg.prompts * cfg.group) if cfg.rollouts else cfg.steps
+
+
 def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSampler:
+    horizon = sampler_horizon(cfg)
     if arm.default:
-        return FrontierSampler.from_dataset(train, cfg.prompts, seed=seed, num_steps=cfg.steps)
+        return FrontierSampler.from_dataset(train, cfg.prompts, seed=seed, num_steps=horizon)
     names = sorted(set(train["source"]))
     kw = dict(arm.mixer_kw)
     policy = arm.mixer
@@ -126,7 +142,7 @@ def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSamp
         cfg.prompts,
         mixer=mixer,
         seed=seed,
-        num_steps=cfg.steps,
+        num_steps=horizon,
         **{**extra, **arm.problem_kw},
     )
 
@@ -275,16 +291,32 @@ class _Recorder:
         self.cpu0 = sandbox_cpu_s()
         self.t0 = time.perf_counter()
         self.eval_s = 0.0
+        self.next_eval = 0  # with a rollout budget: the rollouts at which the next evaluation falls
 
-    def point(self, step: int, sampler: ProblemSampler, gen_tokens: int, score_tokens: int) -> None:
+    def point(
+        self,
+        step: int,
+        sampler: ProblemSampler,
+        gen_tokens: int,
+        score_tokens: int,
+        final: bool | None = None,
+    ) -> None:
         t = time.perf_counter()
         cfg = self.cfg
+        final = step == cfg.steps if final is None else final
+        if cfg.rollouts:  # an evaluation each time the run passes another eighth of its budget
+            due = final or int(sampler.ledger["rollouts"]) >= self.next_eval
+        else:
+            due = final or step % cfg.eval_every == 0
         with self.clock("evaluation"):
             if step in cfg.quality_at:
                 q = scorer_quality(self.model, self.tok, self.train, cfg, self.seed)
                 self.quality.append({"step": step, **q})
-            if step % cfg.eval_every == 0 or step == cfg.steps:
-                last = step == cfg.steps and cfg.final_samples is not None
+            if due:
+                if cfg.rollouts:
+                    done = int(sampler.ledger["rollouts"])
+                    self.next_eval = (done // (cfg.rollouts // 8) + 1) * (cfg.rollouts // 8)
+                last = final and cfg.final_samples is not None
                 n = cfg.final_samples if last else cfg.eval_samples
                 ev = evaluate(
                     self.model,
@@ -393,8 +425,14 @@ def run_lean(
     probe = {"rollouts": 0, "tokens": 0}
     G = cfg.group
     rec.point(0, sampler, 0, 0)
+    next_probe = 0  # with a rollout budget the oracle probes every ORACLE_PROBE_ROLLOUTS rollouts
     for step in range(1, cfg.steps + 1):
-        if isinstance(sampler, OracleSampler) and (step - 1) % sampler.every == 0:
+        if cfg.rollouts:
+            probe_due = int(sampler.ledger["rollouts"]) >= next_probe
+        else:
+            probe_due = (step - 1) % getattr(sampler, "every", 1) == 0
+        if isinstance(sampler, OracleSampler) and probe_due:
+            next_probe += ORACLE_PROBE_ROLLOUTS
             model.eval()
             with clock("probe"):
                 rates, n_tok = probe_pass_rates(
@@ -453,7 +491,11 @@ def run_lean(
         sched.step()
         trace.end(informative, updated)
         model.eval()
-        rec.point(step, sampler, gen_tokens, scorer.tokens if scorer else 0)
+        spent = cfg.rollouts and int(sampler.ledger["rollouts"]) >= cfg.rollouts
+        final = bool(spent) or step == cfg.steps
+        rec.point(step, sampler, gen_tokens, scorer.tokens if scorer else 0, final=final)
+        if spent:
+            break
     out_rec: dict[str, Any] = {
         "curve": rec.curve,
         "quality": rec.quality,

@@ -65,10 +65,16 @@ def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
     assert trl["frontier-scored"]["scoring_tokens"] > 0
     assert trl["dapo"]["loop"] == "trl" and trl["dapo"]["rollouts"] >= 8
     assert "oracle" not in trl and "trl oracle: skipped" in out
-    # loop attempt 2 (b3v2.md, section 5): each step trains on `--fill` informative groups, drawn
-    # --prompts at a time, every generated rollout counted
-    _run(*common, "--fill", "2", "--arms", "uniform")
-    filled = json.loads((results / "smoke-small-2x4x2-fill2-lean" / "uniform" / "seed0.json").read_text())
+    # loop attempts 2 and 3 (b3v2.md, sections 5 and 7): each step trains on `--fill` informative
+    # groups, drawn --prompts at a time, every generated rollout counted, until the run has
+    # generated --rollouts (then evaluated once more)
+    _run(*common, "--fill", "2", "--rollouts", "160", "--arms", "uniform", "oracle")
+    root = results / "smoke-small-r160x4x2-fill2-lean"
+    filled = json.loads((root / "uniform" / "seed0.json").read_text())
+    ends = [p["rollouts"] for p in filled["curve"]]
+    assert ends[-1] >= 160 > ends[-2] and filled["config"]["rollouts"] == 160
+    oracle = json.loads((root / "oracle" / "seed0.json").read_text())
+    assert oracle["curve"][-1]["rollouts"] >= 160 and oracle["probe"]["rollouts"] > 0
     ft = filled["trace"]
     assert filled["config"]["fill"] == 2 and filled["config"]["prompts"] == 4
     assert all(r % 8 == 0 for r in ft["rollouts"])  # whole rounds of 4 prompts x 2 completions
