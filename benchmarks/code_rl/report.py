@@ -7,7 +7,8 @@ errors against uniform on the seeds both ran, rollouts (discarded included) and 
 B3 v2 (`summarize_v2`): the target metric is micro pass@1 over the held-out problems of the target
 sources (`pass1_target`), the target a registered number (start + 0.05). Per arm: final pass@1
 paired against uniform with its standard error over seeds, per source and the readouts (trivial,
-mislabeled); rollouts and compute to the target (per seed and on the mean curve); the area under
+mislabeled); rollouts and compute to the target (per seed and on the mean curve); the grid's
+headline, rollouts to uniform's mean final (page b3v2.md, section 9); the area under
 pass@1 against rollouts over uniform's budget; zero-advantage share overall and per source,
 informative groups per 1,000 rollouts, draws per problem, CPU seconds per phase. `gates` checks
 the validity gates (a) and (b) on the development seeds."""
@@ -327,7 +328,11 @@ def summarize_v2(
         budget = budget or float(np.mean([r["curve"][-1]["rollouts"] for r in base.values()]))
     base_roll = _mean_cross(list(base.values()), target, "rollouts") if base else None
     base_comp = _mean_cross(list(base.values()), target, "compute") if base else None
+    # the grid's headline (page b3v2.md, section 9): rollouts to uniform's mean final pass@1
+    u_final = float(np.mean([r["curve"][-1][METRIC] for r in base.values()])) if base else None
+    u_reach = _mean_cross(list(base.values()), u_final, "rollouts") if base else None
     out["budget_rollouts"] = budget
+    out["uniform_final"] = u_final
     for name, arm in sorted(runs.items()):
         ss = sorted(arm)
         rs = [arm[s] for s in ss]
@@ -343,6 +348,11 @@ def summarize_v2(
         comp_seed = [_cross(*_curve(r, "compute"), target) for r in rs]
         roll = _mean_cross(rs, target, "rollouts")
         comp = _mean_cross(rs, target, "compute")
+        reach = _mean_cross(rs, u_final, "rollouts") if u_final is not None else None
+        reach_seed = [  # against the same seed's uniform final
+            _cross(*_curve(arm[s], "rollouts"), base[s]["curve"][-1][METRIC]) if s in base else None
+            for s in ss
+        ]
         out["arms"][name] = {
             "seeds": ss,
             "pass1": float(finals.mean()),
@@ -358,6 +368,9 @@ def summarize_v2(
             "rollouts_to_target_by_seed": roll_seed,
             "rollouts_to_target": roll,
             "rollouts_x_uniform": None if roll is None or not base_roll else roll / base_roll,
+            "rollouts_to_uniform_final": reach,
+            "uniform_final_x_uniform": None if reach is None or not u_reach else reach / u_reach,
+            "rollouts_to_uniform_final_by_seed": reach_seed,
             "compute_to_target_by_seed": comp_seed,
             "compute_to_target": comp,
             "compute_x_uniform": None if comp is None or not base_comp else comp / base_comp,
@@ -464,9 +477,10 @@ def choose_lr(by_lr: dict[float, dict[str, Any]], seeds: set[int]) -> dict[str, 
 def table_v2(summary: dict[str, Any]) -> str:
     lines = [
         f"target micro pass@1 {summary['target']:.3f} (registered start {summary['start']:.3f} + 0.05); "
-        f"area over {_fmt(summary.get('budget_rollouts'), '.0f')} rollouts",
-        "| arm | seeds | start -> final pass@1 (sd) | vs uniform (paired SE) | rollouts to target (x uniform) | compute to target (x uniform) | area | zero-adv | informative / 1k rollouts | draws / drawn problem | trivial / mislabeled final | CPU s (gen / grade / update / eval) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"area over {_fmt(summary.get('budget_rollouts'), '.0f')} rollouts; "
+        f"uniform's final {_fmt(summary.get('uniform_final'), '.3f')}",
+        "| arm | seeds | start -> final pass@1 (sd) | vs uniform (paired SE) | rollouts to uniform's final (x uniform; seeds reaching their own) | rollouts to target (x uniform) | compute to target (x uniform) | area | zero-adv | informative / 1k rollouts | draws / drawn problem | trivial / mislabeled final | CPU s (gen / grade / update / eval) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, a in summary.get("arms", {}).items():
         diff = _paired(a)
@@ -474,13 +488,18 @@ def table_v2(summary: dict[str, Any]) -> str:
         reached = sum(x is not None for x in a["rollouts_to_target_by_seed"])
         roll = f"{_fmt(a['rollouts_to_target'], '.0f')} ({_fmt(a['rollouts_x_uniform'])}; {reached}/{len(a['seeds'])} seeds)"
         comp = f"{_fmt(a['compute_to_target'], '.3g')} ({_fmt(a['compute_x_uniform'])})"
+        own = a.get("rollouts_to_uniform_final_by_seed", [])
+        head = (
+            f"{_fmt(a.get('rollouts_to_uniform_final'), '.0f')} ({_fmt(a.get('uniform_final_x_uniform'))}; "
+            f"{sum(x is not None for x in own)}/{len(own)})"
+        )
         c = a["cpu_s"]
         cpu = " / ".join(
             f"{c.get(k, 0.0):.0f}" for k in ("generation", "grading", "update", "evaluation")
         )
         ps = a["per_source"]
         lines.append(
-            f"| {name} | {len(a['seeds'])} | {a['start_pass1']:.3f} -> {a['pass1']:.3f}{sd} | {diff} | {roll} | {comp} | "
+            f"| {name} | {len(a['seeds'])} | {a['start_pass1']:.3f} -> {a['pass1']:.3f}{sd} | {diff} | {head} | {roll} | {comp} | "
             f"{_fmt(a['area'], '.3f')} | {_fmt(a.get('zero_advantage_share'))} | {_fmt(a.get('informative_per_1k_rollouts'), '.0f')} | "
             f"{_fmt(a.get('draws_per_drawn_problem'), '.1f')} | {ps.get('trivial', float('nan')):.2f} / {ps.get('mislabeled', float('nan')):.2f} | {cpu} |"
         )

@@ -149,6 +149,18 @@ def test_summary_and_gates_from_run_files(tmp_path: Path) -> None:
     assert o["rollouts_to_target_by_seed"] == [pytest.approx(5000 / 13)] * 2
     assert o["diff_vs_uniform"] == pytest.approx(0.04) and o["diff_se"] == pytest.approx(0.01)
     assert d["seeds"] == [0] and d["max_source_drop"][0] == pytest.approx(0.3)
+    # the grid's headline: rollouts to uniform's mean final (0.51), which uniform's mean curve
+    # reaches only at its end; per seed against the same seed's uniform final
+    assert s["uniform_final"] == pytest.approx(0.51)
+    assert u["rollouts_to_uniform_final"] == pytest.approx(2000.0)
+    assert o["rollouts_to_uniform_final"] == pytest.approx(11000 / 13)
+    assert o["uniform_final_x_uniform"] == pytest.approx(11000 / 13 / 2000)
+    assert o["rollouts_to_uniform_final_by_seed"] == [
+        pytest.approx(10000 / 13),
+        pytest.approx(12000 / 13),
+    ]
+    assert d["rollouts_to_uniform_final"] is None
+    assert d["rollouts_to_uniform_final_by_seed"] == [None]
     assert d["compute_to_target"] == pytest.approx(20_000.0)  # 10 tokens a rollout, at 2,000
     assert u["zero_advantage_share"] == 0.5 and u["informative_per_1k_rollouts"] == 62.5
     assert u["draws_per_drawn_problem"] == 4.0 and u["optimizer_steps"] == 3
