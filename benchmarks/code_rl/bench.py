@@ -462,8 +462,11 @@ def main(argv: list[str] | None = None) -> int:
         else default_arms
     )
     over = {k: n for k, n in (("steps", a.steps), ("prompts", a.prompts)) if n is not None}
-    if (a.fill or a.rollouts) and a.loop != "lean":
-        raise SystemExit("--fill and --rollouts run in the lean loop only (--loop lean)")
+    if a.fill and a.loop != "lean" and set(arms) != {"dapo"}:
+        raise SystemExit(
+            "--fill in the TRL loop is the trainer's refill of DAPO's sampler: --arms dapo "
+            "(the lean loop's uniform arm)"
+        )
     if a.fill:  # page b3v2.md, section 5: rounds of 4 prompts until 4 informative groups
         over = {"prompts": FILL_PROMPTS, "refill_rounds": FILL_ROUNDS, **over, "fill": a.fill}
     if a.rollouts:  # page b3v2.md, section 7: the same rollouts for every arm
@@ -492,7 +495,9 @@ def main(argv: list[str] | None = None) -> int:
                     arm = ARMS[name]
                     if loop == "trl" and arm.problems == "oracle":  # its probes need the lean loop
                         if seed == seeds[0]:
-                            print(f"{setting} {name}: skipped (the oracle's probes; use --loop lean)")
+                            print(
+                                f"{setting} {name}: skipped (the oracle's probes; use --loop lean)"
+                            )
                         continue
                     out = root / name / f"seed{seed}.json"
                     if out.exists():

@@ -519,7 +519,12 @@ def run_trl(
     seed: int,
     out_dir: str,
 ) -> dict[str, Any]:
-    """One GRPO run of `arm` through `MixerGRPOTrainer` (TRL), evaluated by a callback."""
+    """One GRPO run of `arm` through `MixerGRPOTrainer` (TRL), evaluated by a callback.
+
+    The fill loop (`cfg.fill`) is the trainer's own refill: a sampler that drops groups (DAPO's
+    `DynamicSampling`) keeps `cfg.prompts` = `cfg.fill` informative groups a step, drawn a
+    generation batch of `cfg.prompts` at a time for at most `cfg.refill_rounds` rounds: run_lean's
+    fill loop with the uniform arm."""
     from transformers import TrainerCallback
     from trl import GRPOConfig
 
@@ -527,6 +532,11 @@ def run_trl(
     from mixer.adapters.trl import MixerGRPOTrainer
 
     sampler = make_sampler(arm, train, cfg, seed)
+    if cfg.fill and (cfg.fill != cfg.prompts or not sampler.drops_groups):
+        raise ValueError(
+            "the fill loop in TRL is the trainer's refill of a sampler that drops groups: "
+            f"fill ({cfg.fill}) must equal prompts ({cfg.prompts}) and the arm drop groups (dapo)"
+        )
     clock = PhaseClock()
     args = GRPOConfig(
         output_dir=out_dir,
@@ -600,7 +610,13 @@ def run_trl(
             m = trainer.model
             was = m.training
             m.eval()
-            rec.point(int(st.global_step), sampler, state["tokens"], scorer.tokens if scorer else 0)
+            step = int(st.global_step)
+            # with a rollout budget the run ends at the step that spends it, as run_lean does
+            spent = bool(cfg.rollouts) and int(sampler.ledger["rollouts"]) >= cfg.rollouts
+            final = spent or step == cfg.steps
+            rec.point(step, sampler, state["tokens"], scorer.tokens if scorer else 0, final=final)
+            if spent:
+                control.should_training_stop = True
             m.train(was)
 
     rec.point(0, sampler, 0, 0)

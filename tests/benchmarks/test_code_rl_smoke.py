@@ -78,8 +78,50 @@ def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
     ft = filled["trace"]
     assert filled["config"]["fill"] == 2 and filled["config"]["prompts"] == 4
     assert all(r % 8 == 0 for r in ft["rollouts"])  # whole rounds of 4 prompts x 2 completions
-    assert all(i <= 2 for i in ft["informative"]) and sum(ft["rollouts"]) == filled["curve"][-1]["rollouts"]
+    assert (
+        all(i <= 2 for i in ft["informative"])
+        and sum(ft["rollouts"]) == filled["curve"][-1]["rollouts"]
+    )
     assert [sum(d) * 2 for d in ft["draws"]] == ft["rollouts"]
+    # the same fill loop through TRL: DAPO's sampler refilled by MixerGRPOTrainer, the run ended
+    # at the step that spends its rollouts; any other arm is refused
+    _run(
+        *common,
+        "--loop",
+        "trl",
+        "--fill",
+        "2",
+        "--prompts",
+        "2",
+        "--rollouts",
+        "160",
+        "--arms",
+        "dapo",
+    )
+    trl_fill = json.loads(
+        (results / "smoke-small-r160x2x2-fill2-trl" / "dapo" / "seed0.json").read_text()
+    )
+    ends = [p["rollouts"] for p in trl_fill["curve"]]
+    assert trl_fill["loop"] == "trl" and ends[-1] >= 160 > ends[-2]
+    assert trl_fill["curve"][-1]["step"] < trl_fill["config"]["steps"]
+    refused = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH),
+            "--smoke",
+            *common,
+            "--loop",
+            "trl",
+            "--fill",
+            "2",
+            "--arms",
+            "uniform",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode != 0 and "--arms dapo" in refused.stderr
     # a model pre-trained here instead of the frozen one
     _run(*common, "--size", "tiny", "--arms", "uniform")
     tiny = json.loads((results / "smoke-tiny-2x2x2-lean" / "summary-dev.json").read_text())
