@@ -58,6 +58,7 @@ from code_rl.pretrain import ensure_model  # noqa: E402
 from code_rl.report import (  # noqa: E402
     choose_lr,
     gates,
+    judge_stack_claim,
     summarize,
     summarize_v2,
     table,
@@ -546,9 +547,12 @@ def report(
         summary = summarize_v2(root, start + 0.05, start, inputs=fp, seeds=pool)
         if part in ("pilot", "gates", "dev") and mode == "full":
             summary["gates"] = gates(summary, root, fp, set(DEV))
+        if part == "fresh" and mode == "full":
+            summary["claim"] = judge_stack_claim(summary, set(FRESH))
         text = table_v2(summary)
-        if "gates" in summary:
-            text += "\ngates: " + json.dumps(summary["gates"], default=str)
+        for key in ("gates", "claim"):
+            if key in summary:
+                text += f"\n{key}: " + json.dumps(summary[key], default=str)
     root.mkdir(parents=True, exist_ok=True)
     (root / f"{name}.json").write_text(json.dumps(summary, indent=1, default=str))
     print(root.name)

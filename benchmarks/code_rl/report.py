@@ -11,7 +11,8 @@ mislabeled); rollouts and compute to the target (per seed and on the mean curve)
 headline, rollouts to uniform's mean final (page b3v2.md, section 9); the area under
 pass@1 against rollouts over uniform's budget; zero-advantage share overall and per source,
 informative groups per 1,000 rollouts, draws per problem, CPU seconds per phase. `gates` checks
-the validity gates (a) and (b) on the development seeds."""
+the validity gates (a) and (b) on the development seeds; `judge_stack_claim` judges issue 40's B3
+claim on the fresh seeds, as registered."""
 
 from __future__ import annotations
 
@@ -441,6 +442,38 @@ def gates(summary: dict[str, Any], runs_root: Path, inputs: str | None, seeds: s
             "passed": reach is not None and reach <= GATE_B_RATIO * used,
         }
     return out
+
+
+#: issue 40's claim on B3 v2, registered on benchmarks/pages/b3v2.md (section 9) before the grid ran:
+#: the default stack reaches uniform's mean final with at most this share of uniform's rollouts ...
+CLAIM_STACK_RATIO = 0.5
+#: ... and with fewer rollouts than these arms (DAPO is uniform in the fill loop: below 1.0x)
+CLAIM_RIVALS = ("mopps", "greso")
+
+
+def judge_stack_claim(summary: dict[str, Any], seeds: set[int]) -> dict[str, Any]:
+    """Issue 40's B3 claim on the grid's summary over `seeds` (the fresh ones): the stack's
+    "rollouts to uniform's final" (x uniform, mean curves) at most `CLAIM_STACK_RATIO`, below 1.0
+    and below each of `CLAIM_RIVALS` (an arm whose mean curve never reaches it counts as infinite).
+    `passed` is None until uniform, the stack and the rivals have run every seed: no seed is
+    dropped and a part of the grid is never judged."""
+    arms = summary.get("arms", {})
+    names = (BASE, "stack", *CLAIM_RIVALS)
+    missing = {n: sorted(seeds - set(arms.get(n, {}).get("seeds", []))) for n in names}
+    ratio = {n: arms.get(n, {}).get("uniform_final_x_uniform") for n in names}
+    x = ratio["stack"]
+    below = {n: x is not None and (ratio[n] is None or x < ratio[n]) for n in CLAIM_RIVALS}
+    met = x is not None and x <= CLAIM_STACK_RATIO and x < 1.0 and all(below.values())
+    complete = not any(missing.values())
+    return {
+        "seeds": sorted(seeds),
+        "complete": complete,
+        "missing_seeds": {n: m for n, m in missing.items() if m},
+        "stack_x_uniform": x,
+        "rivals_x_uniform": {n: ratio[n] for n in CLAIM_RIVALS},
+        "stack_below": below,
+        "passed": met if complete else None,
+    }
 
 
 def choose_lr(by_lr: dict[float, dict[str, Any]], seeds: set[int]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from code_rl.families_v2 import (  # noqa: E402
     TARGET_SOURCES,
     V2,
 )
-from code_rl.report import _area, _cross, choose_lr, gates, summarize_v2  # noqa: E402
+from code_rl.report import _area, _cross, choose_lr, gates, judge_stack_claim, summarize_v2  # noqa: E402
 
 
 def test_v1_tasks_are_unchanged() -> None:
@@ -330,3 +330,28 @@ def test_oracle_draws_only_inside_its_band() -> None:
     assert s.mixer.weights().tolist() == pytest.approx([0.75, 0.25, 0.0])
     s.set_pass_rates(np.ones(14), step=25)  # nothing inside: as uniform again
     assert s.eligible is None and len(s.next_batch()) == 8
+
+
+def test_issue40_claim_on_the_grids_seed_100_runs() -> None:
+    """The registered judgement of issue 40's B3 claim, on the grid's committed seed-100 runs
+    (page b3v2.md, section 12: the stack reached uniform's final 0.579 at 0.75x its rollouts,
+    MoPPS never): not met on that seed, and never judged while a seed is missing."""
+    root = ROOT / "benchmarks/code_rl/results/v2-full-small-r65536x4x8-fill4-lean-lr0.0001"
+    if not (root / "stack" / "seed100.json").exists():
+        pytest.skip("the grid's seed-100 run files are not in this checkout")
+    one = summarize_v2(root, target=0.489, start=0.439, seeds={100})
+    c = judge_stack_claim(one, {100})
+    assert c["complete"] and c["passed"] is False
+    assert c["stack_x_uniform"] == pytest.approx(0.75, abs=0.01)
+    assert c["rivals_x_uniform"]["mopps"] is None and c["stack_below"]["mopps"]
+    assert not c["stack_below"]["greso"]  # greso reached it sooner on this seed (0.56x)
+    # judged as met when the stack is fast enough and ahead of both rivals
+    fast = json.loads(json.dumps(one))
+    fast["arms"]["stack"]["uniform_final_x_uniform"] = 0.4
+    assert judge_stack_claim(fast, {100})["passed"] is True
+    fast["arms"]["greso"]["uniform_final_x_uniform"] = 0.3
+    assert judge_stack_claim(fast, {100})["passed"] is False
+    # a seed missing from any of the arms the claim names: not judged
+    partial = judge_stack_claim(one, {100, 101})
+    assert partial["passed"] is None and not partial["complete"]
+    assert partial["missing_seeds"]["stack"] == [101]
