@@ -265,7 +265,8 @@ def _max_drop(run: dict[str, Any]) -> tuple[float, str | None]:
 
 def _trace_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Zero-advantage share overall and per source, informative groups per 1,000 rollouts, draws
-    per problem and optimizer steps, from the runs' traces (mean over seeds)."""
+    per problem (and the share of draws on the most drawn tenth of problems) and optimizer steps,
+    from the runs' traces (mean over seeds)."""
     out: dict[str, Any] = {}
     per: list[dict[str, Any]] = []
     for r in runs:
@@ -289,6 +290,12 @@ def _trace_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
                 "draws_per_drawn_problem": float(drawn.mean()) if len(drawn) else 0.0,
                 "problems_drawn_share": float(len(drawn) / max(len(counts), 1)),
                 "max_draws_of_a_problem": int(counts.max()) if len(counts) else 0,
+                # how concentrated the draws are: the share of them on the most drawn tenth
+                "top_decile_draw_share": (
+                    float(np.sort(counts)[::-1][: max(len(counts) // 10, 1)].sum() / counts.sum())
+                    if counts.sum()
+                    else 0.0
+                ),
                 "optimizer_steps": int(sum(1 for u in t["updated"] if u)),
             }
         )

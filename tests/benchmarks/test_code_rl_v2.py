@@ -164,6 +164,7 @@ def test_summary_and_gates_from_run_files(tmp_path: Path) -> None:
     assert d["compute_to_target"] == pytest.approx(20_000.0)  # 10 tokens a rollout, at 2,000
     assert u["zero_advantage_share"] == 0.5 and u["informative_per_1k_rollouts"] == 62.5
     assert u["draws_per_drawn_problem"] == 4.0 and u["optimizer_steps"] == 3
+    assert u["top_decile_draw_share"] == 0.5  # two problems drawn, four times each
     assert u["zero_advantage_by_source"] == {"a": 1.0, "b": 0.0}
     g = gates(s, tmp_path, "fp", {0, 1})
     assert g["a"]["gain_by_seed"] == {0: pytest.approx(0.10), 1: pytest.approx(0.12)}
