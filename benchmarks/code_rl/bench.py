@@ -136,6 +136,9 @@ FILL_PROMPTS, FILL_ROUNDS = 4, 32
 #: loop attempt 3 (section 7): with --rollouts, steps are only a cap
 BUDGET_STEP_CAP = 4000
 DEV, FRESH = [0, 1], [100, 101, 102, 103, 104]
+#: fresh seeds of the second registration (b3v2.md, section 17: the 16,384-rollout budget); no
+#: choice is made on them
+FRESH2 = [105, 106, 107, 108, 109]
 V2_CFG = RunConfig(
     steps=200,
     prompts=16,
@@ -178,7 +181,7 @@ VERSIONS = {
         rank_samples=4,
         bands=BANDS,
         cfg=V2_CFG,
-        parts={"pilot": DEV, "gates": DEV, "dev": DEV, "fresh": FRESH},
+        parts={"pilot": DEV, "gates": DEV, "dev": DEV, "fresh": FRESH, "fresh2": FRESH2},
         arms=["uniform", "dapo", "greso", "mopps", "dump", "acodm", "stack"],
     ),
 }
@@ -389,7 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="a small end-to-end run (under 3 minutes)")
     ap.add_argument("--smoke", action="store_true", help="the smallest end-to-end run (the test)")
     ap.add_argument("--tasks", choices=list(VERSIONS), default="v2")
-    ap.add_argument("--part", default="dev", help="seed set and arms: pilot, gates, dev, fresh")
+    ap.add_argument(
+        "--part", default="dev", help="seed set and arms: pilot, gates, dev, fresh, fresh2"
+    )
     ap.add_argument("--seeds", type=int, nargs="*", help="explicit seeds (instead of --part's)")
     ap.add_argument("--arms", nargs="*", default=None, help=f"arms: {', '.join(ARMS)}")
     ap.add_argument(
@@ -547,8 +552,8 @@ def report(
         summary = summarize_v2(root, start + 0.05, start, inputs=fp, seeds=pool)
         if part in ("pilot", "gates", "dev") and mode == "full":
             summary["gates"] = gates(summary, root, fp, set(DEV))
-        if part == "fresh" and mode == "full":
-            summary["claim"] = judge_stack_claim(summary, set(FRESH))
+        if part in ("fresh", "fresh2") and mode == "full":  # each registration on its own seeds
+            summary["claim"] = judge_stack_claim(summary, set(parts[part]))
         text = table_v2(summary)
         for key in ("gates", "claim"):
             if key in summary:

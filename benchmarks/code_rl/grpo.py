@@ -400,6 +400,14 @@ def probe_pass_rates(
     return r.reshape(len(ids), n).mean(axis=1), sum(len(t) for t in toks)
 
 
+def _probe_due(cfg: RunConfig, sampler: OracleSampler, step: int, next_probe: int) -> bool:
+    """Whether the oracle probes before this step: every ORACLE_PROBE_ROLLOUTS generated rollouts
+    with a rollout budget, else every `sampler.every` steps."""
+    if cfg.rollouts:
+        return int(sampler.ledger["rollouts"]) >= next_probe
+    return (step - 1) % sampler.every == 0
+
+
 def run_lean(
     model: Any, tok: Any, train: Any, held_out: Any, arm: Arm, cfg: RunConfig, seed: int
 ) -> dict[str, Any]:
@@ -427,11 +435,7 @@ def run_lean(
     rec.point(0, sampler, 0, 0)
     next_probe = 0  # with a rollout budget the oracle probes every ORACLE_PROBE_ROLLOUTS rollouts
     for step in range(1, cfg.steps + 1):
-        if cfg.rollouts:
-            probe_due = int(sampler.ledger["rollouts"]) >= next_probe
-        else:
-            probe_due = (step - 1) % getattr(sampler, "every", 1) == 0
-        if isinstance(sampler, OracleSampler) and probe_due:
+        if isinstance(sampler, OracleSampler) and _probe_due(cfg, sampler, step, next_probe):
             next_probe += ORACLE_PROBE_ROLLOUTS
             model.eval()
             with clock("probe"):
