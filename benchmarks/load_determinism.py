@@ -22,7 +22,6 @@ and prints a table.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import signal
@@ -30,8 +29,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,30 +37,9 @@ sys.path.insert(0, str(REPO))  # tests/ is not installed: the comparison lives t
 SHARED = REPO.parent / "shared" / "data"
 RESULTS = REPO / "benchmarks" / "results" / "load_determinism.json"
 
+from burners import burners  # noqa: E402
+
 from tests.curation.reproducible import differences  # noqa: E402
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """In a burner: SIGKILL when this script dies, however it dies."""
-    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-@contextmanager
-def burners(n: int, max_s: float) -> Iterator[list[int]]:
-    """`n` busy-loop processes for the duration of the block (each ends after `max_s` anyway)."""
-    code = f"import time\nend = time.monotonic() + {max_s}\nwhile time.monotonic() < end:\n    pass\n"
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        for _ in range(n):
-            procs.append(subprocess.Popen([sys.executable, "-c", code], preexec_fn=_die_with_parent))
-        yield [p.pid for p in procs]
-    finally:
-        for p in procs:
-            p.kill()
-        for p in procs:
-            p.wait()
 
 
 def build_command(code: Path, out: Path, args: argparse.Namespace) -> list[str]:

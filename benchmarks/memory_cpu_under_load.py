@@ -5,9 +5,7 @@ allocating 100 MB judged TLE where MLE was due, in CI)
 Programs that touch N MB (C++ static arrays, every page written; Python `bytearray`) and a control
 that touches nothing and computes for about as long, each judged by the sandbox many times, under
 three conditions in turn: the machine as it is ("idle": no burner of ours, its own load recorded),
-CPU burners (one busy loop per CPU: the scheduler's contention), and memory burners (one process
-per CPU that maps, writes and unmaps 256 MB over and over: the kernel's page allocator and
-memory bandwidth contended). For each program and condition: the sandbox's CPU time (median,
+`--per-cpu` CPU burners a CPU, and as many memory burners (`burners.py`). For each program and condition: the sandbox's CPU time (median,
 90th percentile, max), its ratio to idle, and how many runs a time limit would have judged TLE.
 Beside the sandbox, the same binaries run bare (`wait4`), with user and system time apart, so
 the report says where extra CPU is spent (the program's own instructions or the kernel's page
@@ -22,17 +20,13 @@ Writes benchmarks/results/memory_cpu_under_load.json (or `--out`) and prints a t
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +36,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 RESULTS = REPO / "benchmarks" / "results" / "memory_cpu_under_load.json"
 
-from filters.sandbox import Sandbox  # noqa: E402
+from burners import burners  # noqa: E402
 
-_PR_SET_PDEATHSIG = 1
+from filters.sandbox import Sandbox  # noqa: E402
 
 CPP_TOUCH = """#include <cstdio>
 static char big[{mb}u << 20];
@@ -63,37 +57,6 @@ int main() {{
 }}
 """
 PY_TOUCH = "b = bytearray({mb} << 20)\nprint('ok')\n"
-
-_CPU_BURN = "import time\nend = time.monotonic() + {s}\nwhile time.monotonic() < end:\n    pass\n"
-_MEM_BURN = (
-    "import mmap, time\nend = time.monotonic() + {s}\nwhile time.monotonic() < end:\n"
-    "    m = mmap.mmap(-1, 256 << 20)\n"
-    "    for i in range(0, 256 << 20, 4096):\n        m[i] = 1\n"
-    "    m.close()\n"
-)
-
-
-def _die_with_parent() -> None:
-    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-@contextmanager
-def burners(kind: str, n: int, max_s: float) -> Iterator[None]:
-    """`n` burner processes of `kind` ("cpu" or "mem") for the block, none for "idle"."""
-    code = {"idle": None, "cpu": _CPU_BURN, "mem": _MEM_BURN}[kind]
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        if code:
-            for _ in range(n):
-                procs.append(subprocess.Popen([sys.executable, "-c", code.format(s=max_s)],
-                                              preexec_fn=_die_with_parent))  # fmt: skip
-            time.sleep(2.0)  # under way before the first measurement
-        yield
-    finally:
-        for p in procs:
-            p.kill()
-        for p in procs:
-            p.wait()
 
 
 def bare(binary: Path) -> tuple[float, float]:
@@ -174,7 +137,7 @@ def main() -> None:
         limits = {"time_limit_s": args.limit_s * 4, "memory_limit_mb": args.memory_mb}
         with Sandbox(workers=args.workers, **limits) as sb:
             for cond in ("idle", "cpu", "mem"):
-                with burners(cond, n_burn, 3600):
+                with burners(n_burn if cond != "idle" else 0, 3600, cond, settle_s=2.0):
                     load0 = os.getloadavg()[0]
                     rows: dict[str, Any] = {}
                     for name, (lang, src) in programs.items():
