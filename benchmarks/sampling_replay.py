@@ -440,12 +440,6 @@ def _arms() -> dict[str, Maker]:
             FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps), g
         )
 
-    def stack_spread(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
-        sampler = FrontierSampler.from_dataset(
-            w.table(), batch, seed=seed, num_steps=steps, spread=0.1
-        )
-        return SamplerArm(sampler, g)
-
     def speed(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
         return SpeedArm(ProblemSampler(w.groups, batch, seed=seed, num_steps=steps), g)
 
@@ -475,7 +469,6 @@ def _arms() -> dict[str, Maker]:
         "frontier+acodm-advantage": frontier("acodm"),
         "dump+prior": with_prior("dump"),
         "acodm+prior": with_prior("acodm"),
-        "stack-spread": stack_spread,
     }
 
 

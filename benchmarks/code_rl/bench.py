@@ -99,9 +99,6 @@ ARMS = {
     ),
     # B3 v2: the default sampling stack (issue 40), and the oracle of validity gate (b)
     "stack": Arm("stack", problems="frontier", default=True),
-    "stack-spread": Arm(
-        "stack-spread", problems="frontier", default=True, problem_kw={"spread": 0.1}
-    ),
     "oracle": Arm(
         "oracle", problems="oracle", problem_kw={"band": (0.1, 0.9), "every": 25, "samples": 4}
     ),

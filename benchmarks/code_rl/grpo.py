@@ -124,9 +124,7 @@ def sampler_horizon(cfg: RunConfig) -> int:
 def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSampler:
     horizon = sampler_horizon(cfg)
     if arm.default:
-        return FrontierSampler.from_dataset(
-            train, cfg.prompts, seed=seed, num_steps=horizon, **arm.problem_kw
-        )
+        return FrontierSampler.from_dataset(train, cfg.prompts, seed=seed, num_steps=horizon)
     names = sorted(set(train["source"]))
     kw = dict(arm.mixer_kw)
     policy = arm.mixer

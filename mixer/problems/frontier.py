@@ -7,14 +7,6 @@ expected reward variance, zero for problems surely solved or surely failed), mix
 share `explore` so that problems believed solved or hopeless are re-probed as the policy changes.
 Draws inside one batch are without replacement while the source has enough problems.
 
-**Spread.** With Thompson draws, a problem drawn recently is drawn again less readily: its key
-loses `spread` for each recent draw, a count that halves every `spread_half_life` draws from its
-source. Problems a source's draws rotate through evenly all carry the same penalty, so the order
-among them is unchanged; a problem that would win every batch (its pass rate sits at 1/2 and
-stays there while it is trained on) yields to the next most learnable ones. A penalty of 0.1 a
-draw is a tenth of the key's whole range between a sure 1/2 and a sure 0 or 1: recently drawn
-live problems fall behind other live ones, never behind the dead.
-
 With a `scorer` (`set_scorer`), each draw is two-staged. A share `explore` of the batch is drawn
 uniformly from the source; for the rest, `candidates` times as many problems are drawn as above,
 the scorer gives each (and the uniform picks) a signal of the policy *now* that costs no rollout
@@ -77,10 +69,6 @@ class FrontierSampler(ProblemSampler):
         scorer: a callable from global indices (an int array) to one float per problem, higher for
             problems the policy is more likely to pass now (NaN: unknown); see `set_scorer`.
         candidates: with a scorer, problems scored per problem drawn (at least 1).
-        spread: with Thompson draws, what a problem's key loses per recent draw of it (see the
-            module docstring); 0: no penalty.
-        spread_half_life: the recent-draw count halves every this many draws from the
-            problem's source.
     Other arguments are `ProblemSampler`'s. `exhaust` is always "recycle": problems are redrawn.
     """
 
@@ -106,8 +94,6 @@ class FrontierSampler(ProblemSampler):
         scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None,
         candidates: float = 4.0,
         never_solved: Sequence[bool] | np.ndarray | None = None,
-        spread: float = 0.0,
-        spread_half_life: float = 16.0,
     ) -> None:
         if exhaust != "recycle":
             raise ValueError(
@@ -123,10 +109,6 @@ class FrontierSampler(ProblemSampler):
             raise ValueError(f"power must be > 0, got {power}")
         if not candidates >= 1:
             raise ValueError(f"candidates must be >= 1, got {candidates}")
-        if not (math.isfinite(spread) and spread >= 0):
-            raise ValueError(f"spread must be a finite number >= 0, got {spread}")
-        if not (math.isfinite(spread_half_life) and spread_half_life > 0):
-            raise ValueError(f"spread_half_life must be > 0, got {spread_half_life}")
         lo, hi = (float(x) for x in band)
         if not 0.0 <= lo < hi <= 1.0:
             raise ValueError(f"band must be (lo, hi) with 0 <= lo < hi <= 1, got {band}")
@@ -151,7 +133,6 @@ class FrontierSampler(ProblemSampler):
         )
         self.model_kwargs = dict(model_kwargs or {})
         self.candidates = float(candidates)
-        self.spread, self.spread_half_life = float(spread), float(spread_half_life)
         self.scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None
         # slot k of the model = k-th problem in source order; _slot maps a global index to it
         self._global = np.concatenate(self.groups)
@@ -162,11 +143,6 @@ class FrontierSampler(ProblemSampler):
         for g in self.groups:
             self._slots.append(np.arange(start, start + len(g)))
             start += len(g)
-        # recent draws (`spread`): a count per slot as of its source's draw clock `_recent_at`
-        self._slot_source = self._source_lookup[self._global]
-        self._clock = np.zeros(len(self.names))
-        self._recent = np.zeros(len(self._global))
-        self._recent_at = np.zeros(len(self._global))
         self.set_prior(difficulty, difficulty_std, never_solved)
         if scorer is not None:
             self.set_scorer(scorer)
@@ -312,8 +288,6 @@ class FrontierSampler(ProblemSampler):
         while left > 0:  # more than the source holds: every problem, then again
             t = min(left, n)
             key = -self._distance(self.model.sample_pass_rate(slots, self.rng))
-            if self.spread:
-                key -= self.spread * self._recent_draws(slots)
             k_uniform = int(self.rng.binomial(t, explore)) if explore > 0 else 0
             if k_uniform:
                 key[self.rng.permutation(n)[:k_uniform]] = np.inf
@@ -331,27 +305,10 @@ class FrontierSampler(ProblemSampler):
         lo, hi = self.band
         return np.maximum(lo - p, 0.0) + np.maximum(p - hi, 0.0)
 
-    def _recent_draws(self, slots: np.ndarray) -> np.ndarray:
-        """Each slot's recent-draw count now (halved every `spread_half_life` source draws)."""
-        age = self._clock[self._slot_source[slots]] - self._recent_at[slots]
-        return self._recent[slots] * np.exp2(-age / self.spread_half_life)
-
-    def _drawn(self, s: int, picked: np.ndarray) -> None:
-        """Count the draws of `picked` (slots of source `s`), then advance the source's clock."""
-        self._recent[picked] = self._recent_draws(picked)  # now, before the new draws
-        self._recent_at[picked] = self._clock[s]
-        np.add.at(self._recent, picked, 1.0)
-        self._clock[s] += len(picked)
-
     def _take(self, s: int, k: int) -> list[int]:
-        picked = self._take_slots(s, k)
-        self._drawn(s, picked)
-        return self._global[picked].tolist()
-
-    def _take_slots(self, s: int, k: int) -> np.ndarray:
         slots = self._slots[s]
         if self.scorer is None:
-            return slots[self._pick(slots, k, self.explore)]
+            return self._global[slots[self._pick(slots, k, self.explore)]].tolist()
         # the uniform share stays a share of the batch: a signal that says little must not cut
         # the re-probing of problems believed solved or hopeless
         n = len(slots)
@@ -364,7 +321,7 @@ class FrontierSampler(ProblemSampler):
         scored = np.concatenate([cand, extra])
         self.model.observe_signal(scored, self._score_now(self._global[scored]))
         pick = cand[self._draw(self._probs(cand, 0.0), k_scored)] if k_scored else cand[:0]
-        return np.concatenate([pick, extra])
+        return self._global[np.concatenate([pick, extra])].tolist()
 
     def _score_now(self, indices: np.ndarray) -> np.ndarray:
         """The scorer's values for `indices`, checked, and counted in the ledger."""
@@ -389,21 +346,7 @@ class FrontierSampler(ProblemSampler):
         self.model.observe(self._slot[out.problems], successes, out.attempts)
 
     def _state(self) -> dict:
-        recent = {
-            "clock": self._clock.copy(),
-            "count": self._recent.copy(),
-            "at": self._recent_at.copy(),
-        }
-        return {"model": self.model.state(), "recent": recent}
+        return {"model": self.model.state()}
 
     def _load_state(self, state: dict) -> None:
         self.model.load_state(state["model"])
-        recent = state.get("recent")  # absent in states saved before `spread` existed: none
-        n, S = len(self._global), len(self.names)
-        self._clock = np.zeros(S) if recent is None else np.array(recent["clock"], dtype=np.float64)
-        self._recent = (
-            np.zeros(n) if recent is None else np.array(recent["count"], dtype=np.float64)
-        )
-        self._recent_at = (
-            np.zeros(n) if recent is None else np.array(recent["at"], dtype=np.float64)
-        )
