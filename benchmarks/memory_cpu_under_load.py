@@ -5,8 +5,9 @@ allocating 100 MB judged TLE where MLE was due, in CI)
 Programs that touch N MB (C++ static arrays, every page written; Python `bytearray`) and a control
 that touches nothing and computes for about as long, each judged by the sandbox many times, under
 three conditions in turn: the machine as it is ("idle": no burner of ours, its own load recorded),
-`--per-cpu` CPU burners a CPU, and as many memory burners (`burners.py`). For each program and condition: the sandbox's CPU time (median,
-90th percentile, max), its ratio to idle, and how many runs a time limit would have judged TLE.
+`--per-cpu` CPU burners per CPU, and as many memory burners (both from `burners.py`). For each
+program and condition: the sandbox's CPU time (median, 90th percentile, max), its ratio to idle,
+and how many runs a time limit would have judged TLE.
 Beside the sandbox, the same binaries run bare (`wait4`), with user and system time apart, so
 the report says where extra CPU is spent (the program's own instructions or the kernel's page
 faults).
