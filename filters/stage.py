@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import warnings
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Any, ClassVar
@@ -115,19 +114,6 @@ class Stage(ABC):
         """Release what the stage holds (processes, files). The pipeline calls it once, last; the
         default holds nothing."""
         return None
-
-    @property
-    def is_global(self) -> bool:
-        """Deprecated (removed in codemix 0.3.0): use `isinstance(stage, GlobalStage)`."""
-        from filters.renamed import REMOVED_IN
-
-        warnings.warn(
-            f"Stage.is_global is deprecated (removed in {REMOVED_IN}); use "
-            "isinstance(stage, GlobalStage)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return isinstance(self, GlobalStage)
 
     def process(self, batch: pa.Table) -> StageResult:
         """Judge a batch; the base class builds the kept and dropped tables."""

@@ -418,31 +418,6 @@ def test_filters_never_imports_curation_or_mixer():
                     assert n.split(".")[0] not in forbidden, f"{path.relative_to(root)} imports {n}"
 
 
-RENAMED = [  # old module -> new module, and a name each must give
-    ("filters.errors", "filters.contracts", "UserError"),
-    ("filters.benchmarks", "filters.decontam_refs", "load_benchmark"),
-    ("filters.reward.adapters", "filters.reward.trainer_rewards", "compute_score"),
-    ("filters.difficulty.stage", "filters.difficulty.difficulty_stage", "DifficultyStage"),
-]
-
-
-@pytest.mark.parametrize(("old", "new", "name"), RENAMED)
-def test_renamed_modules_still_import_with_a_deprecation_warning(old, new, name):
-    import sys
-    import warnings
-
-    sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = importlib.import_module(old)
-    from filters.renamed import REMOVED_IN
-
-    assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
-    assert getattr(module, name) is getattr(importlib.import_module(new), name)
-    assert any(f"removed in {REMOVED_IN}" in str(w.message) for w in caught)
-    assert REMOVED_IN in (module.__doc__ or "")
-
-
 def test_every_deprecation_names_the_one_removal_release():
     """Issue 44: six shims promised removal in three different versions. Every "removed in" of
     the three packages now says `filters.renamed.REMOVED_IN`, written out or by name."""
@@ -464,16 +439,3 @@ def test_every_deprecation_names_the_one_removal_release():
     assert bad == []
 
 
-def test_verl_can_still_load_the_old_reward_file_by_path():
-    """verl loads `reward.custom_reward_function.path` as a file: the old path keeps working."""
-    import importlib.util
-    from pathlib import Path
-
-    import filters.reward.trainer_rewards as new
-
-    path = Path(__file__).resolve().parents[1] / "filters" / "reward" / "adapters.py"
-    spec = importlib.util.spec_from_file_location("custom_module", path)
-    module = importlib.util.module_from_spec(spec)
-    with pytest.warns(DeprecationWarning):
-        spec.loader.exec_module(module)
-    assert module.compute_score is new.compute_score

@@ -102,13 +102,6 @@ def test_lifecycle_defaults_let_a_stage_declare_only_its_judgement():
     assert stage.process(pa.table({"id": ["a"]})).kept.num_rows == 1
 
 
-def test_is_global_still_answers_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match=r"removed in codemix 0\.3\.0.*isinstance"):
-        assert KeepLargest(1).is_global is True
-    with pytest.warns(DeprecationWarning):
-        assert Minimal().is_global is False
-
-
 def test_a_global_stage_is_recognised_by_its_type(tmp_path: Path):
     stage = KeepLargest(2)
     runs = Pipeline(tmp_path / "w", [stage], batch_rows=2).run(rec(i) for i in range(5))

@@ -74,25 +74,13 @@ def test_curation_schema_reexports_the_contracts_themselves():
     ]
 
 
-def test_old_error_module_warns_and_gives_the_same_class():
-    sys.modules.pop("filters.errors", None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module("filters.errors")
-    assert old.UserError is contracts.UserError
-    assert any(
-        issubclass(w.category, DeprecationWarning) and "filters.contracts" in str(w.message)
-        for w in caught
-    )
-
-
 #: Keys read from a problem that are not stored columns, set on derived problems at run time:
 #: `typed_calls` marks an assert suite converted to call tests (filters/sandbox/assert_calls.py).
 _DERIVED_KEYS = {"typed_calls"}
 #: Names under which filters hold one problem record.
 _RECORD_NAMES = {"row", "problem", "prob", "rec"}
 #: Modules that read other formats: raw benchmark files, and the worker's own messages.
-_OTHER_FORMATS = {"benchmarks.py", "decontam_refs.py", "make_shipped.py", "worker_child.py"}
+_OTHER_FORMATS = {"decontam_refs.py", "make_shipped.py", "worker_child.py"}
 
 
 def _stored_columns() -> set[str]:
