@@ -37,15 +37,15 @@ from typing import Any
 
 from curation.schema import RecordError, normalize_record, problem_id
 from curation.sources import iter_source
-from filters.amplify import AmplifyStage
-from filters.judge_style import comparison_of
-from filters.judged import judged_problem
-from filters.mutants import generate_mutants
+from filters.judging.judge_style import comparison_of
+from filters.judging.judged import judged_problem
 from filters.reward.extract import extract_code
 from filters.sandbox import Sandbox
 from filters.sandbox.assert_calls import convert_problem
 from filters.stage import Decision
-from filters.verify import DEFAULT_MIN_MUTATION_SCORE, VerifyStage
+from filters.stages.amplify.stage import AmplifyStage
+from filters.stages.verify.mutants import generate_mutants
+from filters.stages.verify.stage import DEFAULT_MIN_MUTATION_SCORE, VerifyStage
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"

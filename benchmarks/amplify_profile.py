@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from amplify import judge, load  # noqa: E402  (benchmarks/amplify.py)
 
-from filters.amplify import AmplifyStage  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402
 from filters.sandbox.process import WorkerProcess  # noqa: E402
-from filters.sandbox.wire import Op  # noqa: E402
-from filters.verify import VerifyStage  # noqa: E402
+from filters.sandbox.worker.wire import Op  # noqa: E402
+from filters.stages.amplify.stage import AmplifyStage  # noqa: E402
+from filters.stages.verify.stage import VerifyStage  # noqa: E402
 
 _tl = threading.local()
 _lock = threading.Lock()

@@ -38,10 +38,10 @@ from cpp_sandbox import DATA, TIME_LIMIT_S, problems  # noqa: E402
 
 from curation.record_files import records_to_table  # noqa: E402
 from curation.schema import normalize_record  # noqa: E402
-from filters.amplify import AmplifyStage  # noqa: E402
-from filters.mutants import mutants_of  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402
-from filters.verify import VerifyStage  # noqa: E402
+from filters.stages.amplify.stage import AmplifyStage  # noqa: E402
+from filters.stages.verify.mutants import mutants_of  # noqa: E402
+from filters.stages.verify.stage import VerifyStage  # noqa: E402
 
 RESULTS = Path(__file__).with_name("results") / "cpp_amplify.json"
 VARIANTS = {"python_alone": ("python",), "every_language": ("python", "cpp"), "cpp_alone": ("cpp",)}

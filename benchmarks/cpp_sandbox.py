@@ -249,7 +249,7 @@ def _count(per_job: list[list[str]]) -> dict[str, int]:
 def section_agree(workers: int, probs: list[dict[str, Any]]) -> dict[str, Any]:
     from curation.record_files import records_to_table
     from curation.schema import normalize_record
-    from filters.verify import VerifyStage
+    from filters.stages.verify.stage import VerifyStage
 
     rows = []
     with Sandbox(workers=workers) as sb:

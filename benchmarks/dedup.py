@@ -1,6 +1,6 @@
 """Dedup benchmark: signatures/s, end-to-end dedup time, peak memory, recall and precision.
 
-Ours (filters.dedup / filters.minhash) against `datasketch` and `rensa` (installed for this
+Ours (filters.stages.dedup.stage / filters.stages.dedup.minhash) against `datasketch` and `rensa` (installed for this
 benchmark only: `pip install datasketch rensa`), on the statements of ../shared/data scaled up
 with realistic edits (reworded phrases, renamed variables, reordered examples, small noise)
 plus new texts spliced from sentences of different problems.
@@ -226,7 +226,7 @@ def _worker_once(method: str, path: Path) -> dict[str, Any]:
     c0 = time.process_time()
     extra: dict[str, Any] = {}
     if method == "sig_ours":
-        from filters.minhash import minhash_signatures
+        from filters.stages.dedup.minhash import minhash_signatures
 
         for i in range(0, n, BATCH):
             minhash_signatures(col.slice(i, BATCH), NUM_PERM)
@@ -244,13 +244,13 @@ def _worker_once(method: str, path: Path) -> dict[str, Any]:
                 [[w.encode() for w in t.split()] for t in texts[i : i + BATCH]], num_perm=NUM_PERM
             )
     elif method in ("sketch_ours", "sketch_rensa"):
-        from filters.shingles import shingle_hashes
+        from filters.stages.dedup.shingles import shingle_hashes
 
         parts = [shingle_hashes(col.slice(i, BATCH)) for i in range(0, n, BATCH)]
         t0 = time.perf_counter()
         c0 = time.process_time()
         if method == "sketch_ours":
-            from filters.minhash import signatures_from_shingles
+            from filters.stages.dedup.minhash import signatures_from_shingles
 
             for sh, off in parts:
                 signatures_from_shingles(sh, off, NUM_PERM)
@@ -262,7 +262,7 @@ def _worker_once(method: str, path: Path) -> dict[str, Any]:
                     sh, off.astype(np.uint64), NUM_PERM, 42
                 )
     elif method == "dedup_ours":
-        from filters.dedup import DedupStage
+        from filters.stages.dedup.stage import DedupStage
 
         stage = DedupStage(threshold=THRESHOLD, num_perm=NUM_PERM)
         ids = pa.array([f"{i:08d}" for i in range(n)])
@@ -372,8 +372,8 @@ def quality(sample: int = 3000) -> dict[str, Any]:
     near duplicates: ours (verified), rensa and datasketch (LSH candidates, same shingles)."""
     from scipy import sparse
 
-    from filters.dedup import DedupStage
-    from filters.shingles import shingle_hashes
+    from filters.stages.dedup.shingles import shingle_hashes
+    from filters.stages.dedup.stage import DedupStage
 
     texts, groups = make_corpus(max(sample * 4, 20_000), seed=1)
     rnd = random.Random(3)

@@ -29,7 +29,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from filters.difficulty import cross_val_predict, fit_irt, label_prior, problem_features, spearman  # noqa: E402
+from filters.stages.difficulty import (  # noqa: E402
+    cross_val_predict,
+    fit_irt,
+    label_prior,
+    problem_features,
+    spearman,
+)
 
 DATA = ROOT.parent / "shared" / "data"
 THETA = np.array([-1.5, -0.5, 0.5, 1.5])

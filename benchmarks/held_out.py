@@ -39,10 +39,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.amplify import FILES, SHARED, load, load_avg  # noqa: E402
-from filters.amplify import AmplifyStage  # noqa: E402
-from filters.judge_style import comparison_of  # noqa: E402
-from filters.judged import judged_problem  # noqa: E402
+from filters.judging.judge_style import comparison_of  # noqa: E402
+from filters.judging.judged import judged_problem  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402
+from filters.stages.amplify.stage import AmplifyStage  # noqa: E402
 
 THIRD = REPO / "benchmarks" / "data" / "leetcode_third.jsonl"
 EARLIER = REPO / "benchmarks" / "results" / "amplify_leetcodedataset_full.json"

@@ -32,9 +32,9 @@ print(json.dumps({{"ms": dt * 1000, "modules": sorted(sys.modules)}}))
 """
 WATCHED = (
     "filters.sandbox",
-    "filters.verify",
-    "filters.dedup",
-    "filters.difficulty",
+    "filters.stages.verify.stage",
+    "filters.stages.dedup.stage",
+    "filters.stages.difficulty",
     "pyarrow",
     "torch",
 )

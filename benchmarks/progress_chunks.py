@@ -42,7 +42,7 @@ def unit_file(rows: int, where: Path) -> Path:
 
 def judge(unit: Path, out: Path, chunk: int | None, workers: int) -> tuple[float, int, list, list]:
     from curation.pipeline import process_unit
-    from filters.verify import VerifyStage
+    from filters.stages.verify.stage import VerifyStage
 
     stage = VerifyStage(workers=workers)
     reports = 0

@@ -34,7 +34,7 @@ def child(stage: str, rows_in: Path, out: Path) -> None:
     """In a side's process: run one stage on the rows, write its seconds, children, decisions."""
     from filters.sandbox import Sandbox
     from filters.sandbox.process import WorkerProcess
-    from filters.sandbox.wire import Op
+    from filters.sandbox.worker.wire import Op
 
     count = [0]
     real = WorkerProcess.call
@@ -48,11 +48,11 @@ def child(stage: str, rows_in: Path, out: Path) -> None:
     rows = json.loads(rows_in.read_text())
     with Sandbox(1) as sb:
         if stage == "amplify":
-            from filters.amplify import AmplifyStage
+            from filters.stages.amplify.stage import AmplifyStage
 
             st: Any = AmplifyStage(sandbox=sb)
         else:
-            from filters.verify import VerifyStage
+            from filters.stages.verify.stage import VerifyStage
 
             st = VerifyStage(sandbox=sb, min_tests=5, mutants=8, min_mutation_score=0.0)
         if hasattr(type(st), "rerun_sandbox"):  # (an older checkout's amplify has none)

@@ -133,9 +133,9 @@ def floor(n: int = 300) -> dict[str, Any]:
 
     code = (
         "import gc, os, sys, time\n"
-        f"sys.path.insert(0, {str(Path(filters.sandbox.__file__).parent)!r})\n"
-        "sys.argv = ['worker.py', '1']\n"
-        "import worker\n"
+        f"sys.path.insert(0, {str(Path(filters.sandbox.__file__).parent / 'worker')!r})\n"
+        "sys.argv = ['main.py', '1']\n"
+        "import main\n"
         "gc.freeze()\n"
         "def once():\n"
         "    pid = os.fork()\n"

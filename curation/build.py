@@ -41,10 +41,10 @@ from filters.contracts import (
     RecordError,
     UserError,
 )
-from filters.decontam_refs import describe_benchmark, expand_benchmarks
-from filters.renamed import REMOVED_IN
 from filters.settings import DEFAULT_STAGES, FLAT_SETTINGS, STAGE_SETTINGS, STAGES
 from filters.stage import GlobalStage, Stage
+from filters.stages.decontam.references import describe_benchmark, expand_benchmarks
+from filters.tools.renamed import REMOVED_IN
 
 __all__ = [
     "SourceSpec",
@@ -433,7 +433,9 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
 
 def _decontamination(cfg: BuildConfig, stages: list[Stage]) -> list[dict[str, Any]]:
     """What the build was decontaminated against: each benchmark's file, sha256, licence and size."""
-    from filters.decontam import DecontamStage  # imported already when the build has the stage
+    from filters.stages.decontam.stage import (
+        DecontamStage,  # imported already when the build has the stage
+    )
 
     stage = next((s for s in stages if isinstance(s, DecontamStage)), None)
     if stage is None:

@@ -3,7 +3,7 @@
 A bare `lcb` in `decontam.against` is LiveCodeBench code_generation_lite read through the `lcb`
 source, the same hub files a build trains on (`curation.sources`), kept to the problems whose
 `contest_date` falls in `lcb_start`..`lcb_end`: no local file to find. `lcb=PATH` still reads a
-local JSONL/Parquet file (`filters.decontam_refs`). `filters` never reads the hub, so the build
+local JSONL/Parquet file (`filters.stages.decontam.references`). `filters` never reads the hub, so the build
 loads these problems here and hands them to `DecontamStage`.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from filters.decontam_refs import BenchmarkProblem
+from filters.stages.decontam.references import BenchmarkProblem
 
 __all__ = ["HUB_BENCHMARKS", "hub_benchmark", "hub_problems"]
 

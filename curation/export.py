@@ -38,7 +38,7 @@ from curation.store import (
     sha256_file,
 )
 from filters.contracts import UserError
-from filters.ground_truth import to_ground_truth
+from filters.judging.ground_truth import to_ground_truth
 
 __all__ = [
     "FORMATS",

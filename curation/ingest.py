@@ -1,6 +1,6 @@
 """Ingestion: raw source rows become canonical Arrow batches; malformed rows become rejected rows.
 
-(Exact-id deduplication, the first stage after ingestion, is `filters/exact_id.py`.)
+(Exact-id deduplication, the first stage after ingestion, is `filters/stages/exact_id.py`.)
 """
 
 from __future__ import annotations

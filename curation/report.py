@@ -144,7 +144,7 @@ def _hist(
 
 def _plot_calibration(out: Path, manifest: dict[str, Any], path: Path) -> bool:
     try:
-        from filters.difficulty import plot_calibration
+        from filters.stages.difficulty import plot_calibration
     except ImportError:
         return False
     import pyarrow.parquet as pq

@@ -12,7 +12,6 @@ import json
 import math
 from typing import Any
 
-from filters.bigints import BIG_INT_DIGITS, big_ints
 from filters.contracts import (
     KEPT_BASE_SCHEMA,
     PROBLEM_FIELDS,
@@ -24,6 +23,7 @@ from filters.contracts import (
     RecordError,
     problem_id,
 )
+from filters.tools.bigints import BIG_INT_DIGITS, big_ints
 
 __all__ = [
     "SCHEMA_VERSION",

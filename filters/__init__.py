@@ -10,17 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from filters.lazy import lazy_names
+from filters.tools.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from filters.amplify import AmplifyStage
     from filters.compare import compare_call, compare_stdio
     from filters.contracts import UserError
-    from filters.decontam import DecontamStage
-    from filters.dedup import DedupStage, find_duplicates
-    from filters.difficulty import DifficultyStage, fit_irt, label_prior, plot_calibration
-    from filters.ground_truth import from_ground_truth, to_ground_truth
-    from filters.minhash import jaccard, minhash_signatures
+    from filters.judging.ground_truth import from_ground_truth, to_ground_truth
     from filters.sandbox import RunResult, Sandbox, TestResult
     from filters.settings import (
         AmplifyConfig,
@@ -29,23 +24,28 @@ if TYPE_CHECKING:
         DifficultyConfig,
         VerifyConfig,
     )
-    from filters.shingles import code_shingles, code_tokens
     from filters.stage import Decision, GlobalStage, RowStage, Stage, StageResult
-    from filters.verify import VerifyStage
+    from filters.stages.amplify.stage import AmplifyStage
+    from filters.stages.decontam.stage import DecontamStage
+    from filters.stages.dedup.minhash import jaccard, minhash_signatures
+    from filters.stages.dedup.shingles import code_shingles, code_tokens
+    from filters.stages.dedup.stage import DedupStage, find_duplicates
+    from filters.stages.difficulty import DifficultyStage, fit_irt, label_prior, plot_calibration
+    from filters.stages.verify.stage import VerifyStage
 
 #: public name -> the module that defines it
 _HOME = {
-    "AmplifyStage": "filters.amplify",
-    "DedupStage": "filters.dedup",
-    "DecontamStage": "filters.decontam",
-    "find_duplicates": "filters.dedup",
-    "code_shingles": "filters.shingles",
-    "code_tokens": "filters.shingles",
-    "minhash_signatures": "filters.minhash",
-    "jaccard": "filters.minhash",
+    "AmplifyStage": "filters.stages.amplify.stage",
+    "DedupStage": "filters.stages.dedup.stage",
+    "DecontamStage": "filters.stages.decontam.stage",
+    "find_duplicates": "filters.stages.dedup.stage",
+    "code_shingles": "filters.stages.dedup.shingles",
+    "code_tokens": "filters.stages.dedup.shingles",
+    "minhash_signatures": "filters.stages.dedup.minhash",
+    "jaccard": "filters.stages.dedup.minhash",
     "UserError": "filters.contracts",
-    "from_ground_truth": "filters.ground_truth",
-    "to_ground_truth": "filters.ground_truth",
+    "from_ground_truth": "filters.judging.ground_truth",
+    "to_ground_truth": "filters.judging.ground_truth",
     "Decision": "filters.stage",
     "GlobalStage": "filters.stage",
     "RowStage": "filters.stage",
@@ -56,11 +56,11 @@ _HOME = {
     "TestResult": "filters.sandbox",
     "compare_stdio": "filters.compare",
     "compare_call": "filters.compare",
-    "VerifyStage": "filters.verify",
-    "DifficultyStage": "filters.difficulty",
-    "fit_irt": "filters.difficulty",
-    "label_prior": "filters.difficulty",
-    "plot_calibration": "filters.difficulty",
+    "VerifyStage": "filters.stages.verify.stage",
+    "DifficultyStage": "filters.stages.difficulty",
+    "fit_irt": "filters.stages.difficulty",
+    "label_prior": "filters.stages.difficulty",
+    "plot_calibration": "filters.stages.difficulty",
     "DedupConfig": "filters.settings",
     "DecontamConfig": "filters.settings",
     "DifficultyConfig": "filters.settings",

@@ -3,7 +3,7 @@
 Strict: exact tokens, float tolerance only where the expected token is a decimal; integers always
 match exactly. A peer's comparator accepted "YES" for "NO" because it skipped tokens that were not
 floats; here a token that is not a decimal number must match exactly. A `Comparison` mode (detected
-from a statement by `filters.judge_style`, recorded per problem) widens this the way the problem's
+from a statement by `filters.judging.judge_style`, recorded per problem) widens this the way the problem's
 judge does: every pair of numeric tokens within a stated absolute/relative error, YES/NO in
 any letter case, (call tests) a returned list whose elements may come in any order, and (stdio from
 contest judges, `tokens`) the same tokens with other line breaks. Nothing else is ever loosened.
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from filters.bigints import big_ints
+from filters.tools.bigints import big_ints
 
 __all__ = [
     "DEFAULT_TOLERANCE",

@@ -42,7 +42,7 @@ TEST_TYPES = ("stdio", "call", "assert")
 #: The global id of a problem in shards (`source/id`), the first column of every stored row.
 PROBLEM_ID = "problem_id"
 #: A row's ordinal in the build's input (added at ingest, dropped before shards are written): the
-#: order stages that keep a first occurrence (`filters.exact_id`) go by.
+#: order stages that keep a first occurrence (`filters.stages.exact_id`) go by.
 ROW_COLUMN = "_row"
 #: A dropped row's stage (added by the pipeline), reason (`kind[:detail]`) and details (JSON text).
 REJECT_STAGE = "reject_stage"

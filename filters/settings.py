@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from filters.contracts import UserError
-from filters.decontam_refs import DEFAULT_BENCHMARKS
 
 if TYPE_CHECKING:
     from filters.stage import Stage
@@ -39,6 +38,10 @@ __all__ = [
     "MUTANT_TIME_FLOOR_S",
     "TIME_MARGIN",
 ]
+
+#: The benchmarks decontam compares against by default: every one shipped with codemix in
+#: filters/data (`filters.stages.decontam.references.SHIPPED`, which a test holds equal to this).
+DEFAULT_BENCHMARKS: tuple[str, ...] = ("humaneval", "mbpp-test", "codecontests-test")
 
 #: How long a reference may take while its time limit is still being calibrated (verify, amplify).
 CALIBRATION_LIMIT_S = 10.0
@@ -97,7 +100,7 @@ def _check(stage: str, settings: Any, rule: str, *names: str) -> None:
 
 @dataclass
 class AmplifyConfig:
-    """The test amplification stage's settings (`filters.amplify.AmplifyStage`). The build asks
+    """The test amplification stage's settings (`filters.stages.amplify.stage.AmplifyStage`). The build asks
     for at least verify's `min_tests` tests (`target_tests` is raised to it)."""
 
     target_tests: int = 10
@@ -123,7 +126,7 @@ class AmplifyConfig:
 
 @dataclass
 class VerifyConfig:
-    """The verify stage's settings (`filters.verify.VerifyStage`)."""
+    """The verify stage's settings (`filters.stages.verify.stage.VerifyStage`)."""
 
     min_tests: int = 5
     repeats: int = 2
@@ -147,13 +150,13 @@ class VerifyConfig:
 
 @dataclass
 class DedupConfig:
-    """The dedup stage's settings (`filters.dedup.DedupStage`)."""
+    """The dedup stage's settings (`filters.stages.dedup.stage.DedupStage`)."""
 
     threshold: float = 0.8
     num_perm: int = 128
     prefer: tuple[str, ...] = ()
     use_solutions: bool = False
-    #: tokens per code-aware shingle (`filters.shingles.DEFAULT_K`)
+    #: tokens per code-aware shingle (`filters.stages.dedup.shingles.DEFAULT_K`)
     k: int = 5
     seed: int = 1
     bands: int | None = None
@@ -168,8 +171,8 @@ class DedupConfig:
 
 @dataclass
 class DecontamConfig:
-    """The decontamination stage's settings (`filters.decontam.DecontamStage`); by default every
-    benchmark shipped with codemix (`filters.decontam_refs.DEFAULT_BENCHMARKS`)."""
+    """The decontamination stage's settings (`filters.stages.decontam.stage.DecontamStage`); by default every
+    benchmark shipped with codemix (`filters.stages.decontam.references.DEFAULT_BENCHMARKS`)."""
 
     against: tuple[str, ...] = DEFAULT_BENCHMARKS
     ngram: int = 13
@@ -188,7 +191,7 @@ class DecontamConfig:
 
 @dataclass
 class DifficultyConfig:
-    """The difficulty stage's settings (`filters.difficulty.DifficultyStage`), which `codemix rank`
+    """The difficulty stage's settings (`filters.stages.difficulty.DifficultyStage`), which `codemix rank`
     uses too."""
 
     buckets: int = 5
@@ -225,12 +228,12 @@ class StageEntry:
 #: (`curation.build`: `BuildConfig`, `make_stage`), recipes (`[build.<name>]`) and the command
 #: line (`--skip`) all read it. docs/pipeline.md, "Adding a stage".
 STAGES: dict[str, StageEntry] = {
-    "exact_id": StageEntry("filters.exact_id:ExactIdStage"),
-    "decontam": StageEntry("filters.decontam:DecontamStage", DecontamConfig),
-    "amplify": StageEntry("filters.amplify:AmplifyStage", AmplifyConfig),
-    "verify": StageEntry("filters.verify:VerifyStage", VerifyConfig),
-    "dedup": StageEntry("filters.dedup:DedupStage", DedupConfig),
-    "difficulty": StageEntry("filters.difficulty:DifficultyStage", DifficultyConfig),
+    "exact_id": StageEntry("filters.stages.exact_id:ExactIdStage"),
+    "decontam": StageEntry("filters.stages.decontam.stage:DecontamStage", DecontamConfig),
+    "amplify": StageEntry("filters.stages.amplify.stage:AmplifyStage", AmplifyConfig),
+    "verify": StageEntry("filters.stages.verify.stage:VerifyStage", VerifyConfig),
+    "dedup": StageEntry("filters.stages.dedup.stage:DedupStage", DedupConfig),
+    "difficulty": StageEntry("filters.stages.difficulty:DifficultyStage", DifficultyConfig),
 }
 
 #: The stages codemix ships, in the order a build runs them (a build's default is every stage in

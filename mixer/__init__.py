@@ -3,7 +3,7 @@ each source) and problem samplers (`mixer.problems`: which problems inside each 
 learning from what the trainer reports; `mixer.sampler` turns weights into batches and
 `mixer.adapters` plugs them into trainers. This module is the face: import from here."""
 
-from filters.renamed import renamed_submodules
+from filters.tools.renamed import renamed_submodules
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
 from mixer.history import load_history
 from mixer.policies import POLICIES, make_mixer

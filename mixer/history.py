@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from filters.figures import pyplot, save_figure
+from filters.tools.figures import pyplot, save_figure
 
 __all__ = ["load_history", "plot_history"]
 

@@ -420,11 +420,11 @@ def test_filters_never_imports_curation_or_mixer():
 
 def test_every_deprecation_names_the_one_removal_release():
     """Issue 44: six shims promised removal in three different versions. Every "removed in" of
-    the three packages now says `filters.renamed.REMOVED_IN`, written out or by name."""
+    the three packages now says `filters.tools.renamed.REMOVED_IN`, written out or by name."""
     import re
     from pathlib import Path
 
-    from filters.renamed import REMOVED_IN
+    from filters.tools.renamed import REMOVED_IN
 
     root = Path(__file__).resolve().parents[1]
     version = REMOVED_IN.removeprefix("codemix ")

@@ -72,9 +72,9 @@ def default_stage_columns() -> dict[str, pa.DataType]:
     """Every column the default stages can add, as `curation.build` makes them; the difficulty
     stage's columns depend on its settings (rollouts add two), so it is made both ways."""
     from curation.build import DEFAULT_STAGES, BuildConfig, make_stage
-    from filters.difficulty import DifficultyStage
-    from filters.difficulty.rollouts import RolloutCounts
     from filters.settings import DecontamConfig
+    from filters.stages.difficulty import DifficultyStage
+    from filters.stages.difficulty.rollouts import RolloutCounts
 
     cfg = BuildConfig(
         sources=[], decontam=DecontamConfig(against=())
@@ -110,7 +110,7 @@ def test_stage_columns_name_their_stage() -> None:
 
 
 def test_generated_test_fields() -> None:
-    from filters.amplify import GENERATED_TEST
+    from filters.stages.amplify.stage import GENERATED_TEST
 
     doc = documented("### `generated_tests`")
     assert doc == {f.name: arrow_type(f.type) for f in GENERATED_TEST}

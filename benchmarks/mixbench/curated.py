@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from filters.difficulty import DifficultyStage, RolloutCounts, spearman
+from filters.stages.difficulty import DifficultyStage, RolloutCounts, spearman
 from mixbench.frontier_rl import (
     SamplerArm,
     grpo_train,

@@ -13,7 +13,7 @@ from curation.commands import app, console, table_console
 from curation.pipeline import rerun_stage
 from curation.store import MANIFEST, PROBLEMS_DIR, read_manifest, write_json
 from filters.contracts import UserError
-from filters.difficulty import DifficultyConfig, RankStage, parse_window, read_rollouts
+from filters.stages.difficulty import DifficultyConfig, RankStage, parse_window, read_rollouts
 
 __all__ = ["rank_command", "rank_build"]
 

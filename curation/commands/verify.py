@@ -67,7 +67,7 @@ def _jobs(problems: Iterator[dict[str, Any]], candidates: dict[str, list[str]] |
           incorrect: bool) -> Iterator[tuple[dict[str, Any], str, int, str, str]]:
     """(problem, kind, index, code, language) of each run; programs in languages the sandbox does
     not judge (Python 2, Java) are left out."""
-    from filters.languages import JUDGED_LANGUAGES, languages_of
+    from filters.tools.languages import JUDGED_LANGUAGES, languages_of
 
     for p in problems:
         if candidates is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from filters import python_ast
+from filters.tools import python_ast
 
 __all__ = ["extract_code"]
 

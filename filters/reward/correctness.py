@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from filters.ground_truth import from_ground_truth
-from filters.judge_style import comparison_of
-from filters.judged import judged_problem
+from filters.judging.ground_truth import from_ground_truth
+from filters.judging.judge_style import comparison_of
+from filters.judging.judged import judged_problem
 from filters.reward.extract import extract_program
 from filters.reward.pool import shared_sandbox
 from filters.sandbox import RunResult, Sandbox
@@ -134,7 +134,7 @@ def as_problem(problem: str | dict[str, Any]) -> dict[str, Any]:
     """A problem dict from a record, or from the ground truth that `codemix export` writes (str or dict).
 
     A record without a recorded `comparison` (not verified) is judged under the one verify would
-    record for it (`filters.judge_style.comparison_of`: its statement's and its source's)."""
+    record for it (`filters.judging.judge_style.comparison_of`: its statement's and its source's)."""
     if isinstance(problem, str):
         return from_ground_truth(problem)
     if "tests" not in problem or "test_type" not in problem:

@@ -11,7 +11,7 @@ import ast
 import re
 from typing import Any
 
-from filters import python_ast
+from filters.tools import python_ast
 
 __all__ = [
     "extract_code",

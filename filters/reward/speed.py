@@ -28,11 +28,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from filters.languages import programs_in
 from filters.reward.correctness import CorrectnessConfig, RewardSystemError, as_problem, grade_many
 from filters.reward.counters import baseline_code, count_instructions, pick_tool
 from filters.reward.pool import shared_sandbox
 from filters.sandbox import Sandbox
+from filters.tools.languages import programs_in
 
 __all__ = [
     "SpeedConfig",

@@ -13,10 +13,10 @@ import json
 import operator
 from typing import Any
 
-from filters import python_ast
 from filters.compare import same_multiset
 from filters.sandbox.assert_eval import RESULT_NAME, evaluate
 from filters.sandbox.valuecodec import loads
+from filters.tools import python_ast
 
 __all__ = ["holds_in_any_order"]
 

@@ -46,7 +46,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from filters import python_ast
 from filters.sandbox.assert_eval import (
     FUNCTIONS,
     RESULT_NAME,
@@ -57,6 +56,7 @@ from filters.sandbox.assert_eval import (
     validate,
 )
 from filters.sandbox.valuecodec import Unencodable, encode
+from filters.tools import python_ast
 
 __all__ = [
     "Conversion",

@@ -15,7 +15,6 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from filters import python_ast
 from filters.sandbox.valuecodec import (
     ListValue,
     TreeValue,
@@ -24,6 +23,7 @@ from filters.sandbox.valuecodec import (
     loads,
     tree_value,
 )
+from filters.tools import python_ast
 
 __all__ = [
     "RESULT_NAME",

@@ -12,10 +12,10 @@ import ast
 import functools
 from typing import Any
 
-from filters import python_ast
 from filters.sandbox.limits import Limits
 from filters.sandbox.outcome import Outcome, Status
 from filters.sandbox.result import VERDICTS, RunResult, TestResult, summary, truncate
+from filters.tools import python_ast
 
 __all__ = ["instrument_asserts", "count_asserts", "instrumented", "assert_result"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from filters.sandbox.limits import Limits
 from filters.sandbox.outcome import Outcome, Status
-from filters.sandbox.wire import Run, RunLimits, answer_timeout
+from filters.sandbox.worker.wire import Run, RunLimits, answer_timeout
 
 __all__ = ["CALL_BATCH", "Batches"]
 

@@ -2,7 +2,7 @@
 `<bits/stdc++.h>` built once per machine, the compile's own limits, and compiled binaries kept
 per sandbox so that a program is compiled once however often it runs.
 
-The compile itself runs in a worker, confined like any run (`worker_native`); this module only
+The compile itself runs in a worker, confined like any run (`worker/native`); this module only
 decides how. The precompiled header lives in a cache directory (`pch_root`) that every worker
 sees read-only; it is built by the sandbox's own process, from the system's header, the first
 time a C++ program is judged, and reused by every later sandbox on the machine.

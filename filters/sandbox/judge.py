@@ -23,7 +23,7 @@ from filters.sandbox.native import compile_native, native_io_mb
 from filters.sandbox.outcome import Outcome, Status, outcome
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import Output, RunResult, TestResult, not_run, summary, truncate
-from filters.sandbox.wire import Files, Op, Run, RunLimits, answer_timeout
+from filters.sandbox.worker.wire import Files, Op, Run, RunLimits, answer_timeout
 
 __all__ = ["Judge", "run_once"]
 

@@ -1,7 +1,7 @@
 """A native (C++) program made ready on a worker: its executable put in the worker's I/O directory,
 from the sandbox's cache of binaries or compiled there in a confined run of its own, under the
 compile's limits (`cpp.COMPILE_LIMITS` by default). `cpp` says how a program is compiled; the
-worker compiles it (`worker_native`)."""
+worker compiles it (`worker/native`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from filters.sandbox import cpp
 from filters.sandbox.limits import Limits
 from filters.sandbox.outcome import Outcome, Status, outcome
 from filters.sandbox.process import WorkerDied, WorkerProcess
-from filters.sandbox.wire import Files, Op, Run, RunLimits, answer_timeout
+from filters.sandbox.worker.wire import Files, Op, Run, RunLimits, answer_timeout
 
 __all__ = ["compile_native", "native_io_mb"]
 

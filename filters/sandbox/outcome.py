@@ -13,7 +13,7 @@ import os
 import signal
 from typing import Any, NamedTuple
 
-from filters.sandbox.wire import ExitCode, Files, RunEnd, RunLimits
+from filters.sandbox.worker.wire import ExitCode, Files, RunEnd, RunLimits
 
 __all__ = ["Status", "Outcome", "IoDir", "outcome", "TAIL"]
 

@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from filters.sandbox import wire
 from filters.sandbox.outcome import IoDir
+from filters.sandbox.worker import wire
 
 __all__ = ["WorkerProcess", "WorkerDied", "WORKER_ENV"]
 
-_WORKER = str(Path(__file__).with_name("worker.py"))
+_WORKER = str(Path(__file__).with_name("worker") / "main.py")
 #: The worker's whole environment: nothing of the parent's (no secrets, no PYTHON* settings).
 WORKER_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",

@@ -23,7 +23,7 @@ from filters.sandbox.outcome import Status
 from filters.sandbox.pool import WorkerPool, default_workers
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import Output, RunResult
-from filters.threads import thread_map
+from filters.tools.threads import thread_map
 
 __all__ = ["Sandbox", "Output", "default_workers"]
 

@@ -16,7 +16,7 @@ attributes is written as its LeetCode level-order list (trailing holes dropped),
 and `next` as its value list; a cycle, a shared node or a node whose value is None is refused.
 `decode` reads them as `TreeValue` / `ListValue`, immutable values that are equal exactly when
 the trees (lists) are: what `is_same_tree` / `is_same_list` decide. The empty tree or list is
-None, as `tree_node([])` returns. The child rebuilds node objects from them (`worker_child`).
+None, as `tree_node([])` returns. The child rebuilds node objects from them (`worker/child`).
 
 `encode` accepts only those types. An instance of a subclass (a namedtuple, a Counter, an
 IntEnum, numpy.float64) is written as its builtin base value, read through the base type's own

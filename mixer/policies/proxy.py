@@ -203,7 +203,7 @@ class ProxyACODM(_ActorCritic):
         deprecated, removed in codemix 0.3.0."""
         import warnings
 
-        from filters.renamed import REMOVED_IN
+        from filters.tools.renamed import REMOVED_IN
 
         warnings.warn(
             f"ProxyACODM.learn(examples) is deprecated (removed in {REMOVED_IN}): call "

@@ -397,7 +397,7 @@ class ProblemSampler(MixedSampler):
         deprecated, removed in codemix 0.3.0."""
         import warnings
 
-        from filters.renamed import REMOVED_IN
+        from filters.tools.renamed import REMOVED_IN
 
         warnings.warn(
             f"{type(self).__name__}.update(problems, rewards, ...) is deprecated (removed in "

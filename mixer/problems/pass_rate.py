@@ -1,7 +1,7 @@
 """Predicted pass rates of problems for the policy being trained: the curated difficulty as the
 prior, an online ability per source, and each problem's own attempts as its posterior.
 
-Model, on the logit scale of the curation's item-response fit (`filters.difficulty.irt`, where a
+Model, on the logit scale of the curation's item-response fit (`filters.stages.difficulty.irt`, where a
 model of ability theta passes a problem of logit difficulty b with probability sigmoid(theta - b)):
 
     logit P(pass problem j of source s) = c_s - a * b_j + r_j  [+ f(z_j)]  [+ u_{s,k}]
@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from filters.difficulty.irt import unit_to_logit
+from filters.stages.difficulty.irt import unit_to_logit
 from mixer.problems.prior import TAU
 
 __all__ = ["PassRateModel", "prior_from_unit"]

@@ -2,7 +2,7 @@
 and source mixer: the curated difficulty, its uncertainty, and whether no ranking model ever
 solved the problem.
 
-codemix's `difficulty` column is the logistic of an item-response logit b (`filters.difficulty.irt`:
+codemix's `difficulty` column is the logistic of an item-response logit b (`filters.stages.difficulty.irt`:
 a model of ability theta passes a problem of logit difficulty b with probability
 sigmoid(theta - b)), fitted from the pass rates of the models that ranked the build. The policy
 being trained starts near those models, so before any rollout its pass logit on problem j is taken
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from filters.difficulty.irt import unit_to_logit
+from filters.stages.difficulty.irt import unit_to_logit
 
 __all__ = [
     "DifficultyPrior",

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from filters.languages import programs_in
+from filters.tools.languages import programs_in
 
 __all__ = [
     "Prompt",

@@ -146,7 +146,7 @@ def _benchmark_copies(path: Path) -> Path:
     test problem), as shipped in filters/data, plus two clean ones."""
     import gzip
 
-    from filters.decontam_refs import DATA_DIR
+    from filters.stages.decontam.references import DATA_DIR
 
     def first(name: str, pred) -> dict:
         with gzip.open(DATA_DIR / name, "rt") as f:
@@ -295,7 +295,7 @@ def test_the_manifest_counts_benchmark_problems_through_the_stage():
     """`_decontamination` reads the decontam stage's `benchmark_sizes()`, not an attribute by
     name (a getattr with a default of [] would have reported 0 problems with no error)."""
     from curation.build import BuildConfig, _decontamination
-    from filters.decontam import DecontamStage
+    from filters.stages.decontam.stage import DecontamStage
 
     stage = DecontamStage(against=["humaneval"])
     assert stage.benchmark_sizes() == {"humaneval": 164}

@@ -8,8 +8,8 @@ import pyarrow as pa
 
 from curation.pipeline import Pipeline, reason_kind
 from curation.schema import RecordError
-from filters.exact_id import ExactIdStage
 from filters.stage import Decision, RowStage
+from filters.stages.exact_id import ExactIdStage
 
 
 def rec(i: int, source: str = "s", **over: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from curation.commands.rank import rank_build
 from curation.record_files import records_to_table
 from curation.schema import KEPT_BASE_SCHEMA, REJECTED_SCHEMA, normalize_record
 from curation.store import read_manifest, sha256_file, write_json, write_shards
-from filters.difficulty import plot_calibration, spearman
+from filters.stages.difficulty import plot_calibration, spearman
 
 LABELS = ["EASY", "MEDIUM", "HARD", None]
 

@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 from curation.build import STAGE_SETTINGS, BuildConfig, SourceSpec, make_stage
 from curation.cli import app
 from curation.recipe import load_recipe
-from filters.amplify import AmplifyStage
 from filters.contracts import UserError
-from filters.decontam import DecontamStage
-from filters.dedup import DedupStage
-from filters.difficulty import DifficultyConfig, DifficultyStage
 from filters.settings import STAGES, VerifyConfig
-from filters.verify import VerifyStage
+from filters.stages.amplify.stage import AmplifyStage
+from filters.stages.decontam.stage import DecontamStage
+from filters.stages.dedup.stage import DedupStage
+from filters.stages.difficulty import DifficultyConfig, DifficultyStage
+from filters.stages.verify.stage import VerifyStage
 
 
 class _Captured(Exception):
@@ -82,7 +82,7 @@ def test_the_settings_module_loads_no_stage():
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     loaded = set(ast.literal_eval(out.stdout))
-    stages = {"filters.amplify", "filters.dedup", "filters.decontam", "filters.verify"}
+    stages = {"filters.stages.amplify.stage", "filters.stages.dedup.stage", "filters.stages.decontam.stage", "filters.stages.verify.stage"}
     assert not loaded & {"numpy", "pyarrow", *stages}
 
 

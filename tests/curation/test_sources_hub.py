@@ -223,7 +223,7 @@ def test_verify_drops_problems_whose_source_left_out_tests():
     `incomplete_tests` unless the stage is told to keep them."""
     from curation.record_files import records_to_table
     from filters.sandbox import Sandbox
-    from filters.verify import VerifyStage
+    from filters.stages.verify.stage import VerifyStage
 
     recs, _ = _load("codeforces", "codeforces")
     sol = "print(sum(map(int, input().split())))\n"

@@ -42,7 +42,7 @@ def _load(name: str, path: Path, **opts) -> tuple[dict, dict]:
 def verify():
     """Judge records with the real verify stage: {id: reject reason or 'kept'}."""
     from filters.sandbox import Sandbox
-    from filters.verify import VerifyStage
+    from filters.stages.verify.stage import VerifyStage
 
     with Sandbox(workers=2) as box:
 

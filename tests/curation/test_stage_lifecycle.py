@@ -17,9 +17,9 @@ from curation.pipeline import Pipeline, process_unit, rerun_stage
 from curation.record_files import write_jsonl
 from curation.store import read_manifest, read_table, sha256_file
 from filters.contracts import REJECTED_SCHEMA, UserError
-from filters.exact_id import ExactIdStage
 from filters.settings import DecontamConfig
 from filters.stage import Decision, GlobalStage, RowStage, Stage
+from filters.stages.exact_id import ExactIdStage
 
 
 def rec(i: int) -> dict[str, Any]:

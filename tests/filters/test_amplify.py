@@ -10,14 +10,14 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
-from filters.amplify import AmplifyStage, expected_check
-from filters.ground_truth import from_ground_truth, to_ground_truth
-from filters.inputgen import CallInputs, StdioInputs
-from filters.judged import count_tests, judged_problem
+from filters.judging.ground_truth import from_ground_truth, to_ground_truth
+from filters.judging.judged import count_tests, judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
 from filters.sandbox.assert_calls import convert_problem
-from filters.verify import VerifyStage
+from filters.stages.amplify.inputgen import CallInputs, StdioInputs
+from filters.stages.amplify.stage import AmplifyStage, expected_check
+from filters.stages.verify.stage import VerifyStage
 
 
 @pytest.fixture(scope="module")

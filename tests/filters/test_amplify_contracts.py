@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from filters.inputgen import CallInputs
+from filters.stages.amplify.inputgen import CallInputs
 
 
 def _kwargs(rows: list[dict[str, Any]]) -> list[str]:

@@ -13,9 +13,9 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
-from filters.amplify import AmplifyStage
-from filters.labelling import labelling_order, labelling_references, mutated_reference
 from filters.sandbox import RunResult, Sandbox
+from filters.stages.amplify.stage import AmplifyStage
+from filters.stages.verify.labelling import labelling_order, labelling_references, mutated_reference
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler")
 

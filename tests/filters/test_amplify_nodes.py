@@ -20,9 +20,7 @@ import pytest
 from curation.record_files import records_to_table
 from curation.schema import normalize_record, problem_id
 from curation.sources.local import convert_leetcodedataset
-from filters.amplify import AmplifyStage, expected_check
-from filters.inputgen import CallInputs, is_search_tree, traversals
-from filters.judged import judged_problem
+from filters.judging.judged import judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
 from filters.sandbox.assert_calls import convert_problem, evaluate_assertion
@@ -36,8 +34,10 @@ from filters.sandbox.valuecodec import (
     loads,
     tree_value,
 )
-from filters.trees import child_order, is_full, tree_links
-from filters.verify import VerifyStage
+from filters.stages.amplify.inputgen import CallInputs, is_search_tree, traversals
+from filters.stages.amplify.stage import AmplifyStage, expected_check
+from filters.stages.amplify.trees import child_order, is_full, tree_links
+from filters.stages.verify.stage import VerifyStage
 
 LEETCODE = (
     Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -307,7 +307,7 @@ def test_a_tree_built_from_lists_must_read_back_as_them():
     # second solutions failed inputs no tree has ([8, 11, 1, 7, 10, 12] is no search tree's
     # preorder; the preorder and postorder below are of two different trees), on which the
     # reference still returned a tree. What the originals show: the tree reads back as its input.
-    from filters.amplify import _round_trips, _trips_of
+    from filters.stages.amplify.stage import _round_trips, _trips_of
 
     def call(**kw: Any) -> str:
         return json.dumps({"args": [], "kwargs": kw})

@@ -8,10 +8,10 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
-from filters.amplify import SEVERAL_ANSWERS_MIN_REFERENCES, AmplifyStage
-from filters.judge_style import comparison_of
-from filters.judged import judged_problem
+from filters.judging.judge_style import comparison_of
+from filters.judging.judged import judged_problem
 from filters.sandbox import Sandbox
+from filters.stages.amplify.stage import SEVERAL_ANSWERS_MIN_REFERENCES, AmplifyStage
 
 # single-number-ii: every element appears three times except one. Inputs that break this have no
 # right answer, and the dataset's two solutions answer them differently.
@@ -100,7 +100,7 @@ def test_the_time_limit_comes_from_the_slowest_passing_reference(sb):
     """Calibrated from the fastest (0.1 s here), the slower reference timed out on every new
     input, so no label was kept (LeetCodeDataset's greatest-common-divisor-traversal: see
     benchmarks/RESULTS.md), and verify dropped a problem it reruns as `flaky`."""
-    from filters.verify import VerifyStage
+    from filters.stages.verify.stage import VerifyStage
 
     stage = AmplifyStage(sandbox=sb, time_floor_s=0.1, rounds=1, candidates=4, target_tests=4)
     (out,) = stage.process(records_to_table([_two_speeds()])).kept.to_pylist()
@@ -170,7 +170,7 @@ def test_verify_times_a_looping_mutant_as_amplify_does():
     both stages give a mutant max(MUTANT_TIME_FLOOR_S, 3 x the slowest reference), and the one
     that loops is still killed by its timeout (the strength counts it)."""
     from filters.settings import MUTANT_TIME_FLOOR_S
-    from filters.verify import VerifyStage
+    from filters.stages.verify.stage import VerifyStage
 
     counting = "n = int(input())\ni = s = 0\nwhile i < n:\n    i += 1\n    s += i\nprint(s)\n"
     row = _two_speeds()

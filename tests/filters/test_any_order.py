@@ -7,12 +7,12 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
-from filters.amplify import AmplifyStage
 from filters.compare import Comparison, compare_call
-from filters.judge_style import allows_any_order, comparison_of, several_valid_answers
-from filters.judged import judged_problem
+from filters.judging.judge_style import allows_any_order, comparison_of, several_valid_answers
+from filters.judging.judged import judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
+from filters.stages.amplify.stage import AmplifyStage
 
 WANTED = {
     "palindrome-pairs",

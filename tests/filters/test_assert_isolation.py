@@ -256,7 +256,7 @@ def test_mutants_get_the_same_verdict_converted_and_in_process(humaneval):
     # Wrong programs must keep failing and right ones keep passing: mutants of the reference
     # solutions (578 of all 156 convertible HumanEval problems and 1824 of MBPP agreed when
     # written; a sample here).
-    from filters.mutants import generate_mutants
+    from filters.stages.verify.mutants import generate_mutants
 
     jobs = []
     for r in humaneval[:80]:
@@ -508,7 +508,7 @@ def test_a_mass_of_equal_hashes_cannot_stall_the_judge(sb):
 
 
 def test_verl_reward_kwargs_pass_the_assert_policy():
-    from filters.ground_truth import to_ground_truth
+    from filters.judging.ground_truth import to_ground_truth
     from filters.reward.trainer_rewards import compute_score
 
     gt = to_ground_truth(LOOP)

@@ -793,7 +793,7 @@ def test_the_cleanup_never_follows_a_link_a_program_left(tmp_path):
     followed: the judge must not empty a directory for it."""
     import importlib.util
 
-    path = Path(__file__).resolve().parents[2] / "filters" / "sandbox" / "worker_isolation.py"
+    path = Path(__file__).resolve().parents[2] / "filters" / "sandbox" / "worker" / "isolation.py"
     spec = importlib.util.spec_from_file_location("_cm_worker_isolation", path)
     isolation = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(isolation)

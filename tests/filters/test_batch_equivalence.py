@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from filters.judged import judged_problem
-from filters.mutants import mutants_of
+from filters.judging.judged import judged_problem
 from filters.sandbox import Sandbox
 from filters.sandbox.assert_calls import convert_problem
+from filters.stages.verify.mutants import mutants_of
 from tests.conftest import shared_file
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "batch" / "lcd_amplified.json"
@@ -108,7 +108,7 @@ def test_verify_decides_as_one_child_a_test_on_amplified_fixture_rows(sb, monkey
     """`VerifyStage` with its batches (references, repeats and mutants of call problems) keeps
     the same rows, with the same time limits, passing references and strength, as with every
     program one child a test."""
-    from filters.verify import VerifyStage, _Row
+    from filters.stages.verify.stage import VerifyStage, _Row
 
     # one reference each: with two, the one mutated is the faster, which timing may change
     rows = [dict(r, solutions=r["solutions"][:1], solution_languages=None)

@@ -15,7 +15,7 @@ from filters.compare import (
     explain_stdio,
     values_equal,
 )
-from filters.judge_style import (
+from filters.judging.judge_style import (
     allows_any_case,
     allows_several_answers,
     comparison_of,

@@ -31,18 +31,18 @@ def test_import_mixer_loads_no_sandbox_and_no_judging_stage():
     loaded = _modules_after("import mixer")
     heavy = {
         "filters.sandbox",
-        "filters.verify",
-        "filters.dedup",
-        "filters.difficulty.difficulty_stage",
-        "filters.difficulty.features",
-        "filters.difficulty.calibration",
-        "filters.decontam",
+        "filters.stages.verify.stage",
+        "filters.stages.dedup.stage",
+        "filters.stages.difficulty.difficulty_stage",
+        "filters.stages.difficulty.features",
+        "filters.stages.difficulty.calibration",
+        "filters.stages.decontam.stage",
     }
     assert not loaded & heavy, sorted(loaded & heavy)
-    # the frontier sampler reads the difficulty scale (filters.difficulty.irt) and nothing else there
-    assert {m for m in loaded if m.startswith("filters.difficulty")} <= {
-        "filters.difficulty",
-        "filters.difficulty.irt",
+    # the frontier sampler reads the difficulty scale (filters.stages.difficulty.irt) and nothing else there
+    assert {m for m in loaded if m.startswith("filters.stages.difficulty")} <= {
+        "filters.stages.difficulty",
+        "filters.stages.difficulty.irt",
     }
     assert "filters.contracts" in loaded  # mixer's UserError comes from the contracts
 
@@ -55,8 +55,8 @@ def test_contracts_import_nothing_heavy_until_an_arrow_schema_is_used():
 
 def test_filters_names_load_on_first_use():
     loaded = _modules_after("from filters import UserError, VerifyStage")
-    assert {"filters.verify", "filters.sandbox"} <= loaded
-    assert "filters.dedup" not in loaded
+    assert {"filters.stages.verify.stage", "filters.sandbox"} <= loaded
+    assert "filters.stages.dedup.stage" not in loaded
     with pytest.raises(AttributeError, match="no_such_name"):
         importlib.import_module("filters").no_such_name  # noqa: B018
 
@@ -80,7 +80,7 @@ _DERIVED_KEYS = {"typed_calls"}
 #: Names under which filters hold one problem record.
 _RECORD_NAMES = {"row", "problem", "prob", "rec"}
 #: Modules that read other formats: raw benchmark files, and the worker's own messages.
-_OTHER_FORMATS = {"decontam_refs.py", "make_shipped.py", "worker_child.py"}
+_OTHER_FORMATS = {"references.py", "make_shipped.py", "child.py"}
 
 
 def _stored_columns() -> set[str]:

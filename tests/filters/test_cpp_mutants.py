@@ -13,10 +13,10 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
-from filters.cpp_mutants import cpp_mutation_sites, cpp_tokens, generate_cpp_mutants
-from filters.mutants import mutants_of
 from filters.sandbox import Sandbox
-from filters.verify import VerifyStage
+from filters.stages.verify.cpp_mutants import cpp_mutation_sites, cpp_tokens, generate_cpp_mutants
+from filters.stages.verify.mutants import mutants_of
+from filters.stages.verify.stage import VerifyStage
 from tests.conftest import SHARED_DATA
 
 REFS = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "codecontests_cpp_refs.json"

@@ -10,10 +10,10 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from filters import decontam_refs
+from filters.stages.decontam import references as decontam_refs
 from filters.contracts import UserError
-from filters.decontam import DecontamStage, normalize_code, normalize_test
-from filters.decontam_refs import BenchmarkProblem, load_benchmark
+from filters.stages.decontam.references import BenchmarkProblem, load_benchmark
+from filters.stages.decontam.stage import DecontamStage, normalize_code, normalize_test
 from tests.conftest import shared_file
 
 
@@ -23,7 +23,7 @@ def humaneval_stage() -> DecontamStage:
 
 
 def _he(task: int) -> dict[str, Any]:
-    path = Path(decontam_refs.__file__).parent / "data" / "HumanEval.jsonl.gz"
+    path = decontam_refs.DATA_DIR / "HumanEval.jsonl.gz"
     with gzip.open(path, "rt") as f:
         for line in f:
             r = json.loads(line)
@@ -271,3 +271,12 @@ def test_mbpp_test_split_is_ids_11_to_510() -> None:
     path = shared_file("mbpp.jsonl.gz")
     probs = load_benchmark(f"mbpp-test={path}")
     assert len(probs) == 500 and {int(p.id) for p in probs} == set(range(11, 511))
+
+
+def test_the_default_benchmarks_are_exactly_the_shipped_ones():
+    """settings holds the default (so it imports no stage); references holds the files: one list."""
+    from filters.settings import DEFAULT_BENCHMARKS
+    from filters.stages.decontam.references import DATA_DIR, SHIPPED
+
+    assert DEFAULT_BENCHMARKS == tuple(SHIPPED)
+    assert all((DATA_DIR / file).is_file() for file, _licence in SHIPPED.values())

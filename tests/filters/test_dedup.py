@@ -12,9 +12,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from filters.dedup import DedupStage, find_duplicates
-from filters.minhash import jaccard
-from filters.shingles import code_shingles
+from filters.stages.dedup.minhash import jaccard
+from filters.stages.dedup.shingles import code_shingles
+from filters.stages.dedup.stage import DedupStage, find_duplicates
 from tests.conftest import shared_file
 
 LONG = (

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from filters.difficulty import cross_val_predict, label_prior, problem_features, spearman
-from filters.difficulty.features import code_features, constraint_bounds
+from filters.stages.difficulty import cross_val_predict, label_prior, problem_features, spearman
+from filters.stages.difficulty.features import code_features, constraint_bounds
 from tests.conftest import shared_file
 
 

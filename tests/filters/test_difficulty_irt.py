@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from filters.difficulty import fit_irt, logit_to_unit, spearman, unit_to_logit
+from filters.stages.difficulty import fit_irt, logit_to_unit, spearman, unit_to_logit
 
 
 def simulate(

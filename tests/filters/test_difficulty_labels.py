@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from filters.difficulty import label_prior, spearman
+from filters.stages.difficulty import label_prior, spearman
 from tests.conftest import shared_file
 
 

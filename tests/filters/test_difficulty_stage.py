@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from filters.contracts import UserError
-from filters.difficulty import DifficultyStage, count_rollouts, parse_window, spearman
+from filters.stages.difficulty import DifficultyStage, count_rollouts, parse_window, spearman
 
 LABELS = ["Easy", "Medium", "Hard"]
 

@@ -1,7 +1,7 @@
 """The input generator's output, pinned: fixed seeds on fixed problems give the recorded inputs.
 
-A refactoring of `filters.inputgen` must not change what amplification draws. For every problem
-of a corpus this draws `DRAWS` candidates as `filters.amplify` does (seed `k`, parent `k % tests`,
+A refactoring of `filters.stages.amplify.inputgen` must not change what amplification draws. For every problem
+of a corpus this draws `DRAWS` candidates as `filters.stages.amplify.stage` does (seed `k`, parent `k % tests`,
 the same exceptions caught) and compares a digest of them with `inputgen_golden.json`:
 
 - `demo` and `trees`: the embedded demo corpus and call problems on trees and linked lists
@@ -28,9 +28,9 @@ import pytest
 from curation.schema import normalize_record
 from curation.sources import iter_source
 from filters.contracts import RecordError
-from filters.inputgen import input_generator
 from filters.sandbox.assert_calls import convert_problem
 from filters.sandbox.valuecodec import encode, list_value, tree_value
+from filters.stages.amplify.inputgen import input_generator
 
 GOLDEN = Path(__file__).with_name("inputgen_golden.json")
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

@@ -8,13 +8,13 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
-from filters.amplify import AmplifyStage
 from filters.compare import STRICT, Comparison, compare_stdio, explain_stdio
-from filters.ground_truth import to_ground_truth
-from filters.judge_style import comparison_of, judged_by_tokens
+from filters.judging.ground_truth import to_ground_truth
+from filters.judging.judge_style import comparison_of, judged_by_tokens
 from filters.reward import correctness_reward
 from filters.sandbox import Sandbox
-from filters.verify import VerifyStage
+from filters.stages.amplify.stage import AmplifyStage
+from filters.stages.verify.stage import VerifyStage
 from tests.conftest import shared_file
 
 TOKENS = Comparison(tokens=True)

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from filters import shingles as shingles_mod
-from filters.minhash import (
+from filters.stages.dedup import shingles as shingles_mod
+from filters.stages.dedup.minhash import (
     EMPTY,
     band_hashes,
     estimate_jaccard,
@@ -16,7 +16,13 @@ from filters.minhash import (
     lsh_params,
     minhash_signatures,
 )
-from filters.shingles import code_shingles, code_tokens, shingle_hashes, text_keys, token_hashes
+from filters.stages.dedup.shingles import (
+    code_shingles,
+    code_tokens,
+    shingle_hashes,
+    text_keys,
+    token_hashes,
+)
 
 WORDS = (
     "given array integer string return number sum maximum minimum element index pair subarray "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from filters.mutants import generate_mutants, mutation_sites
+from filters.stages.verify.mutants import generate_mutants, mutation_sites
 
 CODE = '''
 def count_below(xs, k):

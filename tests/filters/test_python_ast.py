@@ -1,4 +1,4 @@
-"""Every parse of Python source in codemix goes through `filters.python_ast.parse`, whose lock
+"""Every parse of Python source in codemix goes through `filters.tools.python_ast.parse`, whose lock
 keeps two threads from sharing CPython 3.11's AST conversion counter (a `SystemError` in verify's
 sandbox threads otherwise)."""
 
@@ -8,7 +8,7 @@ import re
 import threading
 from pathlib import Path
 
-from filters import python_ast
+from filters.tools import python_ast
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from filters.ground_truth import to_ground_truth
+from filters.judging.ground_truth import to_ground_truth
 from filters.reward import (
     CorrectnessConfig,
     RewardSystemError,

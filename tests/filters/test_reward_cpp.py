@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from filters.ground_truth import from_ground_truth, to_ground_truth
+from filters.judging.ground_truth import from_ground_truth, to_ground_truth
 from filters.reward import extract_program, grade_many, measure_speed
 from filters.reward.trainer_rewards import compute_score, trl_correctness_reward
 from filters.sandbox import Sandbox

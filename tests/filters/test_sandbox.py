@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-from filters.bigints import big_ints
 from filters.sandbox import Sandbox
+from filters.tools.bigints import big_ints
 
 ADD = {
     "test_type": "stdio",
@@ -402,7 +402,15 @@ def test_the_pipe_names_each_limit_once_and_carries_it_whole():
     """runner and worker share `wire`: every limit the worker reads comes from `Limits` by name,
     and a request read back on the other side equals the one sent."""
     from filters.sandbox.limits import Limits
-    from filters.sandbox.wire import Op, Run, RunLimits, body_of, frame, read_message, write_all
+    from filters.sandbox.worker.wire import (
+        Op,
+        Run,
+        RunLimits,
+        body_of,
+        frame,
+        read_message,
+        write_all,
+    )
 
     lim = Limits(time_s=1.5, memory_mb=300, output_bytes=1 << 20)
     wl = RunLimits.of(lim)

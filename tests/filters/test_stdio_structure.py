@@ -1,4 +1,4 @@
-"""Stdio inputs with structure (`filters.stdio_structure`): edge lists rewired and resized as trees
+"""Stdio inputs with structure (`filters.stages.amplify.stdio_structure`): edge lists rewired and resized as trees
 and graphs, counts and sized lines that follow, stated bounds; on real CodeContests problems."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from curation.schema import normalize_record
-from filters.inputgen import input_generator
-from filters.stdio_structure import find_blocks, stated_bounds
+from filters.stages.amplify.inputgen import input_generator
+from filters.stages.amplify.stdio_structure import find_blocks, stated_bounds
 
 WANTED = ("982_c_", "292_b_", "796_c_", "893_e_", "1391_e_", "1338_b_")
 
@@ -127,7 +127,7 @@ def test_edges_written_a_lt_b_stay_so(rows):
 
 
 def test_connectivity_of_a_huge_count_is_answered_without_a_table_of_that_size():
-    from filters.stdio_structure import _connected as connected
+    from filters.stages.amplify.stdio_structure import _connected as connected
 
     # 10^9 nodes, two edges: not connected, and no list of 10^9 entries is made to say so
     assert not connected(10**9, 1, [(1, 2), (2, 3)])

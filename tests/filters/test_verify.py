@@ -9,7 +9,7 @@ import pytest
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
 from filters.sandbox import Sandbox
-from filters.verify import VerifyStage, calibrated_time_limit
+from filters.stages.verify.stage import VerifyStage, calibrated_time_limit
 
 GOOD = "a, b = map(int, input().split())\nprint(a + b)"
 TESTS = [
@@ -399,7 +399,7 @@ def test_the_statement_sets_the_comparison_and_it_is_recorded(sb):
     (drop,) = result.dropped.to_pylist()
     assert drop["id"] == "prob2" and drop["reject_reason"] == "no_passing_solution"
     # the reward reads the same mode from the exported ground truth
-    from filters.ground_truth import to_ground_truth
+    from filters.judging.ground_truth import to_ground_truth
     from filters.reward import grade
 
     assert grade(to_ground_truth(kept), row["solutions"][0], sandbox=sb).score == 1.0

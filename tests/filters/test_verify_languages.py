@@ -10,9 +10,9 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
-from filters.languages import judged_programs, languages_of
 from filters.sandbox import Sandbox
-from filters.verify import VerifyStage
+from filters.stages.verify.stage import VerifyStage
+from filters.tools.languages import judged_programs, languages_of
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler")
 

@@ -64,7 +64,7 @@ def test_old_module_names_still_import_and_say_they_are_deprecated(old, names) -
     import warnings
 
     import mixer
-    from filters.renamed import REMOVED_IN
+    from filters.tools.renamed import REMOVED_IN
 
     sys.modules.pop(old, None)
     with warnings.catch_warnings(record=True) as caught:

@@ -1,0 +1,1 @@
+"""Near-duplicate removal (`stage.py`): shingles and MinHash signatures."""

@@ -1,0 +1,1 @@
+"""Small shared tools of the package: nothing here knows about problems or stages."""
