@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "mixing"))
 
 from mixbench.compute import ComputeMeter, lm_forward_flops, mlp_forward_flops  # noqa: E402
 from mixbench.model import ByteLM  # noqa: E402

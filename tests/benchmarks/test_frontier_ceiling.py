@@ -1,4 +1,4 @@
-"""The oracle rules of benchmarks/frontier_ceiling.py (`CurrentPassRateOracle`) and a smoke run of
+"""The oracle rules of benchmarks/mixing/frontier_ceiling.py (`CurrentPassRateOracle`) and a smoke run of
 the script: uniform runs its full steps, the other arms half of them (not who wins)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks" / "mixing"))
 
 from mixbench.frontier_rl import CurrentPassRateOracle, oracle_score  # noqa: E402
 
@@ -38,7 +38,7 @@ def test_oracle_rules_score_the_true_pass_rate():
 
 def test_ceiling_quick_runs_uniform_full_and_the_others_half(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "frontier_ceiling.py"), "--quick", "--seeds", "1",
+        [sys.executable, str(ROOT / "benchmarks" / "mixing" / "frontier_ceiling.py"), "--quick", "--seeds", "1",
          "--arms", "oracle-current[rule='band',explore=0.25]", "--workers", "1",
          "--out-dir", str(tmp_path)],
         capture_output=True,

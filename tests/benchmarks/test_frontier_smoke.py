@@ -1,4 +1,4 @@
-"""Smoke check of benchmarks/frontier.py: a tiny run on B2's sources counts rollouts right (not who wins)."""
+"""Smoke check of benchmarks/mixing/frontier.py: a tiny run on B2's sources counts rollouts right (not who wins)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "frontier.py"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "mixing" / "frontier.py"
 
 
 def test_frontier_quick_on_b2_counts_every_rollout(tmp_path: Path) -> None:

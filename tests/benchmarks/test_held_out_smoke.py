@@ -1,4 +1,4 @@
-"""Smoke check of benchmarks/held_out.py: the third solutions load from their JSONL file, and run
+"""Smoke check of benchmarks/judging/held_out.py: the third solutions load from their JSONL file, and run
 after their task's prompt and pass their original tests (two of them; `check` with no ids runs
 all of a sample's)."""
 
@@ -21,7 +21,7 @@ def test_check_runs_third_solutions_against_the_original_tests() -> None:
     # a tree problem needs the prompt's tree_node helpers; find-the-difference is plain
     ids = ["balanced-binary-tree", "find-the-difference"]
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "held_out.py"), "check", *ids],
+        [sys.executable, str(ROOT / "benchmarks" / "judging" / "held_out.py"), "check", *ids],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -29,7 +29,7 @@ def test_check_runs_third_solutions_against_the_original_tests() -> None:
 
 
 def test_third_solutions_load_one_per_task() -> None:
-    from benchmarks.held_out import THIRD, third_solutions
+    from benchmarks.judging.held_out import THIRD, third_solutions
 
     lines = THIRD.read_text(encoding="utf-8").splitlines()
     solutions = third_solutions()
@@ -41,7 +41,7 @@ def test_third_solutions_load_one_per_task() -> None:
 
 
 def test_a_task_listed_twice_is_an_error(tmp_path: Path) -> None:
-    from benchmarks.held_out import third_solutions
+    from benchmarks.judging.held_out import third_solutions
 
     path = tmp_path / "third.jsonl"
     path.write_text('{"task_id": "a", "code": "x = 1\\n"}\n' * 2)

@@ -1,4 +1,4 @@
-"""Smoke run of benchmarks/sampling_replay.py: a few steps of each kind of arm on B3's rates count
+"""Smoke run of benchmarks/mixing/sampling_replay.py: a few steps of each kind of arm on B3's rates count
 every rollout and order the ceiling, the stack and uniform (not the headline: that is the page)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "mixing"
 
 
 def test_a_short_replay_counts_rollouts_and_orders_oracle_stack_uniform() -> None:

@@ -1,4 +1,4 @@
-"""Smoke check of benchmarks/trl_refill_overhead.py: both arms run in the real TRL trainer and the
+"""Smoke check of benchmarks/mixing/trl_refill_overhead.py: both arms run in the real TRL trainer and the
 record splits each step into TRL's rounds and the refill's own work (not how fast)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("trl")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "trl_refill_overhead.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "mixing" / "trl_refill_overhead.py"
 
 
 def test_trl_refill_overhead_runs_both_arms(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ and resumed under the burner, agree outside the columns their manifests declare 
 The rows include `893_e_counting_arrays`, whose reference precomputes a table (0.6 s on every
 input): amplify kept 19 of its new inputs in one build and 15 in the same build under load when
 a new input had to cost at most about what the slowest original did. A smaller version of
-`benchmarks/load_determinism.py`. Skipped without ../shared/data."""
+`benchmarks/curating/load_determinism.py`. Skipped without ../shared/data."""
 
 from __future__ import annotations
 

@@ -95,7 +95,7 @@ def test_feature_model_heldout_spearman_on_real_data() -> None:
     y = np.array([label_prior(r["difficulty_label"], r["source"]).difficulty for r in rows])
     pred, rho = cross_val_predict(feats, [r["tags"] for r in rows], y)
     lc = np.array([r["source"] == "leetcode" for r in rows])
-    # measured: pooled 0.63, LeetCode 0.62, CodeContests 0.24 (benchmarks/difficulty.py)
+    # measured: pooled 0.63, LeetCode 0.62, CodeContests 0.24 (benchmarks/curating/difficulty.py)
     assert rho > 0.45
     assert spearman(pred[lc], y[lc]) > 0.45
     assert spearman(pred[~lc], y[~lc]) > 0.1

@@ -110,7 +110,7 @@ def test_one_update_is_well_under_a_millisecond_at_16_sources() -> None:
         t = time.perf_counter()
         m.update(fb)
         times.append(time.perf_counter() - t)
-    # generous bound for a loaded shared machine; benchmarks/mixer_overhead.py measures properly
+    # generous bound for a loaded shared machine; benchmarks/mixing/mixer_overhead.py measures properly
     assert np.median(times) < 5e-3
 
 
