@@ -6,8 +6,12 @@ weights and their squares, picks the mixture with the best prediction among 100,
 candidates, and runs it as a static mixer on the evaluation seeds next to uniform; its total
 compute to target includes every proxy run of the search.
 
-    .venv/bin/python benchmarks/mixing/mix_search.py --bench rl --proxies 120 --seeds 10   # ~2 min, 2 idle cores
-    .venv/bin/python benchmarks/mixing/mix_search.py --bench lm --proxies 40 --seeds 5     # ~20 min
+    .venv/bin/python benchmarks/mixing/archive/mix_search.py --bench rl --proxies 120 --seeds 10
+    .venv/bin/python benchmarks/mixing/archive/mix_search.py --bench lm --proxies 40 --seeds 5
+
+(about 2 and 20 minutes on 2 idle cores). Archived (issue 51): offline search is not something
+codemix ships, only the reference issue 8's session 3 measured `ProxyACODM` against; its numbers
+are in benchmarks/pages/mixer-training-history.md. It still runs.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mixing/: mixbench
 
 from mixbench.common import MixerSpec, run_jobs  # noqa: E402
 from mixbench.lm import LMConfig, load_corpus, run_lm  # noqa: E402
@@ -27,7 +31,7 @@ from mixbench.report import summarize, table  # noqa: E402
 from mixbench.rl import RLConfig, run_rl  # noqa: E402
 from mixbench.tasks import SOURCES  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "results"
 PROXY_SEED0 = 1000  # proxy runs use seeds 1000.. (pools, model init and sampling all differ)
 
 

@@ -5,7 +5,11 @@ then regresses each 10-step change of the held-out pass rate on the mean weights
 (no intercept: weights sum to one), pooled over seeds, early and late. A mixer that learns from
 immediate effects can only be as good as these estimates.
 
-    .venv/bin/python benchmarks/mixing/mix_rl_identify.py --seeds 10
+    .venv/bin/python benchmarks/mixing/archive/mix_rl_identify.py --seeds 10
+
+Archived (issue 51): a diagnostic of issue 8's session 2 (why one run's own signals could not
+steer ACODM), with a mixer of its own that codemix does not ship; its numbers are in
+benchmarks/pages/mixer-training-history.md. It still runs.
 """
 
 import sys
@@ -13,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mixing/: mixbench
 import mixbench.common as C
 import mixbench.rl as R
 from mixbench.common import MixerSpec, run_jobs
@@ -86,6 +90,6 @@ for lo, hi in ((0, 250), (250, 500), (0, 500)):
 
 import json  # noqa: E402
 
-res = Path(__file__).resolve().parents[1] / "results" / "mix_rl_identify.json"
+res = Path(__file__).resolve().parents[2] / "results" / "mix_rl_identify.json"
 res.write_text(json.dumps(out, indent=1))
 print("wrote", res)
