@@ -423,7 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         f"(default {FILL_PROMPTS} with --fill) at a time, at most {FILL_ROUNDS} rounds",
     )
     ap.add_argument("--cache", type=Path, default=HERE / "cache")
-    ap.add_argument("--results", type=Path, default=HERE / "results")
+    ap.add_argument("--results", type=Path, default=None, help="default results/ (--quick, --smoke: "
+                    "../results/quick/code_rl/, ignored by git)")  # fmt: skip
     ap.add_argument("--workers", type=int, default=2, help="sandbox workers for the build")
     ap.add_argument(
         "--prepare",
@@ -435,6 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
+    if a.results is None:
+        a.results = HERE / "results" if mode == "full" else HERE.parent / "results" / "quick" / "code_rl"
     v = VERSIONS[a.tasks]
     size = a.size or v.size
     where = frozen_dir(VERSIONS["v2"], "small") if mode != "full" else frozen_dir(v, size)

@@ -26,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "data"
 RESULTS = REPO / "benchmarks" / "results" / "build.json"
+QUICK = REPO / "benchmarks" / "results" / "quick" / "build.json"  # --quick: ignored by git
 
 SHARED_SOURCES = [
     f"leetcodedataset:{SHARED / 'LeetCodeDataset-v0.2.0-train.jsonl.gz'}",
@@ -126,9 +127,9 @@ def main() -> None:
     ap.add_argument("--no-synthetic", action="store_true", help="only the shared-data builds")
     ap.add_argument("--batch-rows", type=int, default=256,
                     help="rows per unit of work: Ray runs a unit per CPU, so a slice needs small units")
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--out", type=Path, default=None, help="--quick: results/quick/build.json")
     a = ap.parse_args()
-    results = a.out
+    results = a.out or (QUICK if a.quick else RESULTS)
     if not SHARED.is_dir():
         sys.exit(f"{SHARED} is absent: this benchmark builds the shared data")
     limit = 40 if a.quick else a.limit

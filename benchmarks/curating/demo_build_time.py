@@ -2,7 +2,8 @@
 the tour runs it (the console script, all cores), from scratch each time.
 
     python benchmarks/curating/demo_build_time.py              # 3 builds
-    python benchmarks/curating/demo_build_time.py --runs 1     # a smoke run
+    python benchmarks/curating/demo_build_time.py --runs 1 \
+        --out benchmarks/results/quick/demo_build_time.json      # a smoke run
 
 Reports per build the wall time, the CPU time of the build and its sandbox processes (user + sys
 of the child and its children: what the machine's load does not stretch much), and the load

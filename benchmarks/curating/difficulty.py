@@ -153,7 +153,8 @@ def main() -> None:
         for name, v in result["features"]["heldout_spearman"].items():
             print(f"{name:32} {v.get('all', float('nan')):7.4f} {v['leetcode']:9.4f} {v['codecontests']:13.4f}")
         print("label prior:", json.dumps(result["features"]["label_prior"]))
-    out = ROOT / "benchmarks" / "results" / "difficulty.json"
+    # --quick writes into the ignored results/quick/, leaving the tracked numbers as they were
+    out = ROOT / "benchmarks" / "results" / ("quick" if args.quick else "") / "difficulty.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nwrote {out}")

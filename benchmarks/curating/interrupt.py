@@ -8,9 +8,10 @@ progress as JSON lines, which say how many problems the stage had judged when th
 Each interrupted `json` build then says how many of those problems it kept (its finished
 units' and parts' rows, in OUT/.work); `--resume` finishes it.
 
-    nice python benchmarks/curating/interrupt.py                        # this checkout, 3 tries each
-    nice python benchmarks/curating/interrupt.py --baseline ebdfffa     # and that commit's code, same run
-    nice python benchmarks/curating/interrupt.py --tries 1 --limit 20   # a smoke run
+    nice python benchmarks/curating/interrupt.py                     # this checkout, 3 tries each
+    nice python benchmarks/curating/interrupt.py --baseline ebdfffa  # and that commit's, same run
+    nice python benchmarks/curating/interrupt.py --tries 1 --limit 20 \
+        --out benchmarks/results/quick/interrupt.json                # a smoke run
 
 Writes benchmarks/results/interrupt.json (or `--out`) and prints a table.
 """

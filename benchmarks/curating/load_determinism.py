@@ -7,9 +7,10 @@ SIGKILL mid-way then resumed, both under the same burner. The shards are compare
 columns the manifest declares measured (`tests/curation/reproducible.py`): a problem kept by one
 build only, rejected elsewhere, or with another value in a column, is a difference.
 
-    nice python benchmarks/curating/load_determinism.py                       # this checkout
-    nice python benchmarks/curating/load_determinism.py --baseline ebdfffa    # and that commit's code, same run
-    nice python benchmarks/curating/load_determinism.py --mbpp 20 --cc 20 --burners 1   # a smoke run
+    nice python benchmarks/curating/load_determinism.py                     # this checkout
+    nice python benchmarks/curating/load_determinism.py --baseline ebdfffa  # and that commit's too
+    nice python benchmarks/curating/load_determinism.py --mbpp 20 --cc 20 --burners 1 \
+        --out benchmarks/results/quick/load_determinism.json                # a smoke run
 
 `--baseline REV` exports that commit (`git archive`) to a temporary directory and runs the same
 three builds with its code, interleaved with ours so that the machine's own load drifts over

@@ -3,12 +3,13 @@
 each chunk). Chunks add a barrier per chunk in each of verify's three phases (first pass, rerun,
 mutants), where sandbox workers can idle.
 
-    nice python benchmarks/curating/progress_chunks.py                 # 64 CodeContests problems, chunk 32, 2 rounds
-    nice python benchmarks/curating/progress_chunks.py --rows 32 --rounds 1    # a smoke run
+    nice python benchmarks/curating/progress_chunks.py   # 64 CodeContests rows, chunk 32, 2 rounds
+    nice python benchmarks/curating/progress_chunks.py --rows 32 --rounds 1 \
+        --out benchmarks/results/quick/progress_chunks.json   # a smoke run
 
 Runs alternate (whole, chunked, chunked, whole, ...) so load drift hits both alike; the load
 average is recorded around each run. Checks that both give the same kept rows and reasons.
-Writes benchmarks/results/progress_chunks.json and prints a table.
+Writes benchmarks/results/progress_chunks.json (or `--out`) and prints a table.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def main() -> None:
         "--rounds", type=int, default=2, help="pairs of runs (whole + chunked), alternating order"
     )
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
     runs: dict[str, list[dict]] = {"whole": [], "chunked": []}
     outcomes: dict[str, set] = {"whole": set(), "chunked": set()}
@@ -109,8 +111,8 @@ def main() -> None:
         "same_kept_and_reasons": same,
         "note": "verdicts of slow references can differ between any two runs under load (TLE near the limit)",
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(
         f"| unit of {args.rows} | whole (1 report) | chunks of {args.chunk} | ratio | same result |"
     )

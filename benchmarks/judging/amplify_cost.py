@@ -74,8 +74,9 @@ def main() -> None:
     ap.add_argument("--offset", type=int, default=0, help="skip the first N rows of each set")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--out", type=Path, default=None, help="--smoke: results/quick/")
     args = ap.parse_args()
+    args.out = args.out or (RESULTS.parent / "quick" / RESULTS.name if args.smoke else RESULTS)
     if args.smoke:
         args.baseline, args.ours, args.sets, args.limit = REPO, REPO, "codecontests-subset", 4
     if args.baseline is None:

@@ -12,8 +12,9 @@ Beside the sandbox, the same binaries run bare (`wait4`), with user and system t
 the report says where extra CPU is spent (the program's own instructions or the kernel's page
 faults).
 
-    nice python benchmarks/judging/memory_cpu_under_load.py                  # 30 runs each, 2 burners a CPU
-    nice python benchmarks/judging/memory_cpu_under_load.py --runs 5 --mb 50  # a smoke run
+    nice python benchmarks/judging/memory_cpu_under_load.py     # 30 runs each, 2 burners a CPU
+    nice python benchmarks/judging/memory_cpu_under_load.py --runs 5 --mb 50 \
+        --out benchmarks/results/quick/memory_cpu_under_load.json   # a smoke run
 
 Writes benchmarks/results/memory_cpu_under_load.json (or `--out`) and prints a table.
 """

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixbench.common import MixerSpec, count_cached, machine, run_jobs  # noqa: E402
 from mixbench.curated import QUALITIES, PriorSpec, curated_priors  # noqa: E402
 from mixbench.frontier_report import rollout_table, summarize_rollouts  # noqa: E402
@@ -175,9 +175,10 @@ def main(argv: list[str] | None = None) -> dict:
         "--arms", nargs="+", default=None, help="arms (default per task); name[key=value] overrides"
     )
     p.add_argument("--name", default=None, help="output name (default frontier_<task>[_quick])")
-    p.add_argument("--out-dir", type=Path, default=RESULTS)
+    p.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
     p.add_argument("--cache", type=Path, default=None, help="keep finished runs and priors here")
     args = p.parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
 
     cfg = FrontierConfig.make(args.quick, args.task)
     if args.steps:

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from frontier import KIND_NAMES, parse_arm, seed_priors  # noqa: E402
-from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixbench.common import count_cached, machine, run_jobs  # noqa: E402
 from mixbench.frontier_rl import FrontierConfig, run_frontier  # noqa: E402
 from mixbench.report import write_json  # noqa: E402
@@ -90,9 +90,10 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--quick", action="store_true", help="tiny settings for a smoke check")
     p.add_argument("--name", default=None, help="output name (default frontier_ceiling[_quick])")
-    p.add_argument("--out-dir", type=Path, default=RESULTS)
+    p.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
     p.add_argument("--cache", type=Path, default=None, help="keep finished runs here")
     args = p.parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
 
     cfg = FrontierConfig.make(args.quick, "spread")
     half = cfg["steps"] // 2

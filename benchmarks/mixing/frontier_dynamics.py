@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixbench.frontier_rl import FrontierConfig, grpo_train, pass_probability, warm_policy  # noqa: E402
 from mixbench.spread import make_problems  # noqa: E402
 
@@ -80,8 +80,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--out-dir", type=Path, default=RESULTS)
+    ap.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
     args = ap.parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
     cfg = FrontierConfig.make(args.quick, "spread")
     n = cfg["steps"]
     checkpoints = sorted(

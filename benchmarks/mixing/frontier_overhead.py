@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixbench.cli import results_dir, stamp  # noqa: E402
 
 from mixer import GRESO, FrontierSampler, MixedSampler, ProblemSampler  # noqa: E402
 
@@ -54,8 +54,9 @@ def _time(sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generat
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--out-dir", type=Path, default=RESULTS)
+    ap.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
     args = ap.parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     steps = 5 if args.quick else 20
     batch, group, n_src = 256, 8, 4

@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixbench.common import PROXY_SEED0, MixerSpec, machine, run_jobs  # noqa: E402
 from mixbench.domains import AUXILIARY, LOW_VALUE, TARGET  # noqa: E402
 from mixbench.lm import LMConfig, load_corpus, run_lm  # noqa: E402
@@ -54,8 +54,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=None)
-    ap.add_argument("--out-dir", type=Path, default=RESULTS)
+    ap.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
     args = ap.parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
     cfg = LMConfig.make(args.quick)
     names = load_corpus(cfg["cap_bytes"], cfg["ctx"], cfg["val_windows"])[0]
     started, mach, t0 = stamp(), machine(), time.perf_counter()

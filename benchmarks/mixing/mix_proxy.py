@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixbench.common import MixerSpec, _init_worker, machine, run_jobs  # noqa: E402
 from mixbench.lm import LMConfig, load_corpus, run_lm  # noqa: E402
 from mixbench.report import (  # noqa: E402
@@ -172,8 +172,9 @@ def main(argv: list[str] | None = None) -> dict:
     )
     ap.add_argument("--name", default=None)
     ap.add_argument("--cache", type=Path, default=None, help="reuse finished evaluation runs")
-    ap.add_argument("--out-dir", type=Path, default=RESULTS)
+    ap.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
     args = ap.parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
     bench = Bench(args.bench, args.quick)
     cfg = bench.cfg
     proxies = args.proxies or (4 if args.quick else 120)

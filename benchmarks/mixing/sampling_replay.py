@@ -658,7 +658,9 @@ def main() -> None:
         print(f"skipped {line}")
     summary = summarise(runs)
     print_table(summary)
-    out = args.out or RESULTS / f"sampling_replay_{args.part or 'adhoc'}.json"
+    # an ad hoc run (no --part) goes to the ignored results/quick/, not beside the registered parts
+    named = f"sampling_replay_{args.part}.json" if args.part else "quick/sampling_replay_adhoc.json"
+    out = args.out or RESULTS / named
     rec = {
         "command": " ".join(sys.argv[1:]),
         "seeds": seeds,

@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mixbench.cli import RESULTS, stamp  # noqa: E402
+from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixer_in_trainers import _model_and_tokenizer as _gpt2  # noqa: E402
 
 KINDS = ("solved", "failed", "half")  # per problem: what its completions score
@@ -157,8 +157,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--tokens", type=int, default=None, help="max_completion_length")
     ap.add_argument("--prompts", type=int, default=8, help="prompts a generation batch")
     ap.add_argument("--group", type=int, default=8, help="completions a prompt")
-    ap.add_argument("--out-dir", type=Path, default=RESULTS)
+    ap.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
     args = ap.parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
     steps = args.steps or (3 if args.quick else 8)
     tokens = args.tokens or (16 if args.quick else 48)
     load0 = os.getloadavg()

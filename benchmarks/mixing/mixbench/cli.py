@@ -21,9 +21,17 @@ from mixbench.report import (
     write_json,
 )
 
-__all__ = ["parse_arm", "base_parser", "RESULTS", "Bench", "bench_main"]
+__all__ = ["parse_arm", "base_parser", "RESULTS", "QUICK", "results_dir", "Bench", "bench_main"]
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
+#: Where a `--quick` run writes unless told otherwise: ignored by git (.gitignore), so a smoke run
+#: leaves `git status` clean and the tracked results as they were.
+QUICK = RESULTS / "quick"
+
+
+def results_dir(out_dir: Path | None, quick: bool) -> Path:
+    """`--out-dir` when given, else benchmarks/results/, or its ignored quick/ with `--quick`."""
+    return out_dir if out_dir is not None else QUICK if quick else RESULTS
 
 
 def parse_arm(text: str, defaults: dict[str, MixerSpec]) -> MixerSpec:
@@ -79,8 +87,8 @@ def base_parser(description: str, seeds: int) -> argparse.ArgumentParser:
     p.add_argument(
         "--out-dir",
         type=Path,
-        default=RESULTS,
-        help="where the JSON and PNGs go (benchmarks/results)",
+        default=None,
+        help="where the JSON and PNGs go (benchmarks/results; --quick: its quick/)",
     )
     p.add_argument("--no-plots", action="store_true")
     p.add_argument(
@@ -127,6 +135,7 @@ class Bench:
 def bench_main(bench: Bench, argv: list[str] | None = None) -> dict:
     """Run the arms over the seeds (reusing `--cache`), write {name}.json and PNGs, print tables."""
     args = base_parser(bench.doc.splitlines()[0], seeds=bench.seeds).parse_args(argv)
+    args.out_dir = results_dir(args.out_dir, args.quick)
     cfg = bench.make_cfg(args.quick)
     if args.steps:
         cfg["steps"] = args.steps
