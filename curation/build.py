@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 import warnings
 from collections import Counter
@@ -22,8 +23,9 @@ import pyarrow as pa
 
 from curation.decontam_hub import hub_benchmark
 from curation.executors import make_executor
-from curation.ingest import ROW_COLUMN
+from curation.ingest import MAX_RECORD_BYTES, ROW_COLUMN
 from curation.notes import source_notes
+from curation.outlock import LOCK_FILE, hold_out_lock
 from curation.pipeline import Pipeline, Progress, StageRun, finished_units
 from curation.store import (
     WORK_DIR,
@@ -99,6 +101,7 @@ class BuildConfig:
     stages: list[str]
     shard_rows: int
     batch_rows: int
+    max_record_bytes: int
 
     def __init__(
         self,
@@ -106,12 +109,14 @@ class BuildConfig:
         stages: list[str] | None = None,
         shard_rows: int = 10_000,
         batch_rows: int = 256,
+        max_record_bytes: int = MAX_RECORD_BYTES,
         **settings: Any,
     ) -> None:
         self.sources = sources
         self.stages = list(stages) if stages is not None else list(STAGES)
         self.shard_rows = shard_rows
         self.batch_rows = batch_rows
+        self.max_record_bytes = max_record_bytes
         unknown = sorted(set(settings) - set(STAGE_SETTINGS) - set(FLAT_SETTINGS))
         if unknown:
             raise TypeError(f"BuildConfig() got unexpected keyword argument(s) {', '.join(unknown)}")
@@ -137,7 +142,7 @@ class BuildConfig:
 
     def _fields(self) -> dict[str, Any]:
         """The constructor's arguments that rebuild this configuration (settings not copied)."""
-        base = {k: getattr(self, k) for k in ("sources", "stages", "shard_rows", "batch_rows")}
+        base = {k: getattr(self, k) for k in ("sources", "stages", "shard_rows", "batch_rows", "max_record_bytes")}
         return {**base, **{stage: getattr(self, stage) for stage in STAGE_SETTINGS}}
 
     def __eq__(self, other: object) -> bool:
@@ -262,6 +267,7 @@ OPTION_OF = {
     "stages": "--skip",
     "shard_rows": "--shard-rows",
     "batch_rows": "--batch-rows",
+    "max_record_bytes": "--max-record-bytes",
     **{f"{stage}.{setting}": f"--{name.replace('_', '-')}" for name, (stage, setting) in FLAT_SETTINGS.items()},
     "decontam.against": "--decontaminate-against/--no-decontaminate",
 }
@@ -306,6 +312,19 @@ def _as_stored(config: dict[str, Any]) -> dict[str, Any]:
         return config
 
 
+def _empty_but_leftovers(out: Path) -> bool:
+    """Whether `out` holds nothing but what a build killed at its very start leaves: the lock file
+    and a `.work` without a configuration or a finished unit."""
+    for p in out.iterdir():
+        if p.name == LOCK_FILE:
+            continue
+        work = p.name == WORK_DIR and p.is_dir()
+        if work and not (p / "config.json").exists() and not finished_units(p):
+            continue
+        return False
+    return True
+
+
 def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
     """(resumed, already_complete). Refuses to mix configurations unless forced."""
     cfg_json = cfg.as_dict()
@@ -332,8 +351,11 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
                 "rerun with the same options to resume, or pass --force to start over"
             )
         clear_outputs(out)
-    elif out.exists() and any(out.iterdir()) and not force:
-        raise UserError(f"{out} is not empty and holds no codemix build; choose an empty --out directory or pass --force")
+    elif out.exists() and not _empty_but_leftovers(out):
+        if not force:
+            raise UserError(f"{out} is not empty and holds no codemix build; choose an empty --out directory or pass --force")
+    else:  # a build killed before it wrote its configuration left a bare .work: nothing to keep
+        shutil.rmtree(out / WORK_DIR, ignore_errors=True)
     write_json(work_cfg, cfg_json)
     return False, False
 
@@ -363,7 +385,42 @@ def build(
     out = Path(out)
     if not cfg.sources:
         raise UserError("no sources given; pass --source NAME[:PATH] (see `codemix sources`)")
+    created = _make_out(out)
+    try:
+        with hold_out_lock(out):
+            return _build_locked(cfg, out, workers, executor, force, progress, write_report, chunk_rows)
+    finally:  # a start that finished nothing leaves nothing behind, not even the directory
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+
+
+def _make_out(out: Path) -> bool:
+    """Create `out` (and its parents) if need be; whether it was created. One line for a path that
+    cannot be a build's directory: a file, a directory that cannot be created or written."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a directory; choose a new or empty directory for the build")
     created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(
+            f"--out {out}: cannot create the directory ({e.strerror}); choose a --out in a directory you can write to"
+        ) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UserError(f"--out {out}: the directory is not writable; choose a --out in a directory you can write to")
+    return created
+
+
+def _build_locked(
+    cfg: BuildConfig,
+    out: Path,
+    workers: int | None,
+    executor: str,
+    force: bool,
+    progress: Progress | None,
+    write_report: bool,
+    chunk_rows: int,
+) -> BuildResult:
     resumed, complete = _prepare_out(out, cfg, force)
     if complete:
         return BuildResult(out, read_manifest(out) or {}, [], already_complete=True)
@@ -374,7 +431,7 @@ def build(
         factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not isinstance(s, GlobalStage)}
         pipe = Pipeline(
             out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
-            chunk_rows=chunk_rows,
+            chunk_rows=chunk_rows, max_record_bytes=cfg.max_record_bytes,
         )  # fmt: skip
         try:
             runs = pipe.run(source_stream(cfg.sources))
@@ -386,8 +443,6 @@ def build(
     except UserError:  # e.g. an empty source: a start that finished nothing leaves nothing behind
         if not resumed and not finished_units(out / WORK_DIR):
             shutil.rmtree(out / WORK_DIR, ignore_errors=True)
-            if created and not any(out.iterdir()):
-                out.rmdir()
         raise
     if write_report:
         from curation.report import write_report as _write_report

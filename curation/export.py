@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from curation.outlock import holder_of, refuse_if_locked
 from curation.store import (
     EXPORT_MARKER,
     MANIFEST,
@@ -431,6 +432,12 @@ def export(
     The export's last file, `EXPORT_MARKER`, lists what it wrote.
     """
     build_dir, out = Path(build_dir), Path(out)
+    holder = holder_of(build_dir)
+    if holder is not None:
+        raise UserError(
+            f"{build_dir} is being built by another process ({holder}); export it once that build has finished"
+        )
+    refuse_if_locked(out, "an export there is refused")
     manifest = require_build(build_dir)
     if fmt not in FORMATS:
         raise UserError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
@@ -442,10 +449,21 @@ def export(
         raise UserError("--language is for prompts: use it with --format verl or trl")
     sp = parse_split(split)
     check_out(build_dir, out, fmt, force)
+    try:  # the export is written beside `out` first: its directory must take new files
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"--out {out}: cannot create its directory ({e.strerror}); choose a --out you can write to") from None
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise UserError(f"--out {out}: {out.parent} is not writable; choose a --out you can write to")
     tmp = _scratch(out, "partial")
     if tmp.exists():
         shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
+    try:
+        tmp.mkdir(parents=True)
+    except OSError as e:
+        raise UserError(
+            f"--out {out}: cannot write in {out.parent} ({e.strerror}); choose a --out you can write to"
+        ) from None
     try:
         datasets_formats = fmt in ("hf", "trl")
         parts = tmp / "_parts" if datasets_formats else tmp

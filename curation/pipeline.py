@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from curation.executors import Executor, LocalExecutor
-from curation.ingest import SCHEMA_STAGE, ingest_batches
+from curation.ingest import MAX_RECORD_BYTES, SCHEMA_STAGE, ingest_batches
 from curation.store import sha256_file, write_json
 from filters.contracts import (
     PROBLEMS_DIR,
@@ -300,8 +300,10 @@ class Pipeline:
         factories: Mapping[str, Callable[[], Stage]] | None = None,
         chunk_rows: int = 32,
         part_after_s: float = PART_AFTER_S,
+        max_record_bytes: int | None = MAX_RECORD_BYTES,
     ):
         self.work = Path(work)
+        self.max_record_bytes = max_record_bytes
         self.stages = stages
         self.batch_rows = batch_rows
         self.chunk_rows = chunk_rows
@@ -371,7 +373,9 @@ class Pipeline:
             kept = sum(sum(self._read_stats(d, u).kept.values()) for u in done[:skip])
             self.progress(SCHEMA_STAGE, rows, None, {"kept": kept})
             t0 = time.perf_counter()
-            for unit, batch in ingest_batches(stream, self.batch_rows, skip_units=skip):
+            for unit, batch in ingest_batches(
+                stream, self.batch_rows, skip_units=skip, max_record_bytes=self.max_record_bytes
+            ):
                 stats = UnitStats.of(batch.kept, batch.rejected, time.perf_counter() - t0)
                 self._commit(d, unit, batch.kept, batch.rejected, stats)
                 rows += stats.rows

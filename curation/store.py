@@ -77,10 +77,24 @@ def write_json(path: str | Path, obj: Any) -> None:
 
 
 def read_manifest(out: str | Path) -> dict[str, Any] | None:
+    """A build's manifest, None when there is none; a UserError when it is not a JSON object."""
     path = Path(out) / MANIFEST
     if not path.exists():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    if path.is_dir():
+        raise UserError(f"{path} is a directory, not a build's manifest; pass the --out directory of a `codemix build`")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:  # not JSON, or not UTF-8
+        raise UserError(
+            f"{path} is damaged: not valid JSON ({e}); rebuild with the build's own command and --force"
+        ) from None
+    if not isinstance(manifest, dict):
+        raise UserError(
+            f"{path} is damaged: not a codemix manifest (a JSON {type(manifest).__name__}, not an object); "
+            "rebuild with the build's own command and --force"
+        )
+    return manifest
 
 
 def read_export_marker(directory: str | Path) -> dict[str, Any] | None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import wait_s
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -19,7 +21,7 @@ def run_example(script: str, args: list[str], cwd: Path) -> str:
         [sys.executable, str(EXAMPLES / script), *args],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=wait_s(240),
         cwd=cwd,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]

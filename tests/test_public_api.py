@@ -191,10 +191,12 @@ PUBLIC = {
     ],
     'curation.record_files': [
         'iter_canonical_file',
+        'parquet_batches',
         'read_jsonl',
         'read_parquet',
         'records_to_table',
         'table_to_records',
+        'text_lines',
         'write_jsonl',
         'write_parquet',
     ],

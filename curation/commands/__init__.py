@@ -1,7 +1,9 @@
 """The `codemix` typer app. Each module in this package registers its commands on `app`.
 
 Every command is wrapped so that a `UserError` becomes one red line on stderr and exit code 2,
-however the app is invoked (console script or `typer.testing.CliRunner`).
+however the app is invoked (console script or `typer.testing.CliRunner`); so does an `OSError` (the
+path, the reason and what to do: `os_error_line`) and an `EOFError` (an input that ends early),
+which would otherwise be a traceback or click's bare `Aborted!` (`CODEMIX_TRACEBACK=1` shows it).
 
 Every message goes through `console` (and `table_console`): text is printed as it is, never read as
 Rich markup, so user text, paths and advice with brackets (`pip install 'codemix[ray]'`, a
@@ -10,7 +12,9 @@ statement's `a[i]`) come out whole. Styles are given apart, with `styled` or `ri
 
 from __future__ import annotations
 
+import errno
 import functools
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -20,7 +24,23 @@ from rich.text import Text
 
 from filters.contracts import UserError
 
-__all__ = ["app", "console", "fail", "styled", "table_console"]
+__all__ = ["app", "console", "fail", "os_error_line", "styled", "table_console"]
+
+#: What to do about an OSError, by its errno (`os_error_line`).
+_FIX = {
+    errno.EACCES: "choose a path you may read and write, or change its permissions",
+    errno.EPERM: "choose a path you may read and write, or change its permissions",
+    errno.EROFS: "the file system is read-only: choose a path on a writable one",
+    errno.ENOSPC: "the disk is full: free some space or choose a path on another disk",
+    errno.EDQUOT: "the disk quota is used up: free some space or choose a path on another disk",
+    errno.ENOENT: "check the path",
+    errno.ENOTDIR: "a part of the path is a file, not a directory: check the path",
+    errno.EISDIR: "it is a directory: pass a file path",
+    errno.EEXIST: "it exists already: choose a new path",
+    errno.EBUSY: "it is in use (a mount point?): choose another path",
+    errno.ENAMETOOLONG: "the name is too long: choose a shorter path",
+    errno.EMFILE: "too many open files: raise the limit (ulimit -n) or use fewer --workers",
+}
 
 
 def console(stderr: bool = False, **options: Any) -> Console:
@@ -43,6 +63,14 @@ def table_console(stderr: bool = False) -> Console:
     return console(stderr, soft_wrap=False, width=max(160, probe.width))  # probe.width: $COLUMNS or 80
 
 
+def os_error_line(e: OSError) -> str:
+    """An OSError as one line: the path(s), what went wrong and what to do."""
+    paths = " -> ".join(str(p) for p in (e.filename, e.filename2) if p is not None)
+    what = e.strerror or str(e) or type(e).__name__
+    fix = _FIX.get(e.errno or -1, "check the path and try again")
+    return f"{paths}: {what}; {fix}" if paths else f"{what}; {fix}"
+
+
 def fail(message: str) -> typer.Exit:
     """Print a user error the standard way; return the Exit to raise."""
     console(stderr=True).print(styled("error:", "bold red", message))
@@ -63,6 +91,15 @@ class _App(typer.Typer):
                     return fn(*a, **k)
                 except UserError as e:
                     raise fail(str(e)) from None
+                except OSError as e:  # a path the command could not read or write: one line, never a traceback
+                    if os.environ.get("CODEMIX_TRACEBACK"):
+                        raise
+                    raise fail(os_error_line(e)) from None
+                except EOFError as e:
+                    if os.environ.get("CODEMIX_TRACEBACK"):
+                        raise
+                    raise fail(f"an input ended early ({e or 'EOFError'}); is a compressed file cut short? "
+                               "download it again") from None
 
             register(guarded)
             return fn

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
@@ -58,6 +59,9 @@ def _fixed_options() -> list[inspect.Parameter]:
         "batch_rows": (int | None, opt(None, "--batch-rows", help="Rows per unit of work, the resume "
                                        f"granularity (default {_default('batch_rows')}; a slow stage "
                                        "keeps every 32 rows judged).")),
+        "max_record_bytes": (int | None, opt(None, "--max-record-bytes", help="A record larger than this (its "
+                                             "statement, tests and solutions, in UTF-8 bytes) is rejected as "
+                                             f"too_large (default {_default('max_record_bytes')}, 16 MiB).")),
     }
     last = {
         "no_decontaminate": (bool, opt(False, "--no-decontaminate",
@@ -112,6 +116,7 @@ def build_config(
     no_decontaminate: bool = False,
     shard_rows: int | None = None,
     batch_rows: int | None = None,
+    max_record_bytes: int | None = None,
     **flags: Any,
 ) -> BuildConfig:
     """The configuration `codemix build` runs, from its options (None: not given), without typer:
@@ -125,6 +130,8 @@ def build_config(
         raise UserError("--limit must be at least 1")
     if (shard_rows is not None and shard_rows < 1) or (batch_rows is not None and batch_rows < 1):
         raise UserError("--shard-rows and --batch-rows must be at least 1")
+    if max_record_bytes is not None and max_record_bytes < 1:
+        raise UserError(f"--max-record-bytes must be at least 1, got {max_record_bytes}")
     against = flags.pop("decontaminate_against", None)
     if no_decontaminate and against:
         raise UserError("pass either --decontaminate-against or --no-decontaminate, not both")
@@ -132,7 +139,7 @@ def build_config(
     if unknown:
         raise UserError(f"unknown stage {unknown[0]!r} for --skip; stages: {', '.join(STAGES)}")
     # Only the options given: the defaults live with the settings (BuildConfig and the stages').
-    given: dict[str, Any] = {"shard_rows": shard_rows, "batch_rows": batch_rows}
+    given: dict[str, Any] = {"shard_rows": shard_rows, "batch_rows": batch_rows, "max_record_bytes": max_record_bytes}
     for name, value in flags.items():  # a switch left off and an empty list are "not given"
         many = isinstance(value, (list, tuple))
         if value is not None and value is not False and not (many and not value):
@@ -236,7 +243,7 @@ def print_summary(console: Console, out: Path, manifest: dict[str, Any], resumed
     console.print(f"  decontaminated against: {', '.join(against) if against else 'nothing'}")
     for note in manifest.get("notes", []):
         console.print(styled("note:", "bold yellow", note["line"]))
-    console.print(f"  see `codemix info {out}` and {out}/report/index.html")
+    console.print(f"  see `codemix info {shlex.quote(str(out))}` and {out}/report/index.html")
 
 
 def empty_build_errors(manifest: dict[str, Any]) -> list[str]:

@@ -11,6 +11,7 @@ from rich.text import Text
 from curation.commands import app, styled, table_console
 from curation.report import difficulty_buckets, reason_rows
 from curation.store import require_build
+from filters.contracts import UserError
 
 __all__ = ["info_command"]
 
@@ -19,6 +20,11 @@ __all__ = ["info_command"]
 def info_command(out: Path = typer.Argument(..., help="A build's output directory.")) -> None:
     """Show a finished build: counts per source, the funnel per stage, reject reasons, difficulty."""
     manifest = require_build(out)
+    if not isinstance(manifest.get("counts"), dict):
+        raise UserError(
+            f"{out / 'manifest.json'} is damaged: not a codemix manifest (no counts); "
+            "rebuild with the build's own command and --force"
+        )
     console = table_console()
     counts = manifest["counts"]
     stages = counts["stages"]
@@ -71,5 +77,5 @@ def info_command(out: Path = typer.Argument(..., help="A build's output director
     for note in manifest.get("notes", []):
         console.print(styled("note:", "bold yellow", note["line"]))
     env = manifest.get("environment") or {}
-    for name, e in env.items():
-        console.print(Text(f"{name} environment: {e}", style="dim"))
+    if env:  # the whole of it is in the manifest; here only which stages recorded one
+        console.print(Text(f"environment of {', '.join(env)}: in {out / 'manifest.json'} (\"environment\")", style="dim"))

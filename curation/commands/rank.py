@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from curation.commands import app, console, table_console
+from curation.outlock import hold_out_lock
 from curation.pipeline import rerun_stage
+from curation.record_files import text_lines
 from curation.store import MANIFEST, PROBLEMS_DIR, read_manifest, write_json
-from filters.contracts import UserError
+from filters.contracts import RecordError, UserError
 from filters.stages.difficulty import DifficultyConfig, RankStage, parse_window, read_rollouts
 
 __all__ = ["rank_command", "rank_build"]
@@ -40,6 +44,37 @@ def rank_build(
         raise UserError(
             f"{out / PROBLEMS_DIR} holds no parquet shards; pass the --out directory of a `codemix build`"
         )
+    _check_rollouts_file(Path(rollouts))
+    with hold_out_lock(out, "codemix rank writing there is refused"):
+        return _rank_locked(out, rollouts, two_pl, buckets, keep_pass_rate, target_model)
+
+
+def _check_rollouts_file(path: Path) -> None:
+    """One line, naming the file and line, for a rollouts file that cannot be read: not UTF-8, a
+    compressed file cut short, JSON a reader cannot take (the rest is `read_rollouts`' to say)."""
+    if not path.is_file():
+        return  # read_rollouts says so
+    for lineno, line in text_lines(path):
+        if isinstance(line, RecordError):
+            raise UserError(f"{line.message}; expected {{problem_id, model, passed}} lines")
+        if not line.strip():
+            continue
+        try:
+            json.loads(line)
+        except json.JSONDecodeError as e:
+            raise UserError(f"{path}:{lineno}: not valid JSON ({e}); expected {{problem_id, model, passed}}") from None
+        except (ValueError, RecursionError) as e:
+            raise UserError(f"{path}:{lineno}: not readable JSON ({e or 'nested too deeply'})") from None
+
+
+def _rank_locked(
+    out: Path,
+    rollouts: str | Path,
+    two_pl: bool,
+    buckets: int,
+    keep_pass_rate: str | None,
+    target_model: str | None,
+) -> dict[str, Any]:
     counts = read_rollouts(rollouts)
     window = parse_window(keep_pass_rate) if keep_pass_rate else None
     stage = RankStage(
@@ -124,4 +159,4 @@ def rank_command(
     if missing:
         err.print(Text(f"{missing} problem ids in the rollouts are not in the shards", style="yellow"))
     if (Path(out) / MANIFEST).exists():
-        err.print(f"updated {Path(out) / MANIFEST}; `codemix info {out}` shows the buckets")
+        err.print(f"updated {Path(out) / MANIFEST}; `codemix info {shlex.quote(str(out))}` shows the buckets")

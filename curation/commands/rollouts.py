@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -142,4 +143,4 @@ def rollouts_command(
         err.print(
             Text(f"{s['unknown_problem_ids']} completions name problem ids that are not in {out}", style="yellow")
         )
-    err.print(f"next: codemix rank {out} --rollouts {dest}")
+    err.print(f"next: codemix rank {shlex.quote(str(out))} --rollouts {shlex.quote(str(dest))}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -15,9 +16,39 @@ from rich.table import Table
 from rich.text import Text
 
 from curation.commands import app, console, styled, table_console
-from filters.contracts import UserError
+from curation.outlock import refuse_if_locked
+from curation.record_files import text_lines
+from filters.contracts import RecordError, UserError
 
-__all__ = ["verify_command", "read_candidates"]
+__all__ = ["verify_command", "read_candidates", "check_verify_out"]
+
+#: The keys of every line `codemix verify` writes: a file whose first line has them is an earlier
+#: verify's output, which a new one may replace; any other file is the user's, and is refused.
+_RESULT_KEYS = {"id", "source", "kind", "index", "verdict", "tests_passed", "tests_total"}
+
+
+def check_verify_out(out: Path) -> None:
+    """A UserError unless `out` may receive verify's results: a new file, an empty one, or an
+    earlier `codemix verify` output; never a directory, a file verify did not write, or a path
+    inside a build that is being written."""
+    refuse_if_locked(out.parent, "a verify writing there is refused")
+    if out.is_dir():
+        raise UserError(f"--out {out} is a directory; pass a file path for the results, e.g. --out {shlex.quote(str(out / 'verify.jsonl'))}")
+    if not out.exists() or out.stat().st_size == 0:
+        return
+    first = b""
+    if out.is_file():
+        with open(out, "rb") as f:
+            first = f.readline(1 << 20)
+    try:
+        row = json.loads(first)
+    except ValueError:
+        row = None
+    if not (isinstance(row, dict) and _RESULT_KEYS <= row.keys()):
+        raise UserError(
+            f"--out {out} exists and is not the output of `codemix verify`; codemix never replaces what it "
+            "did not write: choose another --out file (or move that one away)"
+        )
 
 _CHUNK = 256
 
@@ -26,25 +57,31 @@ def read_candidates(path: Path) -> dict[str, list[str]]:
     """Lines of {id, solution} (or {id, solutions: [...]}) -> id -> candidates, in file order."""
     if not path.exists():
         raise UserError(f"{path}: no such file; pass --solutions with a JSONL file of {{id, solution}} lines")
+    if path.is_dir():
+        raise UserError(f"--solutions {path} is a directory; pass a JSONL file of {{id, solution}} lines")
     out: dict[str, list[str]] = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise UserError(f"{path}:{lineno}: not valid JSON ({e.msg}); expected {{id, solution}}") from None
-            if not isinstance(row, dict) or "id" not in row or not ("solution" in row or "solutions" in row):
-                raise UserError(f"{path}:{lineno}: expected an object with 'id' and 'solution'")
-            sols = row["solutions"] if "solutions" in row else [row["solution"]]
-            if not isinstance(sols, list) or not all(isinstance(s, str) for s in sols):
-                raise UserError(f"{path}:{lineno}: 'solution' must be a string")
-            out.setdefault(str(row["id"]), []).extend(sols)
+    for lineno, line in text_lines(path):
+        if isinstance(line, RecordError):  # not UTF-8, or a compressed file cut short
+            raise UserError(f"{line.message}; expected {{id, solution}} lines")
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise UserError(f"{path}:{lineno}: not valid JSON ({e}); expected {{id, solution}}") from None
+        except (ValueError, RecursionError) as e:
+            raise UserError(f"{path}:{lineno}: not readable JSON ({e or 'nested too deeply'})") from None
+        if not isinstance(row, dict) or "id" not in row or not ("solution" in row or "solutions" in row):
+            raise UserError(f"{path}:{lineno}: expected an object with 'id' and 'solution'")
+        sols = row["solutions"] if "solutions" in row else [row["solution"]]
+        if not isinstance(sols, list) or not all(isinstance(s, str) for s in sols):
+            raise UserError(f"{path}:{lineno}: 'solution' must be a string")
+        out.setdefault(str(row["id"]), []).extend(sols)
     return out
 
 
 def _problems(file: str, limit: int | None, err: Console) -> Iterator[dict[str, Any]]:
+    from curation.ingest import MAX_RECORD_BYTES, check_text
     from curation.schema import RecordError, normalize_record
     from curation.sources import iter_source, parse_source_arg
 
@@ -54,7 +91,9 @@ def _problems(file: str, limit: int | None, err: Console) -> Iterator[dict[str, 
         try:
             if isinstance(row, RecordError):  # a line that does not parse: the build's rule, one row lost
                 raise row
-            yield normalize_record(row)
+            rec = normalize_record(row)
+            check_text(rec, MAX_RECORD_BYTES)  # as a build: text that is not UTF-8, a record too large
+            yield rec
         except RecordError as e:
             bad += 1
             if bad <= 3:
@@ -98,6 +137,7 @@ def verify_command(
 
     err = console(stderr=True)
     candidates = read_candidates(solutions) if solutions is not None else None
+    check_verify_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     counts: Counter[tuple[str, str]] = Counter()
     seen_ids: set[str] = set()

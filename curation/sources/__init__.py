@@ -368,7 +368,7 @@ def _convert_all(
         if out is None:
             continue
         if isinstance(out, RecordError):
-            out.partial.setdefault("id", str(index))
+            out.where.setdefault("row", index)  # its problem_id, when it names no id: SOURCE#row-N
             if not (source.keep_row_source and out.partial.get("source")):
                 out.partial["source"] = source.name
         elif not (source.keep_row_source and out.get("source")):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -17,7 +18,7 @@ import pyarrow as pa
 import pyarrow.ipc  # noqa: F401  (registers pa.ipc)
 import pyarrow.parquet as pq
 
-from curation.record_files import read_jsonl
+from curation.record_files import parquet_batches, read_jsonl
 from curation.schema import RecordError
 from curation.sources.columns import kinds_of_row, kinds_of_schema
 from curation.sources.jsonarray import iter_json_array
@@ -28,6 +29,7 @@ __all__ = ["DATA_SUFFIXES", "Check", "find_data_files", "read_rows", "json_rows"
 DATA_SUFFIXES = (".parquet", ".arrow", ".jsonl", ".jsonl.gz", ".ndjson", ".json", ".json.gz")
 #: `check(label, found_columns)` raises UserError when a file's columns do not fit.
 Check = Callable[[str, dict[str, str]], None]
+_BROKEN = (EOFError, gzip.BadGzipFile, zlib.error)
 
 
 def _is_data(p: Path) -> bool:
@@ -74,30 +76,58 @@ def find_data_files(
     return files
 
 
-def open_text(path: Path) -> TextIO:
-    """A text stream of a (possibly gzipped) file."""
+def open_text(path: Path, errors: str = "strict") -> TextIO:
+    """A text stream of a (possibly gzipped) UTF-8 file; `errors` as `open`'s."""
     if path.name.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors=errors)
+    return open(path, encoding="utf-8", errors=errors)
 
 
 def _starts_an_array(path: Path) -> bool:
-    with open_text(path) as f:
-        while (c := f.read(1)) and c in " \t\r\n\ufeff":
-            pass
+    try:
+        with open_text(path, "surrogateescape") as f:
+            while (c := f.read(1)) and c in " \t\r\n\ufeff":
+                pass
+    except _BROKEN:
+        return False  # JSON Lines then: `read_jsonl` says what is wrong, line by line
+    except OSError as e:
+        raise UserError(f"{path}: cannot be read ({e.strerror or e})") from None
     return c == "["
 
 
 def json_rows(path: Path) -> Iterator[Any]:
-    """Rows of a `.json(.gz)` file: a JSON array (streamed) when it starts with '[', else JSON Lines."""
+    """Rows of a `.json(.gz)` file: a JSON array (streamed) when it starts with '[', else JSON
+    Lines. In an array, a byte that is not UTF-8 is let through (`surrogateescape`) and costs the
+    row that holds it at ingestion (`malformed:FIELD`, "not UTF-8"); compressed data cut short ends
+    the file with one RecordError saying so."""
     if not _starts_an_array(path):
         yield from read_jsonl(path)
         return
-    with open_text(path) as stream:
-        yield from iter_json_array(stream, str(path))
+    with open_text(path, "surrogateescape") as stream:
+        try:
+            yield from iter_json_array(stream, str(path))
+        except _BROKEN as e:
+            yield RecordError(
+                "archive",
+                f"{path}: the compressed data is cut short or corrupt ({e or type(e).__name__}); "
+                "the rest of the file is lost: download it again",
+                where={"file": str(path)},
+            )
+
+
+def _unreadable(path: Path, kind: str, e: BaseException) -> UserError:
+    reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return UserError(f"{path}: not a readable {kind} file ({reason}); is it whole? write or download it again")
 
 
 def _arrow_schema(path: Path) -> pa.Schema:
+    try:
+        return _arrow_schema_of(path)
+    except (pa.ArrowException, OSError) as e:
+        raise _unreadable(path, "Arrow", e) from None
+
+
+def _arrow_schema_of(path: Path) -> pa.Schema:
     with pa.memory_map(str(path)) as src:
         try:
             return pa.ipc.open_stream(src).schema
@@ -107,7 +137,15 @@ def _arrow_schema(path: Path) -> pa.Schema:
 
 
 def _arrow_rows(path: Path) -> Iterator[dict[str, Any]]:
-    """Rows of an Arrow IPC file, stream or file format (`datasets` caches and TACO's `train/`)."""
+    """Rows of an Arrow IPC file, stream or file format (`datasets` caches and TACO's `train/`);
+    a file that is not Arrow, or is cut short, is a UserError naming it."""
+    try:
+        yield from _arrow_rows_of(path)
+    except (pa.ArrowException, OSError) as e:
+        raise _unreadable(path, "Arrow", e) from None
+
+
+def _arrow_rows_of(path: Path) -> Iterator[dict[str, Any]]:
     with pa.memory_map(str(path)) as src:
         try:
             reader: Any = pa.ipc.open_stream(src)
@@ -122,7 +160,7 @@ def _arrow_rows(path: Path) -> Iterator[dict[str, Any]]:
 
 def _file_rows(f: Path, check: Check | None, batch_rows: int) -> Iterator[Any]:
     if f.name.endswith(".parquet"):
-        for batch in pq.ParquetFile(f).iter_batches(batch_size=batch_rows):
+        for batch in parquet_batches(f, batch_rows):
             yield from batch.to_pylist()
     elif f.name.endswith(".arrow"):
         yield from _arrow_rows(f)
@@ -140,6 +178,8 @@ def _in_their_files_source(rows: Iterator[Any]) -> Iterator[Any]:
     named: str | None = None
     waiting: list[RecordError] = []
     for row in rows:
+        if not isinstance(row, (dict, RecordError)):  # a JSON value that is not an object
+            row = RecordError("<row>", f"expected an object, got {type(row).__name__}")
         if isinstance(row, RecordError):
             if named is None:
                 waiting.append(row)
@@ -177,7 +217,11 @@ def read_rows(
     if check is not None:
         for f in files:
             if f.name.endswith(".parquet"):
-                check(str(f), kinds_of_schema(pq.read_schema(f)))
+                try:
+                    schema = pq.read_schema(f)
+                except (pa.ArrowException, OSError) as e:
+                    raise _unreadable(f, "Parquet", e) from None
+                check(str(f), kinds_of_schema(schema))
             elif f.name.endswith(".arrow"):
                 check(str(f), kinds_of_schema(_arrow_schema(f)))
     for f in files:

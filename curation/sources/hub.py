@@ -130,7 +130,9 @@ def _json_array_rows(urls: list[str]) -> Iterator[Any]:
     import fsspec
 
     for url in urls:
-        with fsspec.open(url, "rt", encoding="utf-8", compression="infer") as stream:
+        # a byte that is not UTF-8 costs its row at ingestion (`curation.ingest.check_text`)
+        opened = fsspec.open(url, "rt", encoding="utf-8", errors="surrogateescape", compression="infer")
+        with opened as stream:
             yield from iter_json_array(stream, url)
 
 

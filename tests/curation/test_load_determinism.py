@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import shared_file
+from tests.conftest import shared_file, wait_s
 from tests.curation.reproducible import differences
 
 #: CodeContests rows (the slow one above, and two quick ones) and MBPP rows outside its test split
@@ -49,7 +49,7 @@ def _build(sources: list[str], out: Path, kill_in: str | None = None) -> bool:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
                 return False
-        assert proc.wait(timeout=900) == 0
+        assert proc.wait(timeout=wait_s(900)) == 0
         return True
     finally:
         if proc.poll() is None:

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from curation.cli import app
 from curation.record_files import write_jsonl
+from tests.conftest import wait_s
 
 runner = CliRunner()
 
@@ -90,7 +91,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
         [*cmd, "--dump-dom", (out / "report" / "index.html").as_uri()],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=wait_s(120),
     )
     assert "codemix build report" in dom.stdout
     n_images = len(re.findall(r"<img ", (out / "report" / "index.html").read_text()))
@@ -99,7 +100,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
     subprocess.run(
         [*cmd, f"--screenshot={shot}", (out / "report" / "index.html").as_uri()],
         capture_output=True,
-        timeout=120,
+        timeout=wait_s(120),
     )
     assert shot.exists() and shot.stat().st_size > 10_000
 

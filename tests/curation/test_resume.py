@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from curation.record_files import write_jsonl
+from tests.conftest import wait_s
 
 LIGHT = ["--skip", "verify", "--skip", "dedup", "--skip", "difficulty"]
 
@@ -132,7 +133,7 @@ def test_a_killed_unit_resumes_after_its_last_judged_chunk_and_ends_the_same(tmp
     from curation.pipeline import parts_dir, read_parts
 
     whole = tmp_path / "whole"
-    assert _slow_pipeline(whole, tmp_path / "whole.log").wait(timeout=120) == 0
+    assert _slow_pipeline(whole, tmp_path / "whole.log").wait(timeout=wait_s(120)) == 0
     work, log = tmp_path / "work", tmp_path / "run.log"
     _kill_after(_slow_pipeline(work, log), log, 30)
     first = _judged(log)
@@ -140,7 +141,7 @@ def test_a_killed_unit_resumes_after_its_last_judged_chunk_and_ends_the_same(tmp
     assert not (stage_dir / "unit-00000.json").exists(), "the unit finished before the kill"
     covered, _, _ = read_parts(parts_dir(stage_dir, 0))
     assert covered >= 28 and covered % 4 == 0 and len(first) - covered <= 4, (covered, len(first))
-    assert _slow_pipeline(work, log).wait(timeout=120) == 0
+    assert _slow_pipeline(work, log).wait(timeout=wait_s(120)) == 0
     again = _judged(log)[len(first) :]
     assert again == list(range(covered, 60))  # nothing a part holds is judged again
     assert not parts_dir(stage_dir, 0).exists()  # the unit is whole: its parts are gone
@@ -158,5 +159,5 @@ def test_a_unit_quicker_than_part_after_s_keeps_no_part(tmp_path):
     _kill_after(_slow_pipeline(work, log, part_after_s=600.0), log, 30)
     assert not parts_dir(work / "01-slow", 0).exists()
     first = len(_judged(log))
-    assert _slow_pipeline(work, log, part_after_s=600.0).wait(timeout=120) == 0
+    assert _slow_pipeline(work, log, part_after_s=600.0).wait(timeout=wait_s(120)) == 0
     assert _judged(log)[first:] == list(range(60))
