@@ -92,7 +92,9 @@ class BuildConfig:
     Decontamination is on by default, against every benchmark shipped with codemix (`shipped` in
     `decontam.against` stands for them); an empty `against` turns it off and removes `decontam`
     from `stages`; without `verify`, `amplify` (which strengthens suites for verify's decision) is
-    removed too. So the configured stages are the ones that run. The older flat names
+    removed too. So the configured stages are the ones that run. `max_record_bytes` (16 MiB,
+    `--max-record-bytes`): a record whose text is larger is rejected as `too_large` at ingestion,
+    before any stage. The older flat names
     (`min_tests=`, `buckets=`, ..., `FLAT_SETTINGS`) still work, with a DeprecationWarning; they
     are removed in codemix 0.3.0.
     """
