@@ -118,7 +118,7 @@ def _default_sigint() -> None:
 def test_ctrl_c_stops_the_build_says_rerunning_resumes_and_rerunning_does(tmp_path):
     """Issue 42: Ctrl-C took 1 to 22 s while a stage judged (the thread pools finished their
     batch first). Interrupted inside amplify and inside verify, the build stops, says how to resume
-    and keeps its finished work; how fast it stops is `benchmarks/interrupt.py`'s to measure (a
+    and keeps its finished work; how fast it stops is `benchmarks/curating/interrupt.py`'s to measure (a
     bound here failed at 2.30 s against 2.0 on a busy machine, issue 57)."""
     for stage, delay in (("amplify", 0.5), ("verify", 1.5)):
         out = tmp_path / stage

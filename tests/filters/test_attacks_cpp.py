@@ -97,7 +97,7 @@ def test_memory_bombs(sb):
 
 def test_infinite_loop_is_tle_by_cpu(sb):
     r = attack(sb, "spin")
-    assert r.verdict == "TLE"  # how soon after the limit: benchmarks/cpp_sandbox.py
+    assert r.verdict == "TLE"  # how soon after the limit: benchmarks/judging/cpp_sandbox.py
 
 
 def test_long_sleep_hits_wall_ceiling(sb):

@@ -343,7 +343,7 @@ def test_closing_while_programs_run_stops_them_at_once_and_starts_no_worker():
     time.sleep(1.5)  # both workers are running a program that loops
     box.close()
     t.join(timeout=wait_s(10))
-    assert not t.is_alive()  # how soon: benchmarks/interrupt.py
+    assert not t.is_alive()  # how soon: benchmarks/curating/interrupt.py
     assert isinstance(outcome[0], RuntimeError) and "closed" in str(outcome[0])
     assert {w.proc.pid for w in box._all} == started and not any(w.alive() for w in box._all)
     with pytest.raises(RuntimeError, match="closed"):
