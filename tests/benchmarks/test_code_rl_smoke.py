@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import wait_s
+
 # The benchmark's model and its TRL loop need the trl extra (TRL, transformers, tokenizers, psutil):
 # without it the test skips, as the README says tests of an extra do.
 for _module in ("psutil", "transformers", "tokenizers", "trl"):
@@ -22,7 +24,10 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "code_rl" / "bench.
 
 def _run(*args: str) -> str:
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--smoke", *args], capture_output=True, text=True, timeout=280
+        [sys.executable, str(BENCH), "--smoke", *args],
+        capture_output=True,
+        text=True,
+        timeout=wait_s(280),
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
@@ -119,7 +124,7 @@ def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=wait_s(120),
     )
     assert refused.returncode != 0 and "--arms dapo" in refused.stderr
     # a model pre-trained here instead of the frozen one

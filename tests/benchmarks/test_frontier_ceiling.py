@@ -16,6 +16,8 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "mixing"))
 
 from mixbench.frontier_rl import CurrentPassRateOracle, oracle_score  # noqa: E402
 
+from tests.conftest import wait_s
+
 
 def test_oracle_rules_score_the_true_pass_rate():
     p = np.array([0.0, 1 / 16, 0.1, 0.25, 0.5, 0.9, 1.0])
@@ -43,7 +45,7 @@ def test_ceiling_quick_runs_uniform_full_and_the_others_half(tmp_path: Path) -> 
          "--out-dir", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=wait_s(300),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((tmp_path / "frontier_ceiling_quick.json").read_text())

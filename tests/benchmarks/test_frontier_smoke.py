@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.conftest import wait_s
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "mixing" / "frontier.py"
 
 
@@ -19,7 +21,7 @@ def test_frontier_quick_on_b2_counts_every_rollout(tmp_path: Path) -> None:
          "--out-dir", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=wait_s(240),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "rollouts to target" in proc.stdout

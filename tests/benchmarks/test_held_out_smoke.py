@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import wait_s
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # benchmarks/ is not installed
 DATA = ROOT.parent / "shared" / "data" / "LeetCodeDataset-v0.2.0-train.jsonl.gz"
@@ -22,7 +24,7 @@ def test_check_runs_third_solutions_against_the_original_tests() -> None:
     ids = ["balanced-binary-tree", "find-the-difference"]
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "judging" / "held_out.py"), "check", *ids],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True, text=True, timeout=wait_s(600), cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "balanced-binary-tree: AC" in proc.stdout and "2 of 2 pass" in proc.stdout

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import wait_s
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "mixing"
 
 
@@ -18,7 +20,7 @@ def _run(script: str, out: Path) -> dict:
         [sys.executable, str(BENCH / script), "--quick", "--workers", "2", "--out-dir", str(out)],
         capture_output=True,
         text=True,
-        timeout=600,  # a hang guard: 150 s timed out at load 15 on the shared 2-core machine
+        timeout=wait_s(600),  # a hang guard: 150 s timed out at load 15 on the shared 2-core machine
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "x uniform" in proc.stdout
@@ -138,7 +140,7 @@ def test_mix_headroom_quick_searches_then_evaluates(out_dir: Path) -> None:
         ],
         capture_output=True,
         text=True,
-        timeout=600,  # a hang guard: 150 s timed out at load 15 on the shared 2-core machine
+        timeout=wait_s(600),  # a hang guard: 150 s timed out at load 15 on the shared 2-core machine
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((out_dir / "mix_lm_headroom_quick.json").read_text())
@@ -158,7 +160,7 @@ def test_mix_proxy_quick_trains_then_deploys(out_dir: Path, bench: str) -> None:
         [sys.executable, str(BENCH / "mix_proxy.py"), *args, "--out-dir", str(out_dir)],
         capture_output=True,
         text=True,
-        timeout=600,  # a hang guard: 150 s timed out at load 15 on the shared 2-core machine
+        timeout=wait_s(600),  # a hang guard: 150 s timed out at load 15 on the shared 2-core machine
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads((out_dir / f"{name}.json").read_text())

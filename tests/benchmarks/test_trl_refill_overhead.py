@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import wait_s
+
 pytest.importorskip("trl")
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "mixing" / "trl_refill_overhead.py"
@@ -21,7 +23,7 @@ def test_trl_refill_overhead_runs_both_arms(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, str(SCRIPT), "--steps", "1", "--tokens", "4", "--prompts", "2",
          "--group", "4", "--out-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, env=env,
+        capture_output=True, text=True, timeout=wait_s(300), env=env,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     rec = json.loads((tmp_path / "trl_refill_overhead.json").read_text())

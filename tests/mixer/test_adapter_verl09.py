@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import wait_s
+
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("verl") is None
     or importlib.util.find_spec("verl.experimental.dataset") is not None,
@@ -229,7 +231,7 @@ def test_entry_point_refuses_a_sampler_verl_would_ignore(verl_export) -> None:
         + ["+data.sampler.class_path=pkg://my.sampler", "+data.sampler.class_name=Mine"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=wait_s(120),
     )
     assert r.returncode == 2, r.stderr[-2000:]
     assert "data.sampler.class_path=pkg://my.sampler: verl 0.8+ ignores it" in r.stderr
@@ -409,7 +411,7 @@ def test_entry_point_refuses_what_would_crash_or_hang_inside_verl(verl_export) -
         [sys.executable, "-m", "mixer.adapters.verl_main",
          f"data.train_files={verl_export / 'train.parquet'}",
          f"data.val_files={verl_export / 'test.parquet'}", "ray_kwargs.ray_init.num_cpus=2"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        capture_output=True, text=True, timeout=wait_s(300), cwd=ROOT,
     )  # fmt: skip
     assert run.returncode == 2, run.stderr[-2000:]
     assert "num_data_storage_units=1" in run.stderr and "Traceback" not in run.stderr

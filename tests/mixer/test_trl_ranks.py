@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import wait_s
+
 pytest.importorskip("trl")
 
 SCRIPT = Path(__file__).with_name("trl_ranks.py")
@@ -41,7 +43,7 @@ def _launch(export: Path, out: Path) -> dict[str, list[dict]]:
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
            "--master_addr", "127.0.0.1", "--master_port", str(_free_port()),
            str(SCRIPT), str(export), str(out)]  # fmt: skip
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=wait_s(600), env=env, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
     return {
         run: [json.loads((out / run / f"rank{r}.json").read_text()) for r in (0, 1)] for run in RUNS
