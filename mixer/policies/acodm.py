@@ -426,7 +426,7 @@ class _ActorCritic(Mixer):
         self.rms_d = f64(st["rms_d"])
         self.draws = f64(st["draws"])
         self.recent_share = f64(st["recent_share"])
-        self.rms = {k: float(v) for k, v in st["rms"].items()}
+        self.rms = {k: int(v) if k == "n_coef" else float(v) for k, v in st["rms"].items()}
         self.last_eval_loss = st["last_eval_loss"]
         self.last_dev = f64(st["last_dev"])
         self.state = f64(st["state"])
