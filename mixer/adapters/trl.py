@@ -170,6 +170,7 @@ class MixerGRPOTrainer(GRPOTrainer):
         self.rollouts: dict[str, int] = dict.fromkeys(ROLLOUT_COUNTS, 0)
         self._fed = 0
         self._heard: _Heard | None = None
+        self._rng_resync: str | None = None  # a checkpoint whose random state is restored again
         self.args.ignore_data_skip = True
         self.add_callback(_RunStart(self))
 
@@ -434,6 +435,13 @@ class MixerGRPOTrainer(GRPOTrainer):
         return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
 
     # ---- checkpoints ------------------------------------------------------------------------
+    def get_batch_samples(self, epoch_iterator, num_batches, device):  # noqa: ANN001, ANN201
+        got = super().get_batch_samples(epoch_iterator, num_batches, device)
+        if self._rng_resync is not None:  # the resumed run's first fetch: see `_load_rng_state`
+            checkpoint, self._rng_resync = self._rng_resync, None
+            super()._load_rng_state(checkpoint)
+        return got
+
     def _save_checkpoint(self, model, trial) -> None:  # noqa: ANN001
         per = self.steps_per_generation_batch()
         if per > 1 and self.state.global_step % per:
@@ -456,6 +464,12 @@ class MixerGRPOTrainer(GRPOTrainer):
 
     def _load_rng_state(self, checkpoint: str | None) -> None:
         super()._load_rng_state(checkpoint)
+        # Under `ignore_data_skip` transformers restores the random state before it creates the
+        # train loader's iterator, and creating that iterator draws a seed from torch's generator:
+        # generation after a resume would be shifted by that draw. The state is restored once more
+        # after the first batches are fetched (`get_batch_samples`), before anything generates,
+        # as transformers itself does on its data-skipping path.
+        self._rng_resync = checkpoint
         state = load_mixer_state(checkpoint)
         if state is not None:
             self._get_train_sampler().load_state_dict(state)

@@ -29,7 +29,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-RUNS = ("full", "resumed", "dapo-full", "dapo-resumed")
+RUNS = ("full", "resumed", "dapo-full", "dapo-resumed", "code-full", "code-resumed")
 
 
 @pytest.fixture(scope="module")
@@ -116,4 +116,25 @@ def test_two_ranks_refill_one_batch_from_the_same_rounds_and_resume_exactly(runs
         assert again["heard"] == full["heard"][len(full["heard"]) - len(again["heard"]) :]
         assert [x["rows"] for x in again["batches"]] == [x["rows"] for x in full["batches"][2:]]
         assert again["rollouts"] == full["rollouts"]
+        assert again["steps"][-1]["sampler"] == full["steps"][-1]["sampler"]
+
+
+def test_two_ranks_resume_a_run_graded_on_its_completions_exactly(runs):
+    """DynamicSampling on B3's small code model, graded by codemix's correctness reward (each rank
+    generates and grades its own rows): resumed on two ranks from checkpoint-2, every rank
+    generates the same completions as in the uninterrupted run, so the sampler hears the same
+    rounds with the same rewards and ends with the same ledger and state. Generation after a
+    resume was once shifted by the seed the train loader's new iterator drew."""
+    r0, r1 = runs["code-full"]
+    assert r0["heard"] == r1["heard"] and r0["rewards"] == r1["rewards"]
+    rewards = [x for round_ in r0["rewards"] for x in round_]
+    assert 0 < sum(rewards) < len(rewards)  # the reward tells completions apart
+    assert r0["rollouts"]["rounds"] > r0["rollouts"]["generation_batches"]
+    assert r0["graded"] != r1["graded"]  # each rank generates its own rows
+    for full, again in zip(runs["code-full"], runs["code-resumed"], strict=True):
+        n = len(again["heard"])
+        assert n >= 2
+        assert again["heard"] == full["heard"][-n:] and again["rewards"] == full["rewards"][-n:]
+        assert again["graded"] == full["graded"][len(full["graded"]) - len(again["graded"]) :]
+        assert again["ledger"] == full["ledger"] and again["rollouts"] == full["rollouts"]
         assert again["steps"][-1]["sampler"] == full["steps"][-1]["sampler"]

@@ -122,6 +122,17 @@ class _Record:
         }
 
 
+def _same(a, b) -> bool:
+    """Equal states, NaN (a feature not measured yet) equal to NaN."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
+        return True
+    return bool(a == b)
+
+
 def _logged(tr: MixerGRPOTrainer, key: str) -> list[float]:
     return [h[key] for h in tr.state.log_history if key in h]
 
@@ -261,3 +272,63 @@ def test_refill_refuses_what_it_cannot_train_faithfully(tmp_path) -> None:
         _trainer(tmp_path / "b", ds, trainer_kw={"refill_fallback": "wait"})
     with pytest.raises(ValueError, match="refill_rounds"):
         _trainer(tmp_path / "c", ds, trainer_kw={"refill_rounds": 0})
+
+
+@pytest.mark.parametrize("refill", [True, False], ids=["dynamic-sampling", "mixed"])
+def test_a_resumed_run_graded_on_its_completions_repeats_the_uninterrupted_one(
+    tmp_path, refill
+) -> None:
+    """B3's small code model on its frozen export, graded by codemix's correctness reward (which
+    runs each completion): a run resumed from checkpoint-2 generates the same completions, so the
+    same rewards, draws, ledger, mixer and counts as the uninterrupted run. Generation after a
+    resume was once shifted by the seed the train loader's new iterator draws from torch's
+    generator after transformers restored it (`ignore_data_skip`): the same rows, other rewards."""
+    from filters.reward import trl_correctness_reward
+    from mixer import MixedSampler
+    from tests.mixer.trl_code import code_model, code_train
+
+    train = code_train()
+
+    def run(out, resume=None):
+        cls = DynamicSampling if refill else MixedSampler
+        sampler = cls.from_dataset(train, batch_size=4, mixer="acodm", seed=0)
+        model, tok = code_model()
+        args = trl.GRPOConfig(
+            output_dir=str(out), per_device_train_batch_size=32, num_generations=8,
+            max_completion_length=48, max_steps=4, report_to=[], logging_steps=1, use_cpu=True,
+            seed=0, disable_tqdm=True, save_strategy="steps", save_steps=2, learning_rate=1e-4,
+        )  # fmt: skip
+        graded: list[list[str]] = []
+        heard: list[tuple] = []
+        learn = sampler.learn
+
+        def grading(completions, **kw):
+            graded.append([c[0]["content"] if isinstance(c, list) else c for c in completions])
+            return trl_correctness_reward(completions=completions, **kw)
+
+        def learning(rows, rewards, **kw):
+            heard.append((kw["weights_id"], [int(r) for r in rows], np.asarray(rewards).tolist()))
+            return learn(rows, rewards, **kw)
+
+        grading.__name__ = "correctness"
+        sampler.learn = learning
+        tr = MixerGRPOTrainer(
+            model=model, reward_funcs=[grading], args=args, train_dataset=train,
+            processing_class=tok, sampler=sampler,
+        )  # fmt: skip
+        tr.train(resume_from_checkpoint=resume)
+        return tr, graded, heard
+
+    full, graded_full, heard_full = run(tmp_path / "full")
+    resumed, graded_res, heard_res = run(tmp_path / "resumed", str(tmp_path / "full/checkpoint-2"))
+    rewards = [r for _, _, rs in heard_full for r in rs]
+    assert 0 < sum(rewards) < len(rewards)  # the reward tells completions apart
+    assert len(heard_res) >= 2
+    assert heard_res == heard_full[len(heard_full) - len(heard_res) :]  # draws and rewards
+    assert graded_res == graded_full[len(graded_full) - len(graded_res) :]  # the completions
+    a, b = full.mixed_sampler, resumed.mixed_sampler
+    assert getattr(b, "ledger", None) == getattr(a, "ledger", None)
+    assert _same(b.state_dict(), a.state_dict())  # NaN (not measured yet) equal to NaN
+    assert b.mixer.history == a.mixer.history and resumed.rollouts == full.rollouts
+    if refill:
+        assert full.rollouts["rounds"] > full.rollouts["generation_batches"]
