@@ -68,6 +68,9 @@ REFILL_FALLBACKS = ("train", "skip")
 #: shuffling and splitting of the buffered batch).
 SKIP_KEY = "mixer_skip"
 
+#: How the mixer's `horizon_origin` starts when this trainer set the run's length.
+HORIZON_ORIGIN = "TRL"
+
 #: The run-long counts of `MixerGRPOTrainer.rollouts` (saved in each checkpoint).
 ROLLOUT_COUNTS = (
     "generation_batches",  # generation batches trained (or skipped)
@@ -170,6 +173,7 @@ class MixerGRPOTrainer(GRPOTrainer):
         self.rollouts: dict[str, int] = dict.fromkeys(ROLLOUT_COUNTS, 0)
         self._fed = 0
         self._heard: _Heard | None = None
+        self._batches_in_run: int | None = None  # generation batches (set at the run's start)
         self._rng_resync: str | None = None  # a checkpoint whose random state is restored again
         self.args.ignore_data_skip = True
         self.add_callback(_RunStart(self))
@@ -203,11 +207,34 @@ class MixerGRPOTrainer(GRPOTrainer):
             )
 
     def mixer_updates(self, max_steps: int) -> int:
-        """How many mixer updates a run of `max_steps` optimizer steps makes: one per generation
-        batch, generated every `steps_per_generation * num_iterations` micro-batches (a sampler
-        that drops groups makes one per round, so at least this many)."""
+        """How many generation batches a run of `max_steps` optimizer steps trains, one every
+        `steps_per_generation * num_iterations` micro-batches: the mixer's updates, one per batch,
+        for a sampler that keeps every group. A sampler that drops groups makes one update per
+        round, at least this many; the trainer re-tells the mixer that count as the run goes
+        (`_retell_horizon`)."""
         micro = max_steps * self.args.gradient_accumulation_steps
         return math.ceil(micro / (self.args.steps_per_generation * self.num_iterations))
+
+    def _retell_horizon(self) -> None:
+        """Under refill the mixer updates once per round and a run's rounds are known only as it
+        goes: after each generation batch, tell a mixer whose horizon this trainer set (not one
+        given by the user, not one fixed at the start) the rounds so far plus the batches left at
+        the rounds per batch so far. After the last batch that is the run's update count."""
+        m, n = self.mixer, self.rollouts
+        batches = self._batches_in_run
+        if (
+            batches is None
+            or not self.mixed_sampler.drops_groups
+            or not getattr(m, "horizon_can_change", False)
+            or not str(getattr(m, "horizon_origin", "")).startswith(HORIZON_ORIGIN)
+            or not n["generation_batches"]
+        ):
+            return
+        left = max(batches - n["generation_batches"], 0)
+        per = n["rounds"] / n["generation_batches"]
+        rounds = n["rounds"] + int(round(left * per))
+        if rounds != getattr(m, "horizon", None):
+            m.set_horizon(rounds, origin=f"{HORIZON_ORIGIN}: refill, {per:.2f} rounds a batch")
 
     def steps_per_generation_batch(self) -> float:
         """Optimizer steps trained on one generation batch; a checkpoint inside one cannot resume
@@ -353,7 +380,9 @@ class MixerGRPOTrainer(GRPOTrainer):
         ):
             more = self._drawn_inputs(len(inputs))
             rounds.append((super()._generate_and_score_completions(more), self._heard))
-        return self._assemble(rounds)
+        batch = self._assemble(rounds)
+        self._retell_horizon()
+        return batch
 
     def _drawn_inputs(self, local: int) -> list[dict]:
         """One more generation batch from the sampler, this rank's rows of it, as the loader gives
@@ -584,6 +613,10 @@ class _RunStart(TrainerCallback):
     def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001
         steps = int(state.max_steps or 0)
         updates = self.trainer.mixer_updates(steps) if steps > 0 else None
+        self.trainer._batches_in_run = updates
+        origin = f"{HORIZON_ORIGIN}: {steps} optimizer steps"
+        if self.trainer.mixed_sampler.drops_groups:
+            origin += ", one round a batch until the rounds are counted"
         per = self.trainer.steps_per_generation_batch()
         if per > 1 and args.save_strategy == "steps" and args.save_steps % per:
             logger.warning(
@@ -597,8 +630,21 @@ class _RunStart(TrainerCallback):
             "MixerGRPOTrainer",
             self.trainer.mixed_sampler,
             updates,
-            origin=f"TRL: {steps} optimizer steps",
+            origin=origin,
         )
+        m = self.trainer.mixer
+        if (
+            self.trainer.mixed_sampler.drops_groups
+            and not getattr(m, "horizon_can_change", True)
+            and str(getattr(m, "horizon_origin", "")).startswith(HORIZON_ORIGIN)
+        ):
+            logger.warning(
+                "MixerGRPOTrainer: %s fixes its horizon at the run's start (%s updates, one a "
+                "generation batch), and under refill it updates once per round, more often: pass "
+                "horizon=<the rounds you expect> to it",
+                m.name,
+                updates,
+            )
         return control
 
     def on_train_end(self, args, state, control, **kwargs):  # noqa: ANN001, ARG002

@@ -115,6 +115,10 @@ class _ActorCritic(Mixer):
     the actor and critic networks with their Adam optimisers. `critic_inputs` extra columns (the
     action, for the paper's critic) go into the critic after the state's."""
 
+    #: whether `set_horizon` may change the run's length after the first update (ProxyACODM's
+    #: segments are cut once): a trainer that learns the length as it goes re-tells it
+    horizon_can_change = True
+
     def __init__(
         self,
         n_sources: int,

@@ -63,6 +63,8 @@ class ProxyACODM(_ActorCritic):
     `source_bias` are as in `ACODM`.
     """
 
+    horizon_can_change = False  # the segments are cut by the horizon at the run's start
+
     name = "acodm-proxy"
 
     def __init__(

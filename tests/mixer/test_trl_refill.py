@@ -34,13 +34,14 @@ def _reward(completions, source, **kw):
 
 
 def _trainer(
-    out, ds, max_steps=4, mixer="advantage-bandit", sampler_kw=None, trainer_kw=None, **args_kw
-):
+    out, ds, max_steps=4, mixer="advantage-bandit", sampler_kw=None, trainer_kw=None,
+    mixer_kw=None, **args_kw,
+):  # fmt: skip
     names = sorted(set(ds["source"]))
+    mixer = make_mixer(mixer, len(names), names=names, seed=0, **(mixer_kw or {}))
     sampler = DynamicSampling.from_labels(
-        ds["source"], 2, mixer=make_mixer(mixer, len(names), names=names, seed=0), seed=0,
-        **(sampler_kw or {}),
-    )  # fmt: skip
+        ds["source"], 2, mixer=mixer, seed=0, **(sampler_kw or {})
+    )
     model, tok = _tiny_model_and_tokenizer()
     if args_kw.get("beta"):  # TRL loads the reference model by the policy's name: save it
         model.save_pretrained(out / "policy")
@@ -332,3 +333,34 @@ def test_a_resumed_run_graded_on_its_completions_repeats_the_uninterrupted_one(
     assert b.mixer.history == a.mixer.history and resumed.rollouts == full.rollouts
     if refill:
         assert full.rollouts["rounds"] > full.rollouts["generation_batches"]
+
+
+def test_acodm_under_refill_is_told_the_updates_it_makes(tmp_path, caplog) -> None:
+    """ACODM updates once per round; under refill the trainer re-tells its horizon after every
+    generation batch (the rounds so far plus the batches left at the rounds per batch so far), so
+    its warm-up is sized on rounds, and at the run's end the horizon equals the updates it made.
+    It was once sized on the generation batches (5 here) while it made about three times as many
+    updates. A horizon the user gives is kept; a resumed run re-tells the same."""
+    ds = _data([SOURCES[i // 8] for i in range(24)])
+    tr = _trainer(tmp_path / "run", ds, max_steps=5, mixer="acodm")
+    told: list[tuple[int, int]] = []  # (updates made, horizon) after each generation batch
+    retell = tr._retell_horizon
+
+    def retelling():
+        retell()
+        told.append((tr.mixer.step, tr.mixer.horizon))
+
+    tr._retell_horizon = retelling
+    tr.train()
+    m = tr.mixer
+    assert tr.rollouts["generation_batches"] == 5 and tr.rollouts["rounds"] > 5
+    assert m.step == len(m.history) == tr.mixed_sampler.ledger["updates"] == tr.rollouts["rounds"]
+    assert m.horizon == m.step and told[-1] == (m.step, m.step)
+    assert m.horizon_origin.startswith("TRL: refill")
+    assert m.warmup == max(1, round(m.warmup_frac * m.step))
+    assert all(h > 5 for _, h in told)  # re-told from the first batch on, in rounds
+    given = _trainer(tmp_path / "given", ds, max_steps=5, mixer="acodm", mixer_kw={"horizon": 40})
+    with caplog.at_level("INFO", logger="codemix.mixer"):
+        given.train()
+    assert given.mixer.horizon == 40 and given.mixer.horizon_origin == "user"
+    assert sum("horizon=40 as given" in r.getMessage() for r in caplog.records) == 1
