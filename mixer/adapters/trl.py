@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,11 @@ __all__ = [
     "REFILL_FALLBACKS",
     "ROLLOUT_COUNTS",
     "SKIP_KEY",
+    "EMPTY_KEY",
+    "TESTED_TRL",
+    "TRL_CALLS",
+    "TRL_OVERRIDES",
+    "check_trl_seams",
 ]
 
 #: What a generation batch trains on when `refill_rounds` rounds did not fill it with informative
@@ -67,6 +73,59 @@ REFILL_FALLBACKS = ("train", "skip")
 #: The key a skipped generation batch carries to `compute_loss` (a 0-d tensor survives TRL's
 #: shuffling and splitting of the buffered batch).
 SKIP_KEY = "mixer_skip"
+
+#: The key a generation batch that trains no row carries to `compute_loss` (fallback "train"
+#: with no informative group): an optimizer step made only of such batches (and skipped ones)
+#: does not step the optimizer.
+EMPTY_KEY = "mixer_empty"
+
+#: The TRL releases this adapter was tested with (pyproject's `trl` extra accepts these only).
+TESTED_TRL = "1.16"
+
+#: The private methods of TRL's `GRPOTrainer` (and of the transformers `Trainer` under it) that
+#: `MixerGRPOTrainer` overrides, with their parameters as TRL 1.16.0 and transformers 5.25.0 have
+#: them: a release that changes one is refused at construction, naming it (`check_trl_seams`).
+TRL_OVERRIDES: dict[str, tuple[str, ...]] = {
+    "_get_train_sampler": ("dataset",),
+    "_get_collator_with_removed_columns": ("data_collator", "description"),
+    "_calculate_rewards": ("inputs", "prompts", "completions", "completion_ids_list"),
+    "_generate_and_score_completions": ("inputs",),
+    "_save_checkpoint": ("model", "trial"),
+    "_load_rng_state": ("checkpoint",),
+    "get_batch_samples": ("epoch_iterator", "num_batches", "device"),
+    "compute_loss": ("model", "inputs", "return_outputs", "num_items_in_batch"),
+}
+
+#: The private methods it calls, with the parameters it passes (others must have defaults).
+TRL_CALLS: dict[str, tuple[str, ...]] = {
+    "_get_dataloader": ("dataset", "description", "batch_size", "sampler_fn", "is_training"),
+    "_tokenize_prompts": ("prompts",),
+    "_get_output_dir": ("trial",),
+}
+
+
+def check_trl_seams(trainer_class: Any = GRPOTrainer) -> list[str]:
+    """What `trainer_class` (TRL's `GRPOTrainer`) changed of the methods this adapter overrides
+    (`TRL_OVERRIDES`: the same parameters, in order) or calls (`TRL_CALLS`: those parameters
+    first, any more with defaults): one line per method, empty when all are as tested."""
+    import inspect
+
+    problems = []
+    for table, exact in ((TRL_OVERRIDES, True), (TRL_CALLS, False)):
+        for name, want in table.items():
+            method = getattr(trainer_class, name, None)
+            if method is None:
+                problems.append(f"{name} is gone")
+                continue
+            params = list(inspect.signature(method).parameters.values())[1:]  # less self
+            got = tuple(p.name for p in params)
+            extra = params[len(want) :]
+            if got[: len(want)] != want or (
+                extra and (exact or any(p.default is inspect.Parameter.empty for p in extra))
+            ):
+                problems.append(f"{name}({', '.join(got)}) (tested: {name}({', '.join(want)}))")
+    return problems
+
 
 #: How the mixer's `horizon_origin` starts when this trainer set the run's length.
 HORIZON_ORIGIN = "TRL"
@@ -83,6 +142,9 @@ ROLLOUT_COUNTS = (
     "groups_padded",  # places of a short batch filled with masked rows (fallback "train")
     "short_batches",  # generation batches that reached refill_rounds without filling
     "skipped_batches",  # of these, skipped (fallback "skip")
+    "empty_batches",  # generation batches in which no round kept a group
+    "empty_streak",  # such batches in a row, up to the latest
+    "round_limit",  # the rounds the next generation batch may take (the back-off)
 )
 
 
@@ -94,6 +156,7 @@ class _Heard:
     keep_group: np.ndarray  # bool per group: the sampler keeps it
     zero_advantage: np.ndarray  # bool per group: all rewards equal (or fewer than two)
     sources: np.ndarray  # source id per group
+    mean_reward: np.ndarray  # mean combined reward per group (NaN where none was scorable)
 
 
 class MixerGRPOTrainer(GRPOTrainer):
@@ -127,8 +190,18 @@ class MixerGRPOTrainer(GRPOTrainer):
         sampler: BatchSource | None = None,
         refill_rounds: int = 10,
         refill_fallback: str = "train",
+        refill_backoff: bool = True,
         **kwargs: Any,
     ) -> None:
+        changed = check_trl_seams(GRPOTrainer)
+        if changed:
+            import trl
+
+            raise RuntimeError(
+                f"MixerGRPOTrainer overrides private methods of TRL's GRPOTrainer and was tested "
+                f"with TRL {TESTED_TRL} (this is {trl.__version__}); these changed: "
+                f"{'; '.join(changed)}. Install trl=={TESTED_TRL}.* (pip install 'codemix[trl]')"
+            )
         super().__init__(*args, **kwargs)
         self.pass_threshold = float(pass_threshold)
         self.source_column = source_column
@@ -163,6 +236,7 @@ class MixerGRPOTrainer(GRPOTrainer):
             )
         self.refill_rounds = int(refill_rounds)
         self.refill_fallback = refill_fallback
+        self.refill_backoff = bool(refill_backoff)
         if sampler.drops_groups:
             self._check_refill(type(sampler).__name__)
         if self.train_dataset is not None:
@@ -171,12 +245,15 @@ class MixerGRPOTrainer(GRPOTrainer):
         self.mixer = sampler.mixer
         self.repeat_sampler: MixerRepeatSampler | None = None
         self.rollouts: dict[str, int] = dict.fromkeys(ROLLOUT_COUNTS, 0)
+        self.rollouts["round_limit"] = self.refill_rounds
+        self._trained_micro = 0  # micro-batches with rows to train since the last optimizer step
         self._fed = 0
         self._heard: _Heard | None = None
         self._batches_in_run: int | None = None  # generation batches (set at the run's start)
         self._rng_resync: str | None = None  # a checkpoint whose random state is restored again
         self.args.ignore_data_skip = True
         self.add_callback(_RunStart(self))
+        self.add_callback(_NoEmptyStep(self))
 
     def _check_refill(self, name: str) -> None:
         """Refuse the settings under which a refilled batch would not train what its groups say."""
@@ -259,6 +336,8 @@ class MixerGRPOTrainer(GRPOTrainer):
                 f"; {n['short_batches']} batches reached refill_rounds={self.refill_rounds} "
                 f"({n['skipped_batches']} skipped, {n['groups_padded']} places masked)"
             )
+        if n["empty_batches"]:
+            line += f"; {n['empty_batches']} batches kept no group (they trained nothing)"
         return line
 
     def reference_scorer(
@@ -350,11 +429,15 @@ class MixerGRPOTrainer(GRPOTrainer):
         """The groups of one round: what `learn` returned (a `GroupOutcome`), or, for a source that
         keeps every group and returns nothing, its groups read from the rewards."""
         g = self.num_generations
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a group with no scorable reward
+            mean = np.nanmean(rewards.reshape(-1, g), axis=1)
         if hasattr(out, "keep_group"):
             return _Heard(
                 np.asarray(out.keep_group, dtype=bool),
                 np.asarray(out.zero_advantage, dtype=bool),
                 np.asarray(out.sources, dtype=np.int64),
+                mean,
             )
         if self.mixed_sampler.drops_groups:
             raise RuntimeError(
@@ -363,7 +446,7 @@ class MixerGRPOTrainer(GRPOTrainer):
             )
         zero = group_rewards(rows, rewards, np.arange(rows.size) // g)[3]
         return _Heard(
-            np.ones(rows.size // g, dtype=bool), zero, self.mixed_sampler.source_of(rows[::g])
+            np.ones(rows.size // g, dtype=bool), zero, self.mixed_sampler.source_of(rows[::g]), mean
         )
 
     # ---- refill -----------------------------------------------------------------------------
@@ -376,13 +459,52 @@ class MixerGRPOTrainer(GRPOTrainer):
         while (
             self.mixed_sampler.drops_groups
             and sum(int(h.keep_group.sum()) for _, h in rounds) < prompts
-            and len(rounds) < self.refill_rounds
+            and len(rounds) < self.rollouts["round_limit"]
         ):
             more = self._drawn_inputs(len(inputs))
             rounds.append((super()._generate_and_score_completions(more), self._heard))
         batch = self._assemble(rounds)
+        self._back_off([h for _, h in rounds])
         self._retell_horizon()
         return batch
+
+    def _back_off(self, heard: list[_Heard]) -> None:
+        """After a generation batch in which no round kept a group: warn, naming what the groups'
+        rewards were (at the first such batch in a row, then the 2nd, 4th, 8th, ...), and with
+        `refill_backoff` halve the rounds the next batch may take (down to one); a batch that keeps
+        a group restores `refill_rounds`."""
+        n = self.rollouts
+        if not self.mixed_sampler.drops_groups:
+            return
+        if any(h.keep_group.any() for h in heard):
+            n["empty_streak"], n["round_limit"] = 0, self.refill_rounds
+            return
+        n["empty_batches"] += 1
+        n["empty_streak"] += 1
+        limit = max(1, n["round_limit"] // 2) if self.refill_backoff else self.refill_rounds
+        streak = n["empty_streak"]
+        if streak & (streak - 1) == 0:  # 1, 2, 4, 8, ...
+            zero = np.concatenate([h.zero_advantage for h in heard])
+            passed = np.concatenate([h.mean_reward for h in heard]) >= self.pass_threshold
+            logger.warning(
+                "MixerGRPOTrainer: %d generation batch(es) in a row kept no group: %s dropped all "
+                "%d groups of the batch's %d round(s), %d of them with equal rewards (%d all "
+                "passed, %d all below pass_threshold=%g): the problems drawn are too easy or too "
+                "hard for the policy, or the reward does not vary. %s",
+                streak,
+                type(self.mixed_sampler).__name__,
+                zero.size,
+                len(heard),
+                int(zero.sum()),
+                int((zero & passed).sum()),
+                int((zero & ~passed).sum()),
+                self.pass_threshold,
+                f"The next batch may take {limit} round(s) (refill_backoff; a batch that keeps "
+                f"a group restores refill_rounds={self.refill_rounds})"
+                if self.refill_backoff
+                else f"Each such batch costs refill_rounds={self.refill_rounds} rounds",
+            )
+        n["round_limit"] = limit
 
     def _drawn_inputs(self, local: int) -> list[dict]:
         """One more generation batch from the sampler, this rank's rows of it, as the loader gives
@@ -419,11 +541,14 @@ class MixerGRPOTrainer(GRPOTrainer):
         refill.mask(batch, masked_from)
         if skip:
             batch[SKIP_KEY] = torch.tensor(True)
+        elif masked_from == 0:  # "train" with no kept group: every place masked, nothing to train
+            batch[EMPTY_KEY] = torch.tensor(True)
         return batch
 
     def _count(self, heard: list[_Heard], kept: int, masked_from: int, skip: bool) -> None:
-        """Add one generation batch to `rollouts` and log its counts (`mixer/...`), with the run's
-        totals as they stand (`mixer/total/...`)."""
+        """Add one generation batch to `rollouts` and log its counts (`mixer/...`: totals over the
+        generation batches since the last log, however many make an optimizer step), with the
+        run's totals as they stand (`mixer/total/...`)."""
         prompts = self.args.generation_batch_size // self.num_generations
         g = self.num_generations
         groups = sum(len(h.keep_group) for h in heard)
@@ -444,10 +569,13 @@ class MixerGRPOTrainer(GRPOTrainer):
         n["short_batches"] += int(masked_from < prompts)
         n["skipped_batches"] += int(skip)
         m = self._metrics["train"]
-        for k in ("rounds", "rollouts", "groups_dropped", "groups_surplus", "groups_padded"):
-            m[f"mixer/{k}"].append(float(step[k]))
-        m["mixer/groups_kept"].append(float(kept))
-        m["mixer/trained_rollouts"].append(float(trained))
+        step["groups_kept"], step["trained_rollouts"] = kept, trained
+        for k in (
+            "rounds", "rollouts", "groups_kept", "groups_dropped", "groups_surplus",
+            "groups_padded", "trained_rollouts",
+        ):  # fmt: skip
+            # one value, the window's total: TRL logs the mean of a metric's list
+            m[f"mixer/{k}"] = [sum(m[f"mixer/{k}"]) + float(step[k])]
         sources = np.concatenate([h.sources for h in heard])
         zero = np.concatenate([h.zero_advantage for h in heard])
         for s, name in enumerate(self.mixed_sampler.names):
@@ -461,6 +589,11 @@ class MixerGRPOTrainer(GRPOTrainer):
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):  # noqa: ANN001, ANN201
         if SKIP_KEY in inputs:  # a skipped generation batch: no forward, no gradient
             return torch.zeros((), device=self.accelerator.device, requires_grad=True)
+        if EMPTY_KEY in inputs:  # every row masked: the forward runs (the ranks' gradients are
+            # reduced together), and `_NoEmptyStep` keeps the optimizer from stepping on it
+            inputs = {k: v for k, v in inputs.items() if k != EMPTY_KEY}
+        else:
+            self._trained_micro += 1
         return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
 
     # ---- checkpoints ------------------------------------------------------------------------
@@ -504,7 +637,8 @@ class MixerGRPOTrainer(GRPOTrainer):
             self._get_train_sampler().load_state_dict(state)
             self._fed = int(state["drawn"])
             saved = state.get("rollouts") or {}
-            self.rollouts = {k: int(saved.get(k, 0)) for k in ROLLOUT_COUNTS}
+            fresh = dict.fromkeys(ROLLOUT_COUNTS, 0) | {"round_limit": self.refill_rounds}
+            self.rollouts = {k: int(saved.get(k, fresh[k])) for k in ROLLOUT_COUNTS}
 
 
 class _RefillRows:
@@ -601,6 +735,27 @@ class _RefillRows:
         if "tool_mask" in batch:
             loss_mask = loss_mask * batch["tool_mask"]
         batch["num_items_in_batch"] = self.trainer.accelerator.gather(loss_mask.sum()).sum()
+
+
+class _NoEmptyStep(TrainerCallback):
+    """An optimizer step whose micro-batches trained no row (generation batches skipped, or with
+    every place masked under fallback "train") does not step the optimizer: the gradients, all
+    zero or absent, are cleared before it, so the optimizer skips every parameter (AdamW: no
+    moment decays, no weight moves, its step count stays). The learning-rate schedule advances as
+    for any step. The decision is the same on every rank (every rank hears the same rounds)."""
+
+    def __init__(self, trainer: MixerGRPOTrainer) -> None:
+        self.trainer = trainer
+
+    def on_pre_optimizer_step(self, args, state, control, **kwargs):  # noqa: ANN001, ARG002
+        if self.trainer._trained_micro == 0:
+            for p in self.trainer.model.parameters():
+                p.grad = None
+        return control
+
+    def on_step_begin(self, args, state, control, **kwargs):  # noqa: ANN001, ARG002
+        self.trainer._trained_micro = 0  # (an evaluation between steps counts nothing)
+        return control
 
 
 class _RunStart(TrainerCallback):

@@ -364,3 +364,116 @@ def test_acodm_under_refill_is_told_the_updates_it_makes(tmp_path, caplog) -> No
         given.train()
     assert given.mixer.horizon == 40 and given.mixer.horizon_origin == "user"
     assert sum("horizon=40 as given" in r.getMessage() for r in caplog.records) == 1
+
+
+def _snapshot(tr: MixerGRPOTrainer) -> tuple[list, dict]:
+    """The policy's parameters and the optimizer's state, copied."""
+    params = [p.detach().clone() for p in tr.model.parameters()]
+    state = {
+        i: {k: v.clone() if torch.is_tensor(v) else v for k, v in st.items()}
+        for i, st in tr.optimizer.state_dict()["state"].items()
+    }
+    return params, state
+
+
+def _equal(a: tuple[list, dict], b: tuple[list, dict]) -> bool:
+    same_params = all(torch.equal(x, y) for x, y in zip(a[0], b[0], strict=True))
+    same_state = a[1].keys() == b[1].keys() and all(
+        a[1][i].keys() == b[1][i].keys()
+        and all(
+            torch.equal(a[1][i][k], b[1][i][k])
+            if torch.is_tensor(a[1][i][k])
+            else a[1][i][k] == b[1][i][k]
+            for k in a[1][i]
+        )
+        for i in a[1]
+    )
+    return same_params and same_state
+
+
+@pytest.mark.parametrize("fallback", ["train", "skip"])
+def test_a_step_that_trains_no_row_leaves_weights_and_optimizer_state_as_they_were(
+    tmp_path, fallback
+) -> None:
+    """Uniform weights over 'easy', 'hard' and 'mid', two prompts a round, one round a batch: a
+    batch without a 'mid' prompt keeps no group. Its optimizer step leaves the weights and AdamW's
+    state (moments, step count) exactly as they were, under either fallback; a step that trains
+    changes them. Under "train" it once stepped AdamW on a zero gradient, and the momentum of the
+    previous steps moved the weights."""
+    from transformers import TrainerCallback
+
+    ds = _data([SOURCES[i // 8] for i in range(24)])
+    tr = _trainer(
+        tmp_path / "run", ds, max_steps=10, mixer="uniform",
+        trainer_kw={"refill_rounds": 1, "refill_fallback": fallback},
+    )  # fmt: skip
+    steps: list[tuple[int, int, tuple]] = []  # (rollouts trained, empty batches, snapshot)
+
+    class Snap(TrainerCallback):
+        def on_step_end(self, args, state, control, **kw):
+            n = tr.rollouts
+            steps.append((n["trained_rollouts"], n["empty_batches"], _snapshot(tr)))
+
+    tr.add_callback(Snap())
+    tr.train()
+    empty = 0
+    for (t0, e0, before), (t1, e1, after) in zip(steps, steps[1:]):
+        if t1 == t0:  # this step trained no row ("skip": a short batch too)
+            assert _equal(before, after)
+            empty += e1 - e0
+        else:
+            assert not _equal(before, after)
+    assert empty  # a batch that kept no group came after a step that trained
+    assert "kept no group (they trained nothing)" in tr.rollout_summary()
+
+
+@pytest.mark.parametrize("backoff", [True, False])
+def test_rounds_that_find_no_informative_group_warn_and_back_off(tmp_path, caplog, backoff) -> None:
+    """Only 'easy' and 'hard' problems: no group is ever informative. While the run goes on, a
+    warning names the cause (every group dropped, all passed or all failed) at the 1st, 2nd, 4th
+    such batch in a row; with `refill_backoff` each such batch halves the rounds the next may
+    take (4, 2, 1, 1), without it every batch costs `refill_rounds` rounds. Nothing trains."""
+    ds = _data(["easy"] * 8 + ["hard"] * 8)
+    tr = _trainer(
+        tmp_path / "run", ds, max_steps=5,
+        trainer_kw={"refill_rounds": 4, "refill_backoff": backoff},
+    )  # fmt: skip
+    before = [p.detach().clone() for p in tr.model.parameters()]
+    with caplog.at_level("WARNING", logger="codemix.mixer"):
+        tr.train()
+    rounds = _logged(tr, "mixer/rounds")
+    assert rounds == ([4, 2, 1, 1, 1] if backoff else [4] * 5)
+    warned = [r.getMessage() for r in caplog.records if "kept no group" in r.getMessage()]
+    assert len(warned) == 3  # batches 1, 2 and 4 of the streak
+    assert warned[0].startswith("MixerGRPOTrainer: 1 generation batch(es) in a row kept no group")
+    assert (
+        "DynamicSampling dropped all 8 groups of the batch's 4 round(s), 8 of them with equal"
+        in (warned[0])
+    )
+    assert "too easy or too hard" in warned[0]
+    assert ("may take 2 round(s)" if backoff else "costs refill_rounds=4") in warned[0]
+    n = tr.rollouts
+    assert n["empty_batches"] == n["empty_streak"] == 5 and n["trained_rollouts"] == 0
+    assert n["rollouts"] == tr.mixed_sampler.ledger["rollouts"] == sum(rounds) * 2 * G
+    # no step touched the weights or the optimizer (AdamW holds no state for any parameter)
+    assert all(torch.equal(a, b) for a, b in zip(before, tr.model.parameters(), strict=True))
+    assert tr.optimizer.state_dict()["state"] == {}
+
+
+def test_logged_counts_are_totals_when_several_generation_batches_make_a_step(tmp_path) -> None:
+    """Two generation batches per optimizer step (gradient accumulation 2, a generation batch
+    per micro-batch): each step logs the totals of its batches, so the logged counts sum to the
+    sampler's ledger. They were once the mean of the step's batches (half the rollouts)."""
+    ds = _data([SOURCES[i // 8] for i in range(24)])
+    tr = _trainer(
+        tmp_path / "run", ds, max_steps=3, per_device_train_batch_size=4,
+        gradient_accumulation_steps=2, steps_per_generation=1,
+    )  # fmt: skip
+    rec = _Record(tr)
+    tr.train()
+    s = tr.mixed_sampler
+    assert tr.rollouts["generation_batches"] == 6 and len(_logged(tr, "mixer/rollouts")) == 3
+    assert sum(_logged(tr, "mixer/rollouts")) == s.ledger["rollouts"] == rec.graded
+    assert sum(_logged(tr, "mixer/rounds")) == s.ledger["updates"] == tr.rollouts["rounds"]
+    assert sum(_logged(tr, "mixer/trained_rollouts")) == tr.rollouts["trained_rollouts"] == 6 * 4
+    assert sum(_logged(tr, "mixer/groups_kept")) >= 6 * 2
