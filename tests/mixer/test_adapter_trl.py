@@ -233,3 +233,50 @@ def test_codemix_rewards_and_mixer_in_grpo_on_a_trl_export(demo_build, tmp_path)
     assert len(hist) == steps and all(sum(h["counts"]) == 3 for h in hist)
     assert len(graded) == steps * 6 and all(g in (0.0, 1.0) for g in graded)  # no sandbox fault
     assert int(np.argmax(tr.mixer.weights())) == 0
+
+
+def test_the_private_trl_methods_the_adapter_overrides_are_as_tested() -> None:
+    """The installed TRL has every private method MixerGRPOTrainer overrides or calls, with the
+    parameters it was written against; the extra's bound accepts only the tested TRL release."""
+    import tomllib
+    from pathlib import Path
+
+    from mixer.adapters.trl import TESTED_TRL, TRL_OVERRIDES, check_trl_seams
+
+    assert check_trl_seams() == [], "TRL changed a method MixerGRPOTrainer overrides or calls"
+    assert trl.__version__.startswith(TESTED_TRL + ".")
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    major, minor = TESTED_TRL.split(".")
+    assert pyproject["project"]["optional-dependencies"]["trl"] == [
+        f"trl>={TESTED_TRL},<{major}.{int(minor) + 1}"
+    ]
+    assert {"_calculate_rewards", "_generate_and_score_completions"} <= set(TRL_OVERRIDES)
+
+
+def test_a_trl_release_that_changes_an_overridden_method_is_refused_naming_it(
+    tmp_path, monkeypatch
+) -> None:
+    """A GRPOTrainer whose `_calculate_rewards` takes other parameters, or that lost
+    `_generate_and_score_completions` (as a TRL release could): the check names the method, and
+    the trainer refuses to start, naming it."""
+    import inspect
+
+    from mixer.adapters import trl as adapter
+    from mixer.adapters.trl import check_trl_seams
+
+    class Renamed(trl.GRPOTrainer):
+        def _calculate_rewards(self, inputs, prompts, completions, completion_ids):  # noqa: ANN001
+            return None
+
+    got = check_trl_seams(Renamed)
+    assert (
+        len(got) == 1 and got[0].startswith("_calculate_rewards(") and "completion_ids)" in got[0]
+    )
+    members = dict(inspect.getmembers(trl.GRPOTrainer))
+    members.pop("_generate_and_score_completions")
+    gone = type("Gone", (), members)
+    assert check_trl_seams(gone) == ["_generate_and_score_completions is gone"]
+    # the trainer itself refuses, naming the method (the check reads the class it subclasses)
+    monkeypatch.setattr(adapter, "GRPOTrainer", Renamed)
+    with pytest.raises(RuntimeError, match=r"tested with TRL 1\.16.*_calculate_rewards\("):
+        _trainer(tmp_path / "run")
