@@ -283,12 +283,17 @@ PUBLIC = {
         'start_run',
     ],
     'mixer.adapters.trl': [
+        'EMPTY_KEY',
         'MIXER_STATE_FILE',
         'MixerGRPOTrainer',
         'MixerRepeatSampler',
         'REFILL_FALLBACKS',
         'ROLLOUT_COUNTS',
         'SKIP_KEY',
+        'TESTED_TRL',
+        'TRL_CALLS',
+        'TRL_OVERRIDES',
+        'check_trl_seams',
     ],
     'filters.sandbox': [
         'Limits',

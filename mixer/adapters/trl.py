@@ -128,7 +128,7 @@ def check_trl_seams(trainer_class: Any = GRPOTrainer) -> list[str]:
 
 
 #: How the mixer's `horizon_origin` starts when this trainer set the run's length.
-HORIZON_ORIGIN = "TRL"
+_HORIZON_ORIGIN = "TRL"
 
 #: The run-long counts of `MixerGRPOTrainer.rollouts` (saved in each checkpoint).
 ROLLOUT_COUNTS = (
@@ -303,7 +303,7 @@ class MixerGRPOTrainer(GRPOTrainer):
             batches is None
             or not self.mixed_sampler.drops_groups
             or not getattr(m, "horizon_can_change", False)
-            or not str(getattr(m, "horizon_origin", "")).startswith(HORIZON_ORIGIN)
+            or not str(getattr(m, "horizon_origin", "")).startswith(_HORIZON_ORIGIN)
             or not n["generation_batches"]
         ):
             return
@@ -311,7 +311,7 @@ class MixerGRPOTrainer(GRPOTrainer):
         per = n["rounds"] / n["generation_batches"]
         rounds = n["rounds"] + int(round(left * per))
         if rounds != getattr(m, "horizon", None):
-            m.set_horizon(rounds, origin=f"{HORIZON_ORIGIN}: refill, {per:.2f} rounds a batch")
+            m.set_horizon(rounds, origin=f"{_HORIZON_ORIGIN}: refill, {per:.2f} rounds a batch")
 
     def steps_per_generation_batch(self) -> float:
         """Optimizer steps trained on one generation batch; a checkpoint inside one cannot resume
@@ -769,7 +769,7 @@ class _RunStart(TrainerCallback):
         steps = int(state.max_steps or 0)
         updates = self.trainer.mixer_updates(steps) if steps > 0 else None
         self.trainer._batches_in_run = updates
-        origin = f"{HORIZON_ORIGIN}: {steps} optimizer steps"
+        origin = f"{_HORIZON_ORIGIN}: {steps} optimizer steps"
         if self.trainer.mixed_sampler.drops_groups:
             origin += ", one round a batch until the rounds are counted"
         per = self.trainer.steps_per_generation_batch()
@@ -791,7 +791,7 @@ class _RunStart(TrainerCallback):
         if (
             self.trainer.mixed_sampler.drops_groups
             and not getattr(m, "horizon_can_change", True)
-            and str(getattr(m, "horizon_origin", "")).startswith(HORIZON_ORIGIN)
+            and str(getattr(m, "horizon_origin", "")).startswith(_HORIZON_ORIGIN)
         ):
             logger.warning(
                 "MixerGRPOTrainer: %s fixes its horizon at the run's start (%s updates, one a "
