@@ -14,6 +14,13 @@ reading its rows, choosing the groups, joining the rounds' tensors, counting, lo
 round's `sampler.learn` (conservatively counted as refill cost, though any problem sampler hears
 its round). Its share of the step is the claim: under 2%.
 
+A third arm, `DynamicSampling` with `num_iterations=2`, makes TRL compute the old policy's
+log-probabilities inside its generate-and-score, before the rewards, for every round: the refill
+then pays them for the groups it drops. Timed: TRL's `_get_per_token_logps_and_entropies` calls
+without gradient (the old and reference log-probabilities), and their part for the groups not
+trained (the dropped and surplus groups' share of the rows: every round holds as many rows). The
+refill's cost beyond generation is then its own work plus those log-probabilities.
+
     OMP_NUM_THREADS=1 nice .venv/bin/python benchmarks/mixing/trl_refill_overhead.py
     .venv/bin/python benchmarks/mixing/trl_refill_overhead.py --quick
 Writes benchmarks/results/trl_refill_overhead.json.
@@ -30,6 +37,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -48,7 +56,13 @@ def _reward(completions, kind, **kw):
 
 
 def run_arm(
-    refill: bool, steps: int, tokens: int, out: str, prompts: int = 8, group: int = 8
+    refill: bool,
+    steps: int,
+    tokens: int,
+    out: str,
+    prompts: int = 8,
+    group: int = 8,
+    num_iterations: int = 1,
 ) -> dict:
     import trl
     from datasets import Dataset
@@ -74,12 +88,13 @@ def run_arm(
         output_dir=out, per_device_train_batch_size=prompts * group, num_generations=group,
         max_completion_length=tokens, max_steps=steps + 1, report_to=[], logging_steps=1,
         use_cpu=True, seed=0, disable_tqdm=True, save_strategy="no", learning_rate=1e-4,
+        num_iterations=num_iterations,
     )  # fmt: skip
     tr = MixerGRPOTrainer(
         model=model, reward_funcs=_reward, args=args, train_dataset=ds, processing_class=tok,
         sampler=sampler, refill_rounds=10,
     )  # fmt: skip
-    clock = {"trl": 0.0, "ours": 0.0, "learn": 0.0, "rounds": 0}
+    clock = {"trl": 0.0, "ours": 0.0, "learn": 0.0, "rounds": 0, "logps": 0.0}
     step_rows: list[dict] = []
     parent = GRPOTrainer._generate_and_score_completions
     ours = tr._generate_and_score_completions
@@ -100,6 +115,17 @@ def run_arm(
         finally:
             clock["ours"] += time.perf_counter() - t
 
+    logps = tr._get_per_token_logps_and_entropies
+
+    def timed_logps(*a, **kw):
+        if torch.is_grad_enabled():  # the training forward, not the old / reference pass
+            return logps(*a, **kw)
+        t = time.perf_counter()
+        try:
+            return logps(*a, **kw)
+        finally:
+            clock["logps"] += time.perf_counter() - t
+
     def learning(*a, **kw):
         t = time.perf_counter()
         try:
@@ -109,11 +135,17 @@ def run_arm(
 
     class Steps(TrainerCallback):
         def on_step_begin(self, args, state, control, **kw):  # noqa: ANN001, ANN202, ARG002
-            clock.update(trl=0.0, ours=0.0, learn=0.0, rounds=0, t0=time.perf_counter())
+            clock.update(trl=0.0, ours=0.0, learn=0.0, rounds=0, logps=0.0)
+            n = tr.rollouts
+            clock.update(groups=n["groups"], trained=n["trained_rollouts"], t0=time.perf_counter())
 
         def on_step_end(self, args, state, control, **kw):  # noqa: ANN001, ANN202, ARG002
             wall = time.perf_counter() - clock["t0"]
             refill = clock["ours"] - clock["trl"] + clock["learn"]
+            n = tr.rollouts
+            groups = n["groups"] - clock["groups"]
+            untrained = groups - (n["trained_rollouts"] - clock["trained"]) // group
+            logps_untrained = clock["logps"] * untrained / groups if groups else 0.0
             step_rows.append(
                 {
                     "step": int(state.global_step),
@@ -123,11 +155,17 @@ def run_arm(
                     "learn_s": clock["learn"],
                     "refill_s": refill,
                     "refill_share": refill / wall,
+                    "groups": groups,
+                    "groups_untrained": untrained,
+                    "logps_s": clock["logps"],
+                    "logps_untrained_s": logps_untrained,
+                    "beyond_generation_share": (refill + logps_untrained) / wall,
                 }
             )
 
     GRPOTrainer._generate_and_score_completions = trl_part
     tr._generate_and_score_completions, sampler.learn = our_part, learning
+    tr._get_per_token_logps_and_entropies = timed_logps
     tr.add_callback(Steps())
     try:
         tr.train()
@@ -135,8 +173,11 @@ def run_arm(
         GRPOTrainer._generate_and_score_completions = parent
     timed = step_rows[1:]  # the first step warms up
     share = np.array([r["refill_share"] for r in timed])
+    wall = sum(r["wall_s"] for r in timed)
+    name = "DynamicSampling (refill)" if refill else "ProblemSampler (no refill)"
     return {
-        "arm": "DynamicSampling (refill)" if refill else "ProblemSampler (no refill)",
+        "arm": name + (f", num_iterations={num_iterations}" if num_iterations > 1 else ""),
+        "num_iterations": num_iterations,
         "steps": timed,
         "rollouts": tr.rollouts,
         "wall_s_mean": float(np.mean([r["wall_s"] for r in timed])),
@@ -147,6 +188,13 @@ def run_arm(
         "refill_share_median": float(np.median(share)),
         "refill_share_max": float(share.max()),
         "refill_ms_mean": 1e3 * float(np.mean([r["refill_s"] for r in timed])),
+        # over the timed steps together (with num_iterations=2 only every other step generates)
+        "logps_share_of_trl": sum(r["logps_s"] for r in timed)
+        / sum(r["trl_generate_and_score_s"] for r in timed),
+        "logps_untrained_share": sum(r["logps_untrained_s"] for r in timed) / wall,
+        "refill_share_total": sum(r["refill_s"] for r in timed) / wall,
+        "beyond_generation_share": sum(r["refill_s"] + r["logps_untrained_s"] for r in timed)
+        / wall,
     }
 
 
@@ -166,16 +214,19 @@ def main(argv: list[str] | None = None) -> dict:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         arms = [
-            run_arm(refill, steps, tokens, tmp, args.prompts, args.group)
-            for refill in (True, False)
+            run_arm(refill, steps, tokens, tmp, args.prompts, args.group, iters)
+            for refill, iters in ((True, 1), (False, 1), (True, 2))
         ]
-    ours, base = arms
+    ours, base = arms[:2]
     for a in arms:
         print(
             f"{a['arm']}: {a['wall_s_mean']:.2f} s a step, {a['rounds_mean']:.1f} rounds, "
             f"TRL's generate-and-score {a['trl_per_round_s']:.2f} s a round; refill's own work "
             f"{a['refill_ms_mean']:.1f} ms a step = {100 * a['refill_share_median']:.2f}% of the "
-            f"step (median; max {100 * a['refill_share_max']:.2f}%)"
+            f"step (median; max {100 * a['refill_share_max']:.2f}%); old/ref log-probs "
+            f"{100 * a['logps_share_of_trl']:.1f}% of TRL's generate-and-score, on groups not "
+            f"trained {100 * a['logps_untrained_share']:.2f}% of the steps; beyond generation "
+            f"{100 * a['beyond_generation_share']:.2f}%"
         )
     payload = {
         "benchmark": "trl_refill_overhead",
