@@ -589,6 +589,7 @@ def run_trl(
         sampler=sampler,
         optimizers=optimizers,
         refill_rounds=cfg.refill_rounds,  # short after them: train on the kept groups, as run_lean
+        refill_backoff=False,  # run_lean's fill loop takes refill_rounds rounds every step
     )
     trace = Trace(sampler, len(train))
     learn = sampler.learn
