@@ -3,7 +3,6 @@ each source) and problem samplers (`mixer.problems`: which problems inside each 
 learning from what the trainer reports; `mixer.sampler` turns weights into batches and
 `mixer.adapters` plugs them into trainers. This module is the face: import from here."""
 
-from filters.tools.renamed import renamed_submodules
 from mixer.feedback import Feedback, feedback_from_rewards, grpo_advantages, per_source_mean
 from mixer.history import load_history
 from mixer.policies import POLICIES, make_mixer
@@ -56,24 +55,3 @@ __all__: list[str] = [
     "target_scores",
 ]
 
-# The modules' names before the two wings (issue 44): importable, with a DeprecationWarning.
-renamed_submodules(
-    {
-        "mixer.acodm": "mixer.policies.acodm",
-        "mixer.base": "mixer.policies.base",
-        "mixer.baselines": "mixer.policies.baselines",
-        "mixer.dump": "mixer.policies.dump",
-        "mixer.nets": "mixer.policies.nets",
-        "mixer.proxy": "mixer.policies.proxy",
-        "mixer.sketch": "mixer.policies.sketch",
-        "mixer.transfer": "mixer.policies.transfer",
-        "mixer.factory": "mixer.policies",
-        "mixer.frontier": "mixer.problems.frontier",
-        "mixer.learnability": "mixer.problems.pass_rate",
-        "mixer.posterior": "mixer.problems.posterior",
-        "mixer.rollout_filters": "mixer.problems.rollout_filters",
-        "mixer.scorers": "mixer.problems.scorers",
-        "mixer.problem_samplers": "mixer.problems",
-        "mixer.problem_factory": "mixer.problems",
-    }
-)

@@ -200,21 +200,6 @@ class ProxyACODM(_ActorCritic):
         self.start_run()
 
     # ---- learning -----------------------------------------------------------------------
-    def learn(self, examples: list[dict[str, np.ndarray]], groups: list[int] | None = None) -> None:
-        """The former name of `fit_runs` (`learn` is a sampler's verb: one step's rewards);
-        deprecated, removed in codemix 0.3.0."""
-        import warnings
-
-        from filters.tools.renamed import REMOVED_IN
-
-        warnings.warn(
-            f"ProxyACODM.learn(examples) is deprecated (removed in {REMOVED_IN}): call "
-            "fit_runs(examples, groups=...)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        self.fit_runs(examples, groups)
-
     def fit_runs(
         self, examples: list[dict[str, np.ndarray]], groups: list[int] | None = None
     ) -> None:

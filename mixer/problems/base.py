@@ -384,37 +384,6 @@ class ProblemSampler(MixedSampler):
         self.mixer.update(dataclasses.replace(fb, **feedback) if feedback else fb)
         return out
 
-    def update(
-        self,
-        problems: Sequence[int] | np.ndarray,
-        rewards: Sequence[float] | np.ndarray,
-        weights_id: WeightsId | None = None,
-        group_ids: Sequence[object] | np.ndarray | None = None,
-        group_size: int | None = None,
-        **feedback: Any,
-    ) -> GroupOutcome:
-        """The former name of `learn` (`update` now means a mixer's `update(feedback)` only);
-        deprecated, removed in codemix 0.3.0."""
-        import warnings
-
-        from filters.tools.renamed import REMOVED_IN
-
-        warnings.warn(
-            f"{type(self).__name__}.update(problems, rewards, ...) is deprecated (removed in "
-            f"{REMOVED_IN}): "
-            "call learn(problems, rewards, weights_id=..., group_size=...)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.learn(
-            problems,
-            rewards,
-            weights_id=weights_id,
-            group_ids=group_ids,
-            group_size=group_size,
-            **feedback,
-        )
-
     @property
     def drops_groups(self) -> bool:
         """Whether this sampler tells the trainer to drop some groups after rollout (DAPO, the
