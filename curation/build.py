@@ -11,13 +11,12 @@ import itertools
 import json
 import os
 import shutil
-import warnings
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pyarrow as pa
 
@@ -43,10 +42,19 @@ from filters.contracts import (
     RecordError,
     UserError,
 )
-from filters.settings import DEFAULT_STAGES, FLAT_SETTINGS, STAGE_SETTINGS, STAGES
+from filters.settings import (
+    DEFAULT_STAGES,
+    FLAT_SETTINGS,
+    STAGE_SETTINGS,
+    STAGES,
+    AmplifyConfig,
+    DecontamConfig,
+    DedupConfig,
+    DifficultyConfig,
+    VerifyConfig,
+)
 from filters.stage import GlobalStage, Stage
 from filters.stages.decontam.references import describe_benchmark, expand_benchmarks
-from filters.tools.renamed import REMOVED_IN
 
 __all__ = [
     "SourceSpec",
@@ -72,69 +80,50 @@ class SourceSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-def _deprecated_flat(name: str) -> None:
-    stage, setting = FLAT_SETTINGS[name]
-    warnings.warn(
-        f"BuildConfig.{name} is deprecated (removed in {REMOVED_IN}); use "
-        f"BuildConfig.{stage}.{setting} "
-        f"({STAGE_SETTINGS[stage].__name__})",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-
-
+@dataclass
 class BuildConfig:
     """Everything that determines a build's output (stored in the manifest as the resolved recipe).
 
     Each stage's settings are nested, in the stage's own settings class (`filters/settings.py`,
-    where every default lives), under the stage's name: `amplify`, `verify`, `dedup`, `decontam`,
-    `difficulty` (every stage of `filters.settings.STAGES` that has settings).
+    where every default lives), under the stage's name: `decontam`, `amplify`, `verify`, `dedup`,
+    `difficulty`; a stage registered in `filters.settings.STAGES` beyond these keeps its settings
+    in `extra` (stage name -> settings object; `settings_of(name)` reads either).
     Decontamination is on by default, against every benchmark shipped with codemix (`shipped` in
     `decontam.against` stands for them); an empty `against` turns it off and removes `decontam`
     from `stages`; without `verify`, `amplify` (which strengthens suites for verify's decision) is
     removed too. So the configured stages are the ones that run. `max_record_bytes` (16 MiB,
     `--max-record-bytes`): a record whose text is larger is rejected as `too_large` at ingestion,
-    before any stage. The older flat names
-    (`min_tests=`, `buckets=`, ..., `FLAT_SETTINGS`) still work, with a DeprecationWarning; they
-    are removed in codemix 0.3.0.
+    before any stage.
     """
 
     sources: list[SourceSpec]
-    stages: list[str]
-    shard_rows: int
-    batch_rows: int
-    max_record_bytes: int
+    stages: list[str] = field(default_factory=lambda: list(STAGES))
+    shard_rows: int = 10_000
+    batch_rows: int = 256
+    max_record_bytes: int = MAX_RECORD_BYTES
+    decontam: DecontamConfig = field(default_factory=DecontamConfig)
+    amplify: AmplifyConfig = field(default_factory=AmplifyConfig)
+    verify: VerifyConfig = field(default_factory=VerifyConfig)
+    dedup: DedupConfig = field(default_factory=DedupConfig)
+    difficulty: DifficultyConfig = field(default_factory=DifficultyConfig)
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    def __init__(
-        self,
-        sources: list[SourceSpec],
-        stages: list[str] | None = None,
-        shard_rows: int = 10_000,
-        batch_rows: int = 256,
-        max_record_bytes: int = MAX_RECORD_BYTES,
-        **settings: Any,
-    ) -> None:
-        self.sources = sources
-        self.stages = list(stages) if stages is not None else list(STAGES)
-        self.shard_rows = shard_rows
-        self.batch_rows = batch_rows
-        self.max_record_bytes = max_record_bytes
-        unknown = sorted(set(settings) - set(STAGE_SETTINGS) - set(FLAT_SETTINGS))
+    def __post_init__(self) -> None:
+        self.stages = list(self.stages)
+        self.extra = dict(self.extra)
+        unknown = sorted(set(self.extra) - (set(STAGE_SETTINGS) - _OWN_FIELDS))
         if unknown:
-            raise TypeError(f"BuildConfig() got unexpected keyword argument(s) {', '.join(unknown)}")
+            raise TypeError(f"BuildConfig(extra=...) names no registered stage of its own: {', '.join(unknown)}")
         for stage, settings_class in STAGE_SETTINGS.items():
-            given: Any = settings.get(stage)
-            if given is not None and not isinstance(given, settings_class):
+            given = self.settings_of(stage)
+            if given is None:
+                given = settings_class()
+            elif not isinstance(given, settings_class):
                 raise TypeError(
                     f"BuildConfig({stage}=...) takes {settings_class.__name__}, got {type(given).__name__}"
                 )
             # a copy: a configuration never shares its settings with another
-            self.__dict__[stage] = replace(cast(Any, given)) if given is not None else settings_class()
-        for name, value in settings.items():
-            if name in FLAT_SETTINGS:
-                _deprecated_flat(name)
-                stage, setting = FLAT_SETTINGS[name]
-                setattr(getattr(self, stage), setting, value)
+            self._set_settings(stage, replace(given))
         self.dedup.prefer = tuple(self.dedup.prefer)
         self.decontam.against = tuple(expand_benchmarks(list(self.decontam.against)))
         if not self.decontam.against:
@@ -142,69 +131,58 @@ class BuildConfig:
         if "verify" not in self.stages:  # amplify strengthens suites for verify's decision only
             self.stages = [s for s in self.stages if s != "amplify"]
 
-    def _fields(self) -> dict[str, Any]:
-        """The constructor's arguments that rebuild this configuration (settings not copied)."""
-        base = {k: getattr(self, k) for k in ("sources", "stages", "shard_rows", "batch_rows", "max_record_bytes")}
-        return {**base, **{stage: getattr(self, stage) for stage in STAGE_SETTINGS}}
+    def settings_of(self, stage: str) -> Any:
+        """A stage's settings object: its field, or its entry in `extra` (None if it has none)."""
+        return getattr(self, stage) if stage in _OWN_FIELDS else self.extra.get(stage)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, BuildConfig) and self._fields() == other._fields()
+    def _set_settings(self, stage: str, settings: Any) -> None:
+        if stage in _OWN_FIELDS:
+            setattr(self, stage, settings)
+        else:
+            self.extra[stage] = settings
 
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass
+    @classmethod
+    def with_settings(cls, sources: list[SourceSpec], settings: dict[str, Any], **fields: Any) -> BuildConfig:
+        """A configuration from stage name -> settings object, each put in its field or in `extra`."""
+        own = {k: v for k, v in settings.items() if k in _OWN_FIELDS}
+        extra = {k: v for k, v in settings.items() if k not in _OWN_FIELDS}
+        return cls(sources=sources, **fields, **own, extra=extra)
 
-    def __repr__(self) -> str:
-        return f"BuildConfig({', '.join(f'{k}={v!r}' for k, v in self._fields().items())})"
-
-    def __getattr__(self, name: str) -> Any:
-        if name in FLAT_SETTINGS:  # only reached for names that are not attributes
-            _deprecated_flat(name)
+    def updated(self, **changes: Any) -> BuildConfig:
+        """A copy with some fields changed (`shard_rows=`, `stages=`, `verify=`, a registered
+        stage's settings by its name), or a stage's setting by its command-line name (`min_tests=`,
+        `buckets=`: `FLAT_SETTINGS`)."""
+        flat = {k: changes.pop(k) for k in list(changes) if k in FLAT_SETTINGS}
+        extra = {k: changes.pop(k) for k in list(changes) if k in self.extra}
+        new = replace(self, **changes, extra={**self.extra, **extra})
+        for name, value in flat.items():
             stage, setting = FLAT_SETTINGS[name]
-            return getattr(getattr(self, stage), setting)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in FLAT_SETTINGS:
-            _deprecated_flat(name)
-            stage, setting = FLAT_SETTINGS[name]
-            setattr(getattr(self, stage), setting, value)
-            return
-        super().__setattr__(name, value)
-
-    def updated(self, **settings: Any) -> BuildConfig:
-        """A copy with some settings changed: fields (`shard_rows=`, `stages=`, `verify=`, ...), or
-        a stage's setting by its command-line name (`min_tests=`, `buckets=`: `FLAT_SETTINGS`)."""
-        fields = self._fields()
-        unknown = sorted(set(settings) - set(fields) - set(FLAT_SETTINGS))
-        if unknown:
-            raise TypeError(f"BuildConfig.updated() got unexpected keyword argument(s) {', '.join(unknown)}")
-        fields.update({k: v for k, v in settings.items() if k not in FLAT_SETTINGS})
-        new = BuildConfig(**fields)
-        for name in settings.keys() & FLAT_SETTINGS.keys():
-            stage, setting = FLAT_SETTINGS[name]
-            setattr(getattr(new, stage), setting, settings[name])
-        # normalised again: `shipped` expanded, no decontam stage without benchmarks
-        return BuildConfig(**new._fields())
+            setattr(new.settings_of(stage), setting, value)
+        # normalised and checked again: `shipped` expanded, no decontam stage without benchmarks
+        return replace(new)
 
     def as_dict(self) -> dict[str, Any]:
-        """The configuration as JSON data (tuples as lists), as the manifest stores it."""
-        fields = self._fields()
-        data = {k: [asdict(s) for s in v] if k == "sources" else v for k, v in fields.items()}
-        data.update({stage: asdict(fields[stage]) for stage in STAGE_SETTINGS})
+        """The configuration as JSON data (tuples as lists), as the manifest stores it: each
+        stage's settings under the stage's name."""
+        whole = asdict(self)
+        data = {k: whole[k] for k in _BUILD_FIELDS}
+        data.update({stage: asdict(self.settings_of(stage)) for stage in STAGE_SETTINGS})
         return json.loads(json.dumps(data))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BuildConfig:
-        """A configuration from `as_dict()`'s data, or from a manifest written before the stages'
-        settings were nested (flat names, `FLAT_SETTINGS`)."""
+        """A configuration from `as_dict()`'s data."""
         d = dict(d)
         sources = [SourceSpec(**s) for s in d.pop("sources", [])]
-        nested: dict[str, Any] = {}
-        for stage, settings_class in STAGE_SETTINGS.items():
-            values = dict(d.pop(stage, None) or {})
-            for name in [n for n in d if n in FLAT_SETTINGS and FLAT_SETTINGS[n][0] == stage]:
-                values[FLAT_SETTINGS[name][1]] = d.pop(name)
-            nested[stage] = settings_class(**values)
-        return cls(sources=sources, **d, **nested)
+        settings = {stage: settings_class(**(d.pop(stage, None) or {}))
+                    for stage, settings_class in STAGE_SETTINGS.items()}  # fmt: skip
+        return cls.with_settings(sources, settings, **d)
+
+
+#: `BuildConfig`'s own fields, and the stages whose settings are fields of it (the others' are in
+#: its `extra`).
+_BUILD_FIELDS = ("sources", "stages", "shard_rows", "batch_rows", "max_record_bytes")
+_OWN_FIELDS = frozenset(f.name for f in fields(BuildConfig)) - {*_BUILD_FIELDS, "extra"}
 
 
 @dataclass
@@ -250,7 +228,7 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
     entry = STAGES.get(name)
     if entry is None:
         raise UserError(f"unknown stage {name!r}; known stages: {', '.join(STAGES)}")
-    settings = getattr(cfg, name) if entry.settings is not None else None
+    settings = cfg.settings_of(name)
     extra: dict[str, Any] = {}
     if name in _FROM_BUILD:
         settings, extra = _FROM_BUILD[name](cfg)
@@ -305,15 +283,6 @@ def config_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return changes
 
 
-def _as_stored(config: dict[str, Any]) -> dict[str, Any]:
-    """A stored configuration as this version writes it (an older manifest's flat settings nested),
-    so that rerunning the same build on an older output still finds it the same."""
-    try:
-        return BuildConfig.from_dict(config).as_dict()
-    except (TypeError, ValueError, UserError):
-        return config
-
-
 def _empty_but_leftovers(out: Path) -> bool:
     """Whether `out` holds nothing but what a build killed at its very start leaves: the lock file
     and a `.work` without a configuration or a finished unit."""
@@ -333,7 +302,7 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
     manifest = read_manifest(out)
     work_cfg = out / WORK_DIR / "config.json"
     if manifest is not None:
-        stored = _as_stored(manifest.get("config") or {})
+        stored = manifest.get("config") or {}
         if stored == cfg_json and not force:
             return False, True
         if not force:
@@ -344,7 +313,7 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
             )
         clear_outputs(out)
     elif work_cfg.exists():
-        old = _as_stored(json.loads(work_cfg.read_text()))
+        old = json.loads(work_cfg.read_text())
         if old == cfg_json and not force:
             return True, False
         if not force and finished_units(out / WORK_DIR):  # none finished: nothing to lose

@@ -89,6 +89,6 @@ def load_recipe(name_or_path: str) -> BuildConfig:
     if "prefer" not in settings and "prefer" not in tables.get("dedup", {}):
         settings["prefer"] = [spec.name for spec in ordered]
     try:
-        return BuildConfig(sources=[spec for _, spec in sources], **nested).updated(**settings)
+        return BuildConfig.with_settings([spec for _, spec in sources], nested).updated(**settings)
     except TypeError as e:
         raise UserError(f"{path}: {e}") from None

@@ -423,26 +423,3 @@ def test_filters_never_imports_curation_or_mixer():
                     names = [node.module]
                 for n in names:
                     assert n.split(".")[0] not in forbidden, f"{path.relative_to(root)} imports {n}"
-
-
-def test_every_deprecation_names_the_one_removal_release():
-    """Issue 44: six shims promised removal in three different versions. Every "removed in" of
-    the three packages now says `filters.tools.renamed.REMOVED_IN`, written out or by name."""
-    import re
-    from pathlib import Path
-
-    from filters.tools.renamed import REMOVED_IN
-
-    root = Path(__file__).resolve().parents[1]
-    version = REMOVED_IN.removeprefix("codemix ")
-    bad = []
-    for pkg in ("curation", "filters", "mixer"):
-        for path in (root / pkg).rglob("*.py"):
-            for n, line in enumerate(path.read_text().splitlines(), 1):
-                said = re.findall(r"removed in (?:codemix )?(\d+(?:\.\d+)*)", line)
-                vague = re.search(r"(next|one) release", line)
-                if vague or any(v != version for v in said):
-                    bad.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
-    assert bad == []
-
-

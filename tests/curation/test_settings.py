@@ -132,40 +132,19 @@ def test_amplify_and_verify_settings_from_a_recipe_reach_the_stages(tmp_path):
         load_recipe(str(bad))
 
 
-def test_the_older_flat_names_still_work_with_a_deprecation_warning(tmp_path):
-    with pytest.warns(DeprecationWarning) as caught:
-        cfg = BuildConfig(sources=[SourceSpec("demo")], min_tests=3, decontaminate_against=[])
-    assert {"verify.min_tests", "decontam.against"} <= {
-        str(w.message).split("use BuildConfig.")[1].split()[0] for w in caught
-    }
-    assert cfg.verify.min_tests == 3 and "decontam" not in cfg.stages
-    with pytest.warns(DeprecationWarning, match=r"removed in codemix 0\.3\.0.*difficulty\.buckets"):
-        assert cfg.buckets == DifficultyConfig.buckets
-    with pytest.warns(DeprecationWarning):
-        cfg.buckets = 7
-    assert cfg.difficulty.buckets == 7
-    # a manifest written before the nesting reads as the same configuration
-    flat = {k: v for k, v in cfg.as_dict().items() if k not in STAGE_SETTINGS}
-    flat.update(min_tests=3, buckets=7, decontaminate_against=[], prefer=[])
-    assert BuildConfig.from_dict(flat).as_dict() == cfg.as_dict()
+def test_a_recipe_sets_a_stage_setting_by_its_command_line_name_too(tmp_path):
     recipe = tmp_path / "flat.toml"
     recipe.write_text('[build]\nmin_tests = 2\nbuckets = 3\n\n[[source]]\nname = "demo"\n')
-    old_style = load_recipe(str(recipe))
-    assert (old_style.verify.min_tests, old_style.difficulty.buckets) == (2, 3)
+    cfg = load_recipe(str(recipe))
+    assert (cfg.verify.min_tests, cfg.difficulty.buckets) == (2, 3)
 
 
-def test_a_finished_build_with_an_older_flat_manifest_is_recognised(tmp_path):
-    """Rerunning the same build on an output written before the nesting finds nothing to do."""
-    from curation.build import _prepare_out
-    from curation.store import write_json
-
+def test_build_config_takes_the_stages_settings_objects_only():
+    """The flat names (`min_tests=`) were a compatibility layer for a release that never shipped."""
+    with pytest.raises(TypeError, match="min_tests"):
+        BuildConfig(sources=[SourceSpec("demo")], min_tests=3)
     cfg = BuildConfig(sources=[SourceSpec("demo")])
-    stored = {k: v for k, v in cfg.as_dict().items() if k not in STAGE_SETTINGS}
-    stored.update(min_tests=5, mutants=8, min_mutation_score=0.5, dedup_threshold=0.8, prefer=[],
-                  ngram=13, buckets=5, decontaminate_against=list(cfg.decontam.against),
-                  lcb_start=None, lcb_end=None)  # fmt: skip
-    write_json(tmp_path / "manifest.json", {"config": stored})
-    assert _prepare_out(tmp_path, cfg, force=False) == (False, True)
+    assert not hasattr(cfg, "buckets")
 
 
 def test_every_flag_is_an_option_that_reaches_its_stage(monkeypatch, tmp_path):

@@ -53,20 +53,21 @@ def _demo_words(limit: int) -> list[int]:
 def test_a_registered_stage_is_configured_everywhere(words_stage: None, tmp_path: Any) -> None:
     assert STAGE_SETTINGS["words"] is WordsConfig
     cfg = BuildConfig(sources=[SourceSpec("demo")])
-    assert cfg.stages[-1] == "words" and cfg.words == WordsConfig()
-    cfg = BuildConfig(sources=[SourceSpec("demo")], words=WordsConfig(min_words=40))
+    assert cfg.stages[-1] == "words" and cfg.settings_of("words") == WordsConfig()
+    cfg = BuildConfig(sources=[SourceSpec("demo")], extra={"words": WordsConfig(min_words=40)})
     assert cfg.as_dict()["words"] == {"min_words": 40}
     assert BuildConfig.from_dict(cfg.as_dict()) == cfg
-    assert cfg.updated(shard_rows=7).words.min_words == 40
+    assert cfg.updated(shard_rows=7).settings_of("words").min_words == 40
+    assert cfg.updated(words=WordsConfig(min_words=9)).extra["words"].min_words == 9
     stage = make_stage("words", cfg, workers=1)
     assert isinstance(stage, WordsStage) and stage.config() == {"min_words": 40}
     with pytest.raises(TypeError, match="WordsConfig"):
-        BuildConfig(sources=[SourceSpec("demo")], words={"min_words": 4})
+        BuildConfig(sources=[SourceSpec("demo")], extra={"words": {"min_words": 4}})
 
     recipe = tmp_path / "r.toml"
     recipe.write_text('[build]\nstages = ["exact_id", "words"]\n[build.words]\nmin_words = 40\n'
                       '[[source]]\nname = "demo"\n')  # fmt: skip
-    assert load_recipe(str(recipe)).words.min_words == 40
+    assert load_recipe(str(recipe)).settings_of("words").min_words == 40
     recipe.write_text('[build.words]\nmin_wordz = 4\n[[source]]\nname = "demo"\n')
     with pytest.raises(Exception, match="min_wordz"):
         load_recipe(str(recipe))
@@ -83,7 +84,7 @@ def test_a_registered_stage_runs_in_a_build_and_is_counted(
     cfg = BuildConfig(
         sources=[SourceSpec("demo", limit=limit)],
         stages=["exact_id", "words"],
-        words=WordsConfig(min_words=cut),
+        extra={"words": WordsConfig(min_words=cut)},
     )
     result = build(cfg, tmp_path / "out", workers=1, write_report=False)
     run = next(r for r in result.manifest["counts"]["stages"] if r["stage"] == "words")
