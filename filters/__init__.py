@@ -14,7 +14,7 @@ from filters.tools.lazy import lazy_names
 
 if TYPE_CHECKING:
     from filters.compare import compare_call, compare_stdio
-    from filters.contracts import UserError
+    from filters.contracts import ProblemRow, UserError
     from filters.judging.ground_truth import from_ground_truth, to_ground_truth
     from filters.sandbox import RunResult, Sandbox, TestResult
     from filters.settings import (
@@ -44,6 +44,7 @@ _HOME = {
     "minhash_signatures": "filters.stages.dedup.minhash",
     "jaccard": "filters.stages.dedup.minhash",
     "UserError": "filters.contracts",
+    "ProblemRow": "filters.contracts",
     "from_ground_truth": "filters.judging.ground_truth",
     "to_ground_truth": "filters.judging.ground_truth",
     "Decision": "filters.stage",
@@ -78,6 +79,7 @@ __all__ = [
     "minhash_signatures",
     "jaccard",
     "UserError",
+    "ProblemRow",
     "from_ground_truth",
     "to_ground_truth",
     "Decision",

@@ -9,7 +9,7 @@ and the rejected row (tests/test_record_doc.py checks it against this module).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -20,6 +20,9 @@ __all__ = [
     "TEST_STRUCT",
     "PROBLEM_FIELDS",
     "PROBLEM_SCHEMA",
+    "IOCase",
+    "ProblemRecord",
+    "ProblemRow",
     "PROBLEM_ID",
     "ROW_COLUMN",
     "KEPT_BASE_SCHEMA",
@@ -40,14 +43,58 @@ SCHEMA_VERSION = 1
 #: How a problem's tests are run: stdin to stdout, a call of `entry_point`, or an assert suite.
 TEST_TYPES = ("stdio", "call", "assert")
 #: The global id of a problem in shards (`source/id`), the first column of every stored row.
-PROBLEM_ID = "problem_id"
+PROBLEM_ID: Final = "problem_id"
 #: A row's ordinal in the build's input (added at ingest, dropped before shards are written): the
 #: order stages that keep a first occurrence (`filters.stages.exact_id`) go by.
-ROW_COLUMN = "_row"
+ROW_COLUMN: Final = "_row"
 #: A dropped row's stage (added by the pipeline), reason (`kind[:detail]`) and details (JSON text).
 REJECT_STAGE = "reject_stage"
 REJECT_REASON = "reject_reason"
 REJECT_DETAIL = "reject_detail"
+
+class IOCase(TypedDict):
+    """One test of a `stdio` or `call` problem (`TEST_STRUCT`): stdin and expected stdout, or
+    the JSON arguments and the JSON return value."""
+
+    input: str
+    output: str
+
+
+class ProblemRecord(TypedDict):
+    """The record as a Python row: `PROBLEM_FIELDS`' names, in record order, with the types
+    `normalize_record` guarantees (docs/record.md; tests/filters/test_contracts.py holds the two
+    to each other), so that the type checker sees `row["statement"]`."""
+
+    id: str
+    source: str
+    statement: str
+    starter_code: str | None
+    language: str
+    test_type: str
+    entry_point: str | None
+    tests: list[IOCase]
+    test_code: str | None
+    solutions: list[str]
+    incorrect_solutions: list[str]
+    solution_languages: list[str]
+    incorrect_solution_languages: list[str]
+    checker: str | None
+    time_limit_s: float | None
+    memory_limit_mb: float | None
+    difficulty_label: str | None
+    tags: list[str]
+    tests_complete: bool | None
+    source_prompt: str | None
+
+
+class ProblemRow(ProblemRecord):
+    """A row as a stage judges it (`Stage.judge_rows`): the record, its `problem_id` and, inside
+    a build, its ordinal `_row` (`ROW_COLUMN`). Columns earlier stages added are there too, read
+    with `row.get(name)`."""
+
+    problem_id: str
+    _row: NotRequired[int]
+
 
 if TYPE_CHECKING:  # built on first use (below), so that importing the contracts loads no pyarrow
     #: {input, output}: one test of a `stdio` or `call` problem.

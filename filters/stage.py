@@ -18,11 +18,11 @@ import inspect
 import json
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import pyarrow as pa
 
-from filters.contracts import REJECT_DETAIL, REJECT_REASON
+from filters.contracts import REJECT_DETAIL, REJECT_REASON, ProblemRow
 
 __all__ = ["Decision", "StageResult", "Stage", "RowStage", "GlobalStage", "apply_decisions"]
 
@@ -80,23 +80,19 @@ class Stage(ABC):
         make: Any = cls  # a subclass's constructor, whose arguments the base does not declare
         return make(**taken) if cls.settings_class is None else make(settings, **taken)
 
-    def settings_from(self, settings: Any | None, overrides: dict[str, Any]) -> Any:
-        """A private copy of `settings` (None: `settings_class`'s defaults) with `overrides` applied:
-        a stage that keeps its settings as one object (`self.settings`) builds it with this. An
-        unknown name is a TypeError, as for any keyword argument."""
+    def settings_from(self, settings: Any | None) -> Any:
+        """A private copy of `settings` (None: `settings_class`'s defaults), checked to be one: a
+        stage that keeps its settings as one object (`self.settings`) builds it with this."""
         cls = type(self).settings_class
         if cls is None:
             raise TypeError(f"{type(self).__name__} declares no settings_class")
         if settings is not None and not isinstance(settings, cls):
             raise TypeError(f"{type(self).__name__} takes {cls.__name__}, got {type(settings).__name__}")
         base: Any = settings if settings is not None else cls()
-        try:
-            return replace(base, **overrides)
-        except TypeError as e:
-            raise TypeError(f"{type(self).__name__}(): {e}") from None
+        return replace(base)
 
     @abstractmethod
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
         """One Decision per input row, in order."""
 
     def config(self) -> dict[str, Any]:
@@ -117,7 +113,8 @@ class Stage(ABC):
 
     def process(self, batch: pa.Table) -> StageResult:
         """Judge a batch; the base class builds the kept and dropped tables."""
-        decisions = self.judge_rows(batch.to_pylist()) if batch.num_rows else []
+        rows = cast(list[ProblemRow], batch.to_pylist())  # the store's rows: the record and more
+        decisions = self.judge_rows(rows) if batch.num_rows else []
         if len(decisions) != batch.num_rows:
             raise RuntimeError(f"stage {self.name} returned {len(decisions)} decisions for {batch.num_rows} rows")
         return apply_decisions(batch, decisions, self.output_schema)
@@ -126,10 +123,10 @@ class Stage(ABC):
 class RowStage(Stage):
     """A stage whose decision for a row depends on that row alone."""
 
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
         return [self.judge(r) for r in rows]
 
-    def judge(self, row: dict[str, Any]) -> Decision:
+    def judge(self, row: ProblemRow) -> Decision:
         raise NotImplementedError(f"{type(self).__name__} must implement judge() or judge_rows()")
 
 

@@ -262,9 +262,10 @@ def _worker_once(method: str, path: Path) -> dict[str, Any]:
                     sh, off.astype(np.uint64), NUM_PERM, 42
                 )
     elif method == "dedup_ours":
+        from filters.settings import DedupConfig
         from filters.stages.dedup.stage import DedupStage
 
-        stage = DedupStage(threshold=THRESHOLD, num_perm=NUM_PERM)
+        stage = DedupStage(DedupConfig(threshold=THRESHOLD, num_perm=NUM_PERM))
         ids = pa.array([f"{i:08d}" for i in range(n)])
         t0 = time.perf_counter()
         c0 = time.process_time()
@@ -373,6 +374,7 @@ def quality(sample: int = 3000) -> dict[str, Any]:
     from scipy import sparse
 
     from filters.stages.dedup.shingles import shingle_hashes
+    from filters.settings import DedupConfig
     from filters.stages.dedup.stage import DedupStage
 
     texts, groups = make_corpus(max(sample * 4, 20_000), seed=1)
@@ -428,7 +430,7 @@ def quality(sample: int = 3000) -> dict[str, Any]:
         return np.array([uf.find(i) for i in range(n)], dtype=np.int64)
 
     out: dict[str, Any] = {"sample": n, "true_pairs": len(truth)}
-    stage = DedupStage(threshold=THRESHOLD, num_perm=NUM_PERM)
+    stage = DedupStage(DedupConfig(threshold=THRESHOLD, num_perm=NUM_PERM))
     ids = [f"{i:06d}" for i in range(n)]
     stage.observe(pa.table({"problem_id": ids, "statement": sub}))
     stage.decide()

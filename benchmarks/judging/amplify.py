@@ -42,6 +42,7 @@ from filters.judging.judged import judged_problem
 from filters.reward.extract import extract_code
 from filters.sandbox import Sandbox
 from filters.sandbox.assert_calls import convert_problem
+from filters.settings import VerifyConfig
 from filters.stage import Decision
 from filters.stages.amplify.stage import AmplifyStage
 from filters.stages.verify.mutants import generate_mutants
@@ -131,7 +132,7 @@ def part_yield(
     sb: Sandbox, name: str, rows: list[dict[str, Any]], unamplified: bool = True
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     # the mutation-score threshold is applied afterwards, at several values (`at_threshold`)
-    verify = VerifyStage(sandbox=sb, min_tests=5, mutants=8, min_mutation_score=0.0)
+    verify = VerifyStage(VerifyConfig(min_tests=5, mutants=8, min_mutation_score=0.0), sandbox=sb)
     amplify = AmplifyStage(sandbox=sb)
     load0 = load_avg()
     # `unamplified`: verify the rows without amplification too (the "baseline" columns)

@@ -41,6 +41,7 @@ from amplify import judge, load  # noqa: E402  (benchmarks/judging/amplify.py)
 from filters.sandbox import Sandbox  # noqa: E402
 from filters.sandbox.process import WorkerProcess  # noqa: E402
 from filters.sandbox.worker.wire import Op  # noqa: E402
+from filters.settings import VerifyConfig  # noqa: E402
 from filters.stages.amplify.stage import AmplifyStage  # noqa: E402
 from filters.stages.verify.stage import VerifyStage  # noqa: E402
 
@@ -194,7 +195,7 @@ def main() -> None:
     load0 = round(os.getloadavg()[0], 2)
     with Sandbox(args.workers) as sb:
         amplify = AmplifyStage(sandbox=sb)
-        verify = VerifyStage(sandbox=sb, min_tests=5, mutants=8, min_mutation_score=0.0)
+        verify = VerifyStage(VerifyConfig(min_tests=5, mutants=8, min_mutation_score=0.0), sandbox=sb)
         T.stage = "amplify"
         amp, t_amp = judge(amplify, rows)
         amplified = [dict(r, **d.columns) for r, d in zip(rows, amp)]

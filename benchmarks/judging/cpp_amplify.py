@@ -39,6 +39,7 @@ from cpp_sandbox import DATA, TIME_LIMIT_S, problems  # noqa: E402
 from curation.record_files import records_to_table  # noqa: E402
 from curation.schema import normalize_record  # noqa: E402
 from filters.sandbox import Sandbox  # noqa: E402
+from filters.settings import AmplifyConfig, VerifyConfig  # noqa: E402
 from filters.stages.amplify.stage import AmplifyStage  # noqa: E402
 from filters.stages.verify.mutants import mutants_of  # noqa: E402
 from filters.stages.verify.stage import VerifyStage  # noqa: E402
@@ -68,7 +69,7 @@ def record(p: dict[str, Any], langs: tuple[str, ...]) -> dict[str, Any]:
 
 
 def section_verify(sb: Sandbox, probs: list[dict[str, Any]]) -> dict[str, Any]:
-    stage = VerifyStage(sandbox=sb, min_tests=5, repeats=2, mutants=4)
+    stage = VerifyStage(VerifyConfig(min_tests=5, repeats=2, mutants=4), sandbox=sb)
     out: dict[str, Any] = {}
     for name, langs in VARIANTS.items():
         recs = [record(p, langs) for p in probs]
@@ -87,7 +88,7 @@ def section_verify(sb: Sandbox, probs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def section_amplify(sb: Sandbox, probs: list[dict[str, Any]], target: int) -> dict[str, Any]:
     settings = dict(target_tests=target, rounds=2, candidates=24)
-    labelling = AmplifyStage(sandbox=sb, mutants=0, **settings)
+    labelling = AmplifyStage(AmplifyConfig(mutants=0, **settings), sandbox=sb)
     per: dict[str, Any] = {}
     secs: dict[str, list[float]] = {"python": [], "cpp": []}
     for i, p in enumerate(probs):
@@ -103,7 +104,7 @@ def section_amplify(sb: Sandbox, probs: list[dict[str, Any]], target: int) -> di
             for lang in secs:
                 secs[lang].append(row[lang]["seconds"])
         t = time.perf_counter()
-        o = AmplifyStage(sandbox=sb, mutants=4, **settings).amplify(record(p, ("python", "cpp")))
+        o = AmplifyStage(AmplifyConfig(mutants=4, **settings), sandbox=sb).amplify(record(p, ("python", "cpp")))
         row["both"] = {"status": o.status, "added": len(o.tests), "labelled_by": o.languages,
                        "seconds": round(time.perf_counter() - t, 2), "note": o.note}  # fmt: skip
         per[p["id"]] = row
@@ -142,8 +143,8 @@ def _killed(sb: Sandbox, rec: dict[str, Any], tests: list[dict[str, Any]], mutan
 
 def section_guided(sb: Sandbox, probs: list[dict[str, Any]], target: int, n_mutants: int = 10) -> dict[str, Any]:
     settings = dict(target_tests=target, rounds=4, candidates=24)
-    arms = {"unguided": AmplifyStage(sandbox=sb, mutants=0, **settings),
-            "cpp_guided": AmplifyStage(sandbox=sb, mutants=n_mutants, cpp_mutants=True, **settings)}  # fmt: skip
+    arms = {"unguided": AmplifyStage(AmplifyConfig(mutants=0, **settings), sandbox=sb),
+            "cpp_guided": AmplifyStage(AmplifyConfig(mutants=n_mutants, cpp_mutants=True, **settings), sandbox=sb)}  # fmt: skip
     per: dict[str, Any] = {}
     for i, p in enumerate(probs):
         rec = record(p, ("cpp",))

@@ -249,6 +249,7 @@ def _count(per_job: list[list[str]]) -> dict[str, int]:
 def section_agree(workers: int, probs: list[dict[str, Any]]) -> dict[str, Any]:
     from curation.record_files import records_to_table
     from curation.schema import normalize_record
+    from filters.settings import VerifyConfig
     from filters.stages.verify.stage import VerifyStage
 
     rows = []
@@ -278,7 +279,7 @@ def section_agree(workers: int, probs: list[dict[str, Any]]) -> dict[str, Any]:
             base = {"id": p["id"], "source": "cc", "statement": p["id"], "test_type": "stdio",
                     "tests": p["tests"], "time_limit_s": TIME_LIMIT_S}  # fmt: skip
             rows.append((base, p))
-        stage = VerifyStage(sandbox=sb, min_tests=5, repeats=2, mutants=4)
+        stage = VerifyStage(VerifyConfig(min_tests=5, repeats=2, mutants=4), sandbox=sb)
         kept = {}
         for name, langs in (("python_alone", ("python",)), ("every_language", ("python", "cpp"))):
             recs = [

@@ -52,9 +52,10 @@ def child(stage: str, rows_in: Path, out: Path) -> None:
 
             st: Any = AmplifyStage(sandbox=sb)
         else:
+            from filters.settings import VerifyConfig
             from filters.stages.verify.stage import VerifyStage
 
-            st = VerifyStage(sandbox=sb, min_tests=5, mutants=8, min_mutation_score=0.0)
+            st = VerifyStage(VerifyConfig(min_tests=5, mutants=8, min_mutation_score=0.0), sandbox=sb)
         if hasattr(type(st), "rerun_sandbox"):  # (an older checkout's amplify has none)
             _ = st.rerun_sandbox  # started before the clock, as on the other side
         t = time.perf_counter()

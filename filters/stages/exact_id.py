@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pyarrow as pa
 
-from filters.contracts import PROBLEM_ID, ROW_COLUMN
+from filters.contracts import PROBLEM_ID, ROW_COLUMN, ProblemRow
 from filters.stage import Decision, GlobalStage
 
 __all__ = ["ExactIdStage"]
@@ -29,7 +27,7 @@ class ExactIdStage(GlobalStage):
     def decide(self) -> None:
         pass
 
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
         out = []
         for r in rows:
             first = self._first.get(r[PROBLEM_ID], r[ROW_COLUMN])

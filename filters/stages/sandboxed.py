@@ -18,7 +18,7 @@ __all__ = ["SandboxedStage"]
 
 class SandboxedStage(Stage):
     """A stage that judges by running programs. Subclasses set `settings_class`; the constructor
-    takes that settings object and/or its fields by name (`VerifyStage(min_tests=3)`), the
+    takes that settings object (`VerifyStage(VerifyConfig(min_tests=3))`; None: the defaults), the
     build's `workers` (sandbox processes) and an optional `sandbox` the caller owns."""
 
     def __init__(
@@ -27,9 +27,8 @@ class SandboxedStage(Stage):
         *,
         workers: int | None = None,
         sandbox: Sandbox | None = None,
-        **overrides: Any,
     ) -> None:
-        self.settings = self.settings_from(settings, overrides)
+        self.settings = self.settings_from(settings)
         self.workers = workers
         self._sandbox = sandbox
         self._own_sandbox = sandbox is None

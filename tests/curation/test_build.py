@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from curation.cli import app
 from curation.record_files import write_jsonl
 from curation.store import read_manifest
+from filters.settings import DecontamConfig
 
 runner = CliRunner()
 LIGHT = ["--skip", "amplify", "--skip", "verify", "--skip", "dedup", "--skip", "difficulty"]
@@ -297,7 +298,7 @@ def test_the_manifest_counts_benchmark_problems_through_the_stage():
     from curation.build import BuildConfig, _decontamination
     from filters.stages.decontam.stage import DecontamStage
 
-    stage = DecontamStage(against=["humaneval"])
+    stage = DecontamStage(DecontamConfig(against=["humaneval"]))
     assert stage.benchmark_sizes() == {"humaneval": 164}
     cfg = BuildConfig(sources=[])
     cfg.decontam.against = ["humaneval"]

@@ -19,11 +19,11 @@ from curation.build import STAGE_SETTINGS, BuildConfig, SourceSpec, make_stage
 from curation.cli import app
 from curation.recipe import load_recipe
 from filters.contracts import UserError
-from filters.settings import STAGES, VerifyConfig
+from filters.settings import STAGES, DedupConfig, VerifyConfig
 from filters.stages.amplify.stage import AmplifyStage
 from filters.stages.decontam.stage import DecontamStage
 from filters.stages.dedup.stage import DedupStage
-from filters.stages.difficulty import DifficultyConfig, DifficultyStage
+from filters.stages.difficulty import DifficultyStage
 from filters.stages.verify.stage import VerifyStage
 
 
@@ -202,7 +202,18 @@ def test_an_out_of_range_setting_fails_with_one_line_from_a_recipe_or_a_flag(
     assert not (tmp_path / "out").exists()  # refused before any work
     settings_class = STAGE_SETTINGS[table]
     typed = {key: type(getattr(settings_class(), key))(value)}
-    for make in (settings_class, STAGES[table].load()):  # in Python too, and by the stage itself
-        with pytest.raises(UserError) as made:
-            make(**typed)
-        assert str(made.value) == line
+    with pytest.raises(UserError) as made:  # in Python too (a stage takes only this object)
+        settings_class(**typed)
+    assert str(made.value) == line
+
+
+def test_every_stage_takes_its_settings_object_and_no_loose_settings():
+    """Issue 51: stages took `**overrides` beside their settings object, so the type checker never
+    saw a stage's keyword arguments. A stage's signature names what it takes; a setting by name is
+    a TypeError."""
+    for name, entry in STAGES.items():
+        params = inspect.signature(entry.load()).parameters.values()
+        assert not [p.name for p in params if p.kind is p.VAR_KEYWORD], name
+    with pytest.raises(TypeError, match="threshold"):
+        DedupStage(threshold=0.9)  # type: ignore[call-arg]
+    assert DedupStage(DedupConfig(threshold=0.9)).settings.threshold == 0.9

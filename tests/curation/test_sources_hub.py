@@ -11,6 +11,7 @@ import pytest
 from curation.schema import RecordError, normalize_record
 from curation.sources import iter_source
 from filters.contracts import UserError
+from filters.settings import VerifyConfig
 
 HUB = Path(__file__).resolve().parents[1] / "fixtures" / "hub"
 
@@ -232,14 +233,12 @@ def test_verify_drops_problems_whose_source_left_out_tests():
         dict(recs["9001/D"], id="complete", solutions=[sol], tests_complete=None),
     ]
     with Sandbox(workers=1) as box:
-        got = VerifyStage(sandbox=box, min_tests=1, repeats=1, mutants=0).process(
+        got = VerifyStage(VerifyConfig(min_tests=1, repeats=1, mutants=0), sandbox=box).process(
             records_to_table(rows)
         )
         assert [r["reject_reason"] for r in got.dropped.to_pylist()] == ["incomplete_tests"]
         assert [r["id"] for r in got.kept.to_pylist()] == ["complete"]
-        keep = VerifyStage(
-            sandbox=box, min_tests=1, repeats=1, mutants=0, keep_incomplete_tests=True
-        )
+        keep = VerifyStage(VerifyConfig(min_tests=1, repeats=1, mutants=0, keep_incomplete_tests=True), sandbox=box)
         assert keep.process(records_to_table(rows)).kept.num_rows == 2
 
 

@@ -20,6 +20,7 @@ from curation.cli import app
 from curation.record_files import records_to_table
 from curation.schema import RecordError, normalize_record
 from curation.sources import iter_source
+from filters.settings import VerifyConfig
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "hub-samples"
 
@@ -47,7 +48,7 @@ def verify():
     with Sandbox(workers=2) as box:
 
         def run(recs: list[dict]) -> dict[str, str]:
-            stage = VerifyStage(sandbox=box, min_tests=1, repeats=1, mutants=0)
+            stage = VerifyStage(VerifyConfig(min_tests=1, repeats=1, mutants=0), sandbox=box)
             result = stage.process(records_to_table(recs))
             got = {r["id"]: "kept" for r in result.kept.to_pylist()}
             got.update({r["id"]: r["reject_reason"] for r in result.dropped.to_pylist()})

@@ -13,6 +13,7 @@ import pytest
 from curation.build import BuildConfig, SourceSpec, build, make_stage
 from curation.recipe import load_recipe
 from curation.sources import get_source, iter_source
+from filters.contracts import ProblemRow
 from filters.settings import STAGE_SETTINGS, STAGES, StageEntry
 from filters.stage import Decision, RowStage
 
@@ -30,10 +31,10 @@ class WordsStage(RowStage):
     name = "words"
     settings_class = WordsConfig
 
-    def __init__(self, settings: WordsConfig | None = None, **overrides: Any) -> None:
-        self.settings = self.settings_from(settings, overrides)
+    def __init__(self, settings: WordsConfig | None = None) -> None:
+        self.settings = self.settings_from(settings)
 
-    def judge(self, row: dict[str, Any]) -> Decision:
+    def judge(self, row: ProblemRow) -> Decision:
         n = len(row["statement"].split())
         if n < self.settings.min_words:
             return Decision.drop("short_statement", words=n)

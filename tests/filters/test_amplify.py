@@ -15,6 +15,7 @@ from filters.judging.judged import count_tests, judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
 from filters.sandbox.assert_calls import convert_problem
+from filters.settings import AmplifyConfig, VerifyConfig
 from filters.stages.amplify.inputgen import CallInputs, StdioInputs
 from filters.stages.amplify.stage import AmplifyStage, expected_check
 from filters.stages.verify.stage import VerifyStage
@@ -149,10 +150,10 @@ def test_stdio_edges_stay_a_simple_connected_graph_with_a_consistent_header():
 # ---- the stage -------------------------------------------------------------------------------------
 def test_an_assert_suite_is_amplified_and_verify_then_keeps_it(sb):
     row = mbpp_like()
-    baseline = VerifyStage(sandbox=sb, min_tests=5, mutants=4).process(records_to_table([row]))
+    baseline = VerifyStage(VerifyConfig(min_tests=5, mutants=4), sandbox=sb).process(records_to_table([row]))
     assert baseline.dropped.to_pylist()[0]["reject_reason"] == "too_few_tests"
 
-    stage = AmplifyStage(sandbox=sb, target_tests=10)
+    stage = AmplifyStage(AmplifyConfig(target_tests=10), sandbox=sb)
     amplified = stage.process(records_to_table([row]))
     (out,) = amplified.kept.to_pylist()
     gen = out["generated_tests"]
@@ -163,7 +164,7 @@ def test_an_assert_suite_is_amplified_and_verify_then_keeps_it(sb):
     assert out["mutation_score_amplified"] >= out["mutation_score_original"]
     assert count_tests(out) == 3 + len(gen)
 
-    verified = VerifyStage(sandbox=sb, min_tests=5, mutants=4).process(amplified.kept)
+    verified = VerifyStage(VerifyConfig(min_tests=5, mutants=4), sandbox=sb).process(amplified.kept)
     (kept,) = verified.kept.to_pylist()
     assert kept["tests_total"] == 3 + len(gen) and kept["reward_isolation"] == "converted"
 
@@ -172,7 +173,7 @@ def test_generated_tests_catch_a_wrong_program_the_originals_let_through(sb):
     row = mbpp_like()
     assert sb.run(row, SECOND_WRONG).verdict == "AC"  # the three originals cannot tell
     (out,) = (
-        AmplifyStage(sandbox=sb, target_tests=30).process(records_to_table([row])).kept.to_pylist()
+        AmplifyStage(AmplifyConfig(target_tests=30), sandbox=sb).process(records_to_table([row])).kept.to_pylist()
     )
     judged = judged_problem(out)
     assert judged["typed_calls"] and len(judged["tests"]) == 3 + len(out["generated_tests"])
@@ -197,7 +198,7 @@ def test_a_stdio_problem_with_two_references_keeps_only_inputs_they_agree_on(sb)
     row = rec("divisor", test_type="stdio", tests=tests, solutions=[smallest, largest],
               statement="Print a divisor of n greater than 1.")  # fmt: skip
     (out,) = (
-        AmplifyStage(sandbox=sb, target_tests=8).process(records_to_table([row])).kept.to_pylist()
+        AmplifyStage(AmplifyConfig(target_tests=8), sandbox=sb).process(records_to_table([row])).kept.to_pylist()
     )
     judged = judged_problem(out)
     for code in (smallest, largest):
@@ -238,7 +239,7 @@ def test_bad_references_leave_the_originals_and_say_why(sb, solution, reason):
     )  # its own answers
     tests = [{"input": x, "output": o.text} for x, o in zip(inputs, outs)]
     row = rec("bad", entry_point="f", tests=tests, solutions=[solution])
-    result = AmplifyStage(sandbox=sb, rounds=2, candidates=12).process(records_to_table([row]))
+    result = AmplifyStage(AmplifyConfig(rounds=2, candidates=12), sandbox=sb).process(records_to_table([row]))
     (out,) = result.kept.to_pylist()  # nothing is lost
     assert out["amplify_status"] == "failed", out["amplify_note"]
     assert out["generated_tests"] == [] and reason in out["amplify_note"]
@@ -280,7 +281,7 @@ def test_a_strong_suite_is_left_alone(sb):
         solutions=["a, b = map(int, input().split())\nprint(a + b)"],
     )
     (out,) = (
-        AmplifyStage(sandbox=sb, target_tests=10).process(records_to_table([row])).kept.to_pylist()
+        AmplifyStage(AmplifyConfig(target_tests=10), sandbox=sb).process(records_to_table([row])).kept.to_pylist()
     )
     assert out["amplify_status"] == "not_needed" and out["generated_tests"] == []
 
@@ -306,7 +307,7 @@ def test_inputs_outside_the_contract_are_dropped(sb):
     ]
     row = rec("find", entry_point="find", tests=tests, solutions=[find])
     (out,) = (
-        AmplifyStage(sandbox=sb, target_tests=10).process(records_to_table([row])).kept.to_pylist()
+        AmplifyStage(AmplifyConfig(target_tests=10), sandbox=sb).process(records_to_table([row])).kept.to_pylist()
     )
     assert out["generated_tests"], out["amplify_note"]
     assert all(isinstance(json.loads(t["output"]), int) for t in out["generated_tests"])
@@ -361,7 +362,7 @@ def test_rows_keep_their_order_their_steps_and_their_flat_reading():
 def test_the_stage_pickles_without_its_sandboxes(sb):
     import pickle
 
-    stage = AmplifyStage(sandbox=sb, target_tests=7)
+    stage = AmplifyStage(AmplifyConfig(target_tests=7), sandbox=sb)
     copy = pickle.loads(pickle.dumps(stage))
     assert copy.config() == stage.config() and copy._sandbox is None and copy._own_sandbox
     copy.close()

@@ -14,6 +14,7 @@ import pytest
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
 from filters.sandbox import RunResult, Sandbox
+from filters.settings import AmplifyConfig
 from filters.stages.amplify.stage import AmplifyStage
 from filters.stages.verify.labelling import labelling_order, labelling_references, mutated_reference
 
@@ -86,7 +87,7 @@ def test_which_references_label_and_in_which_order():
 
 def test_python_and_cpp_references_label_together(row, cpp, sb):
     py = row["solutions"][0]
-    stage = AmplifyStage(sandbox=sb, **SETTINGS)
+    stage = AmplifyStage(AmplifyConfig(**SETTINGS), sandbox=sb)
     out = stage.process(records_to_table([with_refs(row, [(py, "python"), (cpp, "cpp")])]))
     rec = out.kept.to_pylist()[0]
     assert rec["amplify_status"] == "amplified", rec["amplify_note"]
@@ -98,7 +99,7 @@ def test_python_and_cpp_references_label_together(row, cpp, sb):
 
 
 def test_a_problem_with_only_cpp_references_is_amplified(row, cpp, sb):
-    o = AmplifyStage(sandbox=sb, **SETTINGS).amplify(with_refs(row, [(cpp, "cpp")]))
+    o = AmplifyStage(AmplifyConfig(**SETTINGS), sandbox=sb).amplify(with_refs(row, [(cpp, "cpp")]))
     assert o.status == "amplified", o.note
     assert o.languages == ["cpp"] and o.mutants == 0  # no Python reference to mutate
     assert len(row["tests"]) + len(o.tests) >= SETTINGS["target_tests"]
@@ -109,7 +110,7 @@ def test_a_problem_with_only_cpp_references_is_amplified(row, cpp, sb):
 def test_cpp_mutants_guide_a_cpp_only_problem_when_asked(row, cpp, sb):
     """`cpp_mutants=True`: token mutants of the C++ reference guide the choice and give the
     suite's mutation scores (off by default: on 11 CodeContests problems no stronger suites)."""
-    o = AmplifyStage(sandbox=sb, cpp_mutants=True, **SETTINGS).amplify(with_refs(row, [(cpp, "cpp")]))
+    o = AmplifyStage(AmplifyConfig(cpp_mutants=True, **SETTINGS), sandbox=sb).amplify(with_refs(row, [(cpp, "cpp")]))
     assert o.status == "amplified", o.note
     assert o.languages == ["cpp"] and o.mutants > 0, o.note
     assert o.killed_before is not None and o.killed_after is not None
@@ -125,7 +126,7 @@ def test_a_wrong_cpp_reference_drops_inputs_not_the_problem(row, cpp, sb):
     assert wrong != cpp
     assert sb.run(row, wrong, language="cpp").verdict == "AC"  # it passes the original tests
     py = row["solutions"][0]
-    o = AmplifyStage(sandbox=sb, **SETTINGS).amplify(
+    o = AmplifyStage(AmplifyConfig(**SETTINGS), sandbox=sb).amplify(
         with_refs(row, [(py, "python"), (wrong, "cpp")])
     )
     assert o.status == "amplified", o.note

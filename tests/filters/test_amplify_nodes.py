@@ -34,6 +34,7 @@ from filters.sandbox.valuecodec import (
     loads,
     tree_value,
 )
+from filters.settings import AmplifyConfig, VerifyConfig
 from filters.stages.amplify.inputgen import CallInputs, is_search_tree, traversals
 from filters.stages.amplify.stage import AmplifyStage, expected_check
 from filters.stages.amplify.trees import child_order, is_full, tree_links
@@ -236,17 +237,17 @@ def test_a_sorted_linked_list_stays_sorted_and_a_twin_list_stays_even():
 # ---- through the stages: amplify, verify, the reward ---------------------------------------------------
 def test_a_tree_problem_is_amplified_verified_and_graded_alike(rows, sb):
     rec = record(rows, "binary-tree-inorder-traversal")
-    before = VerifyStage(sandbox=sb, min_tests=5, mutants=4).process(records_to_table([rec]))
+    before = VerifyStage(VerifyConfig(min_tests=5, mutants=4), sandbox=sb).process(records_to_table([rec]))
     assert before.dropped.num_rows == 1  # 3 original tests: too few
 
-    amplified = AmplifyStage(sandbox=sb, target_tests=8).process(records_to_table([rec]))
+    amplified = AmplifyStage(AmplifyConfig(target_tests=8), sandbox=sb).process(records_to_table([rec]))
     (out,) = amplified.kept.to_pylist()
     assert out["amplify_status"] == "amplified", out["amplify_note"]
     assert len(out["generated_tests"]) >= 2
     assert all('"T"' in t["input"] or '"root": null' in t["input"] for t in out["generated_tests"])
 
     (kept,) = (
-        VerifyStage(sandbox=sb, min_tests=5, mutants=4).process(amplified.kept).kept.to_pylist()
+        VerifyStage(VerifyConfig(min_tests=5, mutants=4), sandbox=sb).process(amplified.kept).kept.to_pylist()
     )
     assert kept["reward_isolation"] == "converted"
     judged = judged_problem(out)

@@ -11,6 +11,7 @@ from curation.schema import normalize_record
 from filters.judging.judge_style import comparison_of
 from filters.judging.judged import judged_problem
 from filters.sandbox import Sandbox
+from filters.settings import AmplifyConfig, VerifyConfig
 from filters.stages.amplify.stage import SEVERAL_ANSWERS_MIN_REFERENCES, AmplifyStage
 
 # single-number-ii: every element appears three times except one. Inputs that break this have no
@@ -102,11 +103,11 @@ def test_the_time_limit_comes_from_the_slowest_passing_reference(sb):
     benchmarks/RESULTS.md), and verify dropped a problem it reruns as `flaky`."""
     from filters.stages.verify.stage import VerifyStage
 
-    stage = AmplifyStage(sandbox=sb, time_floor_s=0.1, rounds=1, candidates=4, target_tests=4)
+    stage = AmplifyStage(AmplifyConfig(time_floor_s=0.1, rounds=1, candidates=4, target_tests=4), sandbox=sb)
     (out,) = stage.process(records_to_table([_two_speeds()])).kept.to_pylist()
     assert out["amplify_status"] == "amplified", out["amplify_note"]
     assert "TLE" not in out["amplify_note"] and "too slow" not in out["amplify_note"]
-    verify = VerifyStage(sandbox=sb, mutants=0, min_tests=1, repeats=1, time_floor_s=0.1)
+    verify = VerifyStage(VerifyConfig(mutants=0, min_tests=1, repeats=1, time_floor_s=0.1), sandbox=sb)
     (kept,) = verify.process(records_to_table([_two_speeds()])).kept.to_pylist()
     slow = sb.run(_two_speeds(), _SLOW, time_limit_s=10).max_test_cpu_ms
     # calibrated from the fast one it was 0.1 s, under the slow one's time; from the slow one it is
@@ -139,9 +140,7 @@ def test_the_labeller_is_chosen_by_language_and_record_order_not_by_time():
     row = _two_speeds()
     row["solutions"] = [_SLOW, _FAST]
     with _Recording(workers=2) as box:
-        stage = AmplifyStage(
-            sandbox=box, time_floor_s=0.1, rounds=1, candidates=3, target_tests=4, mutants=1
-        )
+        stage = AmplifyStage(AmplifyConfig(time_floor_s=0.1, rounds=1, candidates=3, target_tests=4, mutants=1), sandbox=box)
         (out,) = stage.process(records_to_table([row])).kept.to_pylist()
     assert out["amplify_status"] == "amplified", out["amplify_note"]
     assert "too slow" not in out["amplify_note"]
@@ -157,7 +156,7 @@ def test_a_looping_mutant_runs_against_the_references_time_not_the_floor():
     row = _two_speeds()
     row["solutions"] = [counting]
     with _Recording(workers=2) as box:
-        stage = AmplifyStage(sandbox=box, rounds=1, candidates=4, target_tests=4)
+        stage = AmplifyStage(AmplifyConfig(rounds=1, candidates=4, target_tests=4), sandbox=box)
         stage.process(records_to_table([row]))
     mutants = [(t, v) for code, t, v in box.runs if code != counting]
     assert mutants and {t for t, _ in mutants} == {MUTANT_TIME_FLOOR_S}
@@ -176,7 +175,7 @@ def test_verify_times_a_looping_mutant_as_amplify_does():
     row = _two_speeds()
     row["solutions"] = [counting]
     with _Recording(workers=2) as box:
-        verify = VerifyStage(sandbox=box, mutants=12, min_tests=1, min_mutation_score=0.0)
+        verify = VerifyStage(VerifyConfig(mutants=12, min_tests=1, min_mutation_score=0.0), sandbox=box)
         (kept,) = verify.process(records_to_table([row])).kept.to_pylist()
     assert kept["time_limit_s"] == 1.0  # the problem's limit, for completions: unchanged
     mutants = [(t, v) for code, t, v in box.runs if code != counting]
@@ -200,7 +199,7 @@ def test_an_input_that_costs_what_the_originals_cost_is_never_too_slow(sb):
     rec = dict(_two_speeds(), solutions=[_PRECOMPUTES])
     cost = sb.run(rec, _PRECOMPUTES, time_limit_s=10).max_test_cpu_ms / 1000.0
     rec["time_limit_s"] = round(2.5 * cost, 3)
-    stage = AmplifyStage(sandbox=sb, rounds=2, candidates=16, target_tests=12)
+    stage = AmplifyStage(AmplifyConfig(rounds=2, candidates=16, target_tests=12), sandbox=sb)
     (out,) = stage.process(records_to_table([rec])).kept.to_pylist()
     assert "too slow" not in out["amplify_note"], (cost, out["amplify_note"])
     assert len(out["generated_tests"]) >= 3, out["amplify_note"]

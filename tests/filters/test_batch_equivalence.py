@@ -19,6 +19,7 @@ import pytest
 from filters.judging.judged import judged_problem
 from filters.sandbox import Sandbox
 from filters.sandbox.assert_calls import convert_problem
+from filters.settings import VerifyConfig
 from filters.stages.verify.mutants import mutants_of
 from tests.conftest import shared_file
 
@@ -113,7 +114,7 @@ def test_verify_decides_as_one_child_a_test_on_amplified_fixture_rows(sb, monkey
     # one reference each: with two, the one mutated is the faster, which timing may change
     rows = [dict(r, solutions=r["solutions"][:1], solution_languages=None)
             for r in json.loads(FIXTURE.read_text())]  # fmt: skip
-    stage = VerifyStage(sandbox=sb, min_tests=3, mutants=4, min_mutation_score=0.0)
+    stage = VerifyStage(VerifyConfig(min_tests=3, mutants=4, min_mutation_score=0.0), sandbox=sb)
     batched = stage.judge_rows(rows)
     monkeypatch.setattr(_Row, "batched", property(lambda self: False))
     alone = stage.judge_rows(rows)

@@ -1,4 +1,4 @@
-"""The shared contracts: one home (`filters.contracts`), cheap to import, and the old paths still work."""
+"""The shared contracts: one home (`filters.contracts`), cheap to import, and the typed row the record."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import ast
 import importlib
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -122,3 +121,31 @@ def test_filters_read_only_fields_the_contract_declares():
                 if key not in known:
                     unknown.append(f"{path.relative_to(ROOT)}:{node.lineno}: {key!r}")
     assert not unknown, unknown
+
+
+def test_the_typed_row_is_the_record_field_for_field():
+    """`ProblemRecord` (what mypy checks `row["statement"]` against) has the record's fields, in
+    record order, each typed as its Arrow type reads back in Python: a field added to one and not
+    the other fails here."""
+    import typing
+
+    import pyarrow as pa
+
+    hints = typing.get_type_hints(contracts.ProblemRecord)
+    assert list(hints) == list(contracts.PROBLEM_FIELDS)
+
+    def python_of(arrow: pa.DataType) -> object:
+        if pa.types.is_list(arrow):
+            item = arrow.value_type
+            return list[contracts.IOCase] if item == contracts.TEST_STRUCT else list[python_of(item)]
+        return {pa.string(): str, pa.float64(): float, pa.bool_(): bool}[arrow]
+
+    def without_none(hint: object) -> object:  # `str | None` -> str: every Arrow field may be null
+        args = typing.get_args(hint)
+        return next(a for a in args if a is not type(None)) if type(None) in args else hint
+
+    for name, arrow in contracts.PROBLEM_FIELDS.items():
+        assert without_none(hints[name]) == python_of(arrow), name
+    assert set(typing.get_type_hints(contracts.IOCase)) == set(contracts.TEST_STRUCT.names)
+    row_keys = typing.get_type_hints(contracts.ProblemRow)
+    assert set(row_keys) - set(hints) == {contracts.PROBLEM_ID, contracts.ROW_COLUMN}

@@ -14,6 +14,7 @@ import pytest
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
 from filters.sandbox import Sandbox
+from filters.settings import VerifyConfig
 from filters.stages.verify.cpp_mutants import cpp_mutation_sites, cpp_tokens, generate_cpp_mutants
 from filters.stages.verify.mutants import mutants_of
 from filters.stages.verify.stage import VerifyStage
@@ -116,7 +117,7 @@ def test_a_cpp_only_problem_with_weak_tests_is_dropped_by_its_mutants():
     weak = add_problem("weak", [(k, 0) for k in range(1, 6)])  # b = 0: a - b passes too
     strong = add_problem("strong", [(1, 2), (3, 4), (0, 5), (9, -19), (7, 7)])
     with Sandbox(workers=2) as sb:
-        result = VerifyStage(sandbox=sb, min_tests=5).process(records_to_table([weak, strong]))
+        result = VerifyStage(VerifyConfig(min_tests=5), sandbox=sb).process(records_to_table([weak, strong]))
     kept = {r["id"] for r in result.kept.to_pylist()}
     dropped = {r["id"]: r["reject_reason"] for r in result.dropped.to_pylist()}
     assert kept == {"strong"} and dropped == {"weak": "weak_tests"}
@@ -149,7 +150,7 @@ def test_real_codecontests_problems_judged_by_cpp_alone_are_measured_by_cpp_muta
     rows = sorted(rows, key=lambda r: r["id"])[:4]
     assert len(rows) == 4
     with Sandbox(workers=2) as sb:
-        result = VerifyStage(sandbox=sb, min_tests=5, mutants=6).process(records_to_table(rows))
+        result = VerifyStage(VerifyConfig(min_tests=5, mutants=6), sandbox=sb).process(records_to_table(rows))
     kept = result.kept.to_pylist()
     # their full CodeContests suites kill the mutants: kept, with a strength measured by them
     assert len(kept) >= 3, [(r["id"], r["reject_reason"]) for r in result.dropped.to_pylist()]

@@ -10,8 +10,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from filters.stages.decontam import references as decontam_refs
 from filters.contracts import UserError
+from filters.settings import DecontamConfig
+from filters.stages.decontam import references as decontam_refs
 from filters.stages.decontam.references import BenchmarkProblem, load_benchmark
 from filters.stages.decontam.stage import DecontamStage, normalize_code, normalize_test
 from tests.conftest import shared_file
@@ -19,7 +20,7 @@ from tests.conftest import shared_file
 
 @pytest.fixture(scope="module")
 def humaneval_stage() -> DecontamStage:
-    return DecontamStage(against=["humaneval"])
+    return DecontamStage(DecontamConfig(against=["humaneval"]))
 
 
 def _he(task: int) -> dict[str, Any]:
@@ -64,8 +65,8 @@ def test_ngram_size_is_configurable() -> None:
         )
     ]
     r = row("a/1", "Please compute the longest increasing subsequence now.")
-    assert DecontamStage(against=[], ngram=13, problems=probs, min_coverage=0.0).judge_rows([r])[0].keep
-    d = DecontamStage(against=[], ngram=4, problems=probs, min_coverage=0.0).judge_rows([r])[0]
+    assert DecontamStage(DecontamConfig(against=[], ngram=13, min_coverage=0.0), problems=probs).judge_rows([r])[0].keep
+    d = DecontamStage(DecontamConfig(against=[], ngram=4, min_coverage=0.0), problems=probs).judge_rows([r])[0]
     assert (
         d.reason == "contaminated:toy:1"
         and d.detail["matched_span"] == "compute the longest increasing subsequence"
@@ -80,14 +81,14 @@ def test_a_shared_phrase_is_not_contamination_a_covered_statement_is() -> None:
         "graph into more connected parts than before. Self loops never count, parallel edges never do."
     )
     bench = [BenchmarkProblem("toy", "1", f"{task} {stock}. Print the count.")]
-    stage = DecontamStage(against=[], ngram=8, problems=bench)
+    stage = DecontamStage(DecontamConfig(against=[], ngram=8), problems=bench)
     assert stage.judge_rows([row("a/1", f"Find a shortest path between two vertices. {stock}.")])[
         0
     ].keep
     d = stage.judge_rows([row("a/2", f"Here is a task. {task} {stock}.")])[0]
     assert d.reason == "contaminated:toy:1" and d.detail["kind"] == "ngram"
     assert (
-        not DecontamStage(against=[], ngram=8, problems=bench, min_coverage=0.0)
+        not DecontamStage(DecontamConfig(against=[], ngram=8, min_coverage=0.0), problems=bench)
         .judge_rows([row("a/1", f"Find a shortest path between two vertices. {stock}.")])[0]
         .keep
     )
@@ -98,7 +99,7 @@ def test_contest_boilerplate_does_not_flag_real_training_problems(shared_data) -
     (one shared 13-gram flagged 107 of these 300), and MBPP's own test split caught in MBPP."""
     from curation.sources import iter_source
 
-    stage = DecontamStage(against=["codecontests-test", "mbpp-test"])
+    stage = DecontamStage(DecontamConfig(against=["codecontests-test", "mbpp-test"]))
     cc = [r for r in iter_source("codecontests-subset") if isinstance(r, dict)]
     dropped = [d for d in stage.judge_rows(cc) if not d.keep]
     assert len(dropped) <= 3, [d.reason for d in dropped]
@@ -114,7 +115,7 @@ def test_boilerplate_ngrams_are_ignored() -> None:
     probs = [
         BenchmarkProblem("toy", str(i), f"{boiler}. Task {i}: item{i} thing{i}.") for i in range(12)
     ]
-    stage = DecontamStage(against=[], ngram=8, problems=probs, max_df=10)
+    stage = DecontamStage(DecontamConfig(against=[], ngram=8, max_df=10), problems=probs)
     assert stage.judge_rows([row("a/1", boiler + ". Sort a list of names by length.")])[0].keep
 
 
@@ -167,16 +168,16 @@ def test_unknown_names_and_missing_files_are_user_errors(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     with pytest.raises(UserError, match="unknown benchmark"):
-        DecontamStage(against=["humaneval-plus-plus"])
+        DecontamStage(DecontamConfig(against=["humaneval-plus-plus"]))
     monkeypatch.setattr(decontam_refs, "_shared_data_dirs", lambda: [tmp_path])
     # a broken install: shipped files missing
     monkeypatch.setattr(decontam_refs, "DATA_DIR", tmp_path)
     with pytest.raises(UserError, match="mbpp-test=PATH"):
-        DecontamStage(against=["mbpp-test"])
+        DecontamStage(DecontamConfig(against=["mbpp-test"]))
     with pytest.raises(UserError, match="lcb=PATH"):
-        DecontamStage(against=["lcb"])
+        DecontamStage(DecontamConfig(against=["lcb"]))
     with pytest.raises(UserError, match="does not exist"):
-        DecontamStage(against=[str(tmp_path / "nope.jsonl")])
+        DecontamStage(DecontamConfig(against=[str(tmp_path / "nope.jsonl")]))
 
 
 def test_canonical_file_and_lcb_window(tmp_path: Path) -> None:
@@ -188,7 +189,7 @@ def test_canonical_file_and_lcb_window(tmp_path: Path) -> None:
         "solutions": [],
     }
     canon.write_text(json.dumps(rec) + "\n")
-    stage = DecontamStage(against=[str(canon)], ngram=6)
+    stage = DecontamStage(DecontamConfig(against=[str(canon)], ngram=6))
     d = stage.judge_rows([row("a/1", "Task: count the islands in a grid of zeros and ones.")])[0]
     assert d.reason == "contaminated:private_eval:p7"
     d = stage.judge_rows([row("a/2", "Other words entirely.", tests=rec["tests"])])[0]
@@ -210,7 +211,7 @@ def test_canonical_file_and_lcb_window(tmp_path: Path) -> None:
         },
     ]
     lcb.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    stage = DecontamStage(against=[f"lcb={lcb}"], ngram=6, lcb_start="2024-08-01")
+    stage = DecontamStage(DecontamConfig(against=[f"lcb={lcb}"], ngram=6, lcb_start="2024-08-01"))
     assert [p.id for p in stage.problems] == ["q2"]
     assert stage.judge_rows([row("b/1", rows[0]["question_content"])])[0].keep
     assert (
@@ -218,7 +219,7 @@ def test_canonical_file_and_lcb_window(tmp_path: Path) -> None:
         == "contaminated:lcb:q2"
     )
     with pytest.raises(UserError, match="YYYY-MM-DD"):
-        DecontamStage(against=[f"lcb={lcb}"], lcb_start="last year")
+        DecontamStage(DecontamConfig(against=[f"lcb={lcb}"], lcb_start="last year"))
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from filters.settings import DedupConfig
 from filters.stages.dedup.minhash import jaccard
 from filters.stages.dedup.shingles import code_shingles
 from filters.stages.dedup.stage import DedupStage, find_duplicates
@@ -44,7 +45,7 @@ def row(pid: str, statement: str | None, **extra: Any) -> dict[str, Any]:
 
 
 def run(rows: list[dict[str, Any]], batch: int = 1000, **kwargs: Any) -> dict[str, Any]:
-    stage = DedupStage(**kwargs)
+    stage = DedupStage(DedupConfig(**kwargs))
     for i in range(0, len(rows), batch):
         stage.observe(pa.Table.from_pylist(rows[i : i + batch]))
     stage.decide()

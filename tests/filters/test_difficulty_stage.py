@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 
 from filters.contracts import UserError
+from filters.settings import DifficultyConfig
 from filters.stages.difficulty import DifficultyStage, count_rollouts, parse_window, spearman
 
 LABELS = ["Easy", "Medium", "Hard"]
@@ -48,7 +49,7 @@ def run(stage: DifficultyStage, rows: list[dict], batch: int = 16):
 
 def test_labels_then_features_and_balanced_buckets() -> None:
     rows = make_rows(90)
-    stage = DifficultyStage(buckets=3, min_labelled=30)
+    stage = DifficultyStage(DifficultyConfig(buckets=3, min_labelled=30))
     kept, dropped = run(stage, rows)
     assert dropped.num_rows == 0 and kept.num_rows == 90
     assert kept.schema.field("difficulty").type == pa.float64()
@@ -73,7 +74,7 @@ def test_labels_then_features_and_balanced_buckets() -> None:
 
 
 def test_without_labels_or_rollouts_difficulty_is_null() -> None:
-    kept, _ = run(DifficultyStage(buckets=4), make_rows(12, labelled=False))
+    kept, _ = run(DifficultyStage(DifficultyConfig(buckets=4)), make_rows(12, labelled=False))
     assert kept.column("difficulty").null_count == 12
     assert kept.column("difficulty_bucket").null_count == 12
 
@@ -98,12 +99,10 @@ def test_rollouts_fit_pass_rate_columns_and_window() -> None:
     lines.append({"problem_id": "elsewhere/1", "model": "big", "passed": False})
     rc = count_rollouts(lines)
     with pytest.raises(UserError, match="target-model"):
-        DifficultyStage(rollouts=rc, keep_pass_rate=(0.05, 0.95))
+        DifficultyStage(DifficultyConfig(keep_pass_rate=(0.05, 0.95)), rollouts=rc)
     with pytest.raises(UserError, match="not in the rollouts"):
-        DifficultyStage(rollouts=rc, keep_pass_rate=(0.05, 0.95), target_model="huge")
-    stage = DifficultyStage(
-        buckets=5, rollouts=rc, keep_pass_rate=parse_window("0.1:0.9"), target_model="big"
-    )
+        DifficultyStage(DifficultyConfig(keep_pass_rate=(0.05, 0.95), target_model="huge"), rollouts=rc)
+    stage = DifficultyStage(DifficultyConfig(buckets=5, keep_pass_rate=parse_window("0.1:0.9"), target_model="big"), rollouts=rc)
     kept, dropped = run(stage, rows)
     assert kept.num_rows + dropped.num_rows == 60
     assert stage.summary["rollouts"]["problems_not_in_shards"] == 1
@@ -136,7 +135,7 @@ def test_bad_window_and_buckets() -> None:
         with pytest.raises(UserError):
             parse_window(bad)
     with pytest.raises(UserError):
-        DifficultyStage(buckets=0)
+        DifficultyStage(DifficultyConfig(buckets=0))
     with pytest.raises(UserError):
         count_rollouts([{"problem_id": "a/1", "model": "m", "passed": 3, "attempts": 2}])
     with pytest.raises(UserError):
@@ -162,7 +161,7 @@ def test_unattempted_rows_are_mapped_onto_the_fitted_scale() -> None:
                 "attempts": 60,
             }
         )
-    stage = DifficultyStage(buckets=3, rollouts=count_rollouts(lines))
+    stage = DifficultyStage(DifficultyConfig(buckets=3), rollouts=count_rollouts(lines))
     kept, _ = run(stage, rows)
     out = kept.to_pylist()
     assert stage.summary["aligned_to_irt"]["beta"] > 1.5

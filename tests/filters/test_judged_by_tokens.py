@@ -13,6 +13,7 @@ from filters.judging.ground_truth import to_ground_truth
 from filters.judging.judge_style import comparison_of, judged_by_tokens
 from filters.reward import correctness_reward
 from filters.sandbox import Sandbox
+from filters.settings import AmplifyConfig, VerifyConfig
 from filters.stages.amplify.stage import AmplifyStage
 from filters.stages.verify.stage import VerifyStage
 from tests.conftest import shared_file
@@ -126,7 +127,7 @@ def contest_rows():
 def test_codecontests_references_that_break_lines_differently_are_kept(sb, contest_rows):
     """288_C prints its permutation one number a line (and writes it from a fast-I/O buffer's
     finalizer); 487_C prints `1 3 2 4` on one line for n = 4. Both are right on Codeforces."""
-    result = VerifyStage(sandbox=sb, mutants=0).process(records_to_table(contest_rows))
+    result = VerifyStage(VerifyConfig(mutants=0), sandbox=sb).process(records_to_table(contest_rows))
     assert result.dropped.num_rows == 0
     kept = {r["id"][:5]: r for r in result.kept.to_pylist()}
     assert kept["288_c"]["comparison"] == "tokens"
@@ -172,7 +173,7 @@ def test_amplify_labels_with_references_that_agree_token_wise(sb):
         _row("mine", [one_line, a_line_each]),
     ]
     contest, mine = (
-        AmplifyStage(sandbox=sb, target_tests=6).process(records_to_table(rows)).kept.to_pylist()
+        AmplifyStage(AmplifyConfig(target_tests=6), sandbox=sb).process(records_to_table(rows)).kept.to_pylist()
     )
     assert contest["amplify_status"] == "amplified" and contest["generated_tests"]
     assert "references disagree" not in contest["amplify_note"]

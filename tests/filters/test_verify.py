@@ -9,6 +9,7 @@ import pytest
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
 from filters.sandbox import Sandbox
+from filters.settings import VerifyConfig
 from filters.stages.verify.stage import VerifyStage, calibrated_time_limit
 
 GOOD = "a, b = map(int, input().split())\nprint(a + b)"
@@ -61,7 +62,7 @@ def test_keeps_and_drops_with_reasons(sb):
         ),
         rec("two", solutions=[GOOD, "print(5)"]),
     ]
-    stage = VerifyStage(sandbox=sb, min_tests=5, repeats=2, mutants=4)
+    stage = VerifyStage(VerifyConfig(min_tests=5, repeats=2, mutants=4), sandbox=sb)
     result = stage.process(records_to_table(rows))
     kept = {r["id"]: r for r in result.kept.to_pylist()}
     dropped = {r["id"]: r for r in result.dropped.to_pylist()}
@@ -101,10 +102,10 @@ def test_calibrated_limit_formula(sb):
 
 def test_mutants_measure_strength(sb):
     weak_tests = [{"input": "0 0\n", "output": "0\n"}] * 5
-    strong = VerifyStage(sandbox=sb, mutants=6, repeats=1).process(
+    strong = VerifyStage(VerifyConfig(mutants=6, repeats=1), sandbox=sb).process(
         records_to_table([rec("s", incorrect_solutions=[])])
     )
-    weak = VerifyStage(sandbox=sb, mutants=6, repeats=1).process(
+    weak = VerifyStage(VerifyConfig(mutants=6, repeats=1), sandbox=sb).process(
         records_to_table([rec("w", tests=weak_tests, incorrect_solutions=[])])
     )
     s = strong.kept.to_pylist()[0]["test_strength"]
@@ -192,7 +193,7 @@ def test_kept_problems_say_how_a_reward_will_isolate_them(sb):
         ),
     ]
     kept = (
-        VerifyStage(sandbox=sb, min_tests=5, repeats=1, mutants=0)
+        VerifyStage(VerifyConfig(min_tests=5, repeats=1, mutants=0), sandbox=sb)
         .process(records_to_table(rows))
         .kept
     )
@@ -220,12 +221,12 @@ def test_an_expected_output_in_set_iteration_order_is_flaky(sb, tmp_path):
     assert outputs[0] != outputs[1]  # the order really depends on the seed
     tests = [{"input": x, "output": out} for x, out in zip(inputs, outputs[0])]
     row = rec("setorder", tests=tests, solutions=[SET_ORDER], incorrect_solutions=[])
-    checked = VerifyStage(sandbox=sb, repeats=2, mutants=0).process(records_to_table([row]))
+    checked = VerifyStage(VerifyConfig(repeats=2, mutants=0), sandbox=sb).process(records_to_table([row]))
     (drop,) = checked.dropped.to_pylist()
     detail = json.loads(drop["reject_detail"])
     assert drop["reject_reason"] == "flaky" and detail["flaky"][0]["rerun_hash_seed"] == 1
     assert detail["flaky"][0]["verdicts"] == ["AC", "WA"]
-    unchecked = VerifyStage(sandbox=sb, repeats=2, mutants=0, hash_check=False)
+    unchecked = VerifyStage(VerifyConfig(repeats=2, mutants=0, hash_check=False), sandbox=sb)
     assert unchecked.process(records_to_table([row])).kept.num_rows == 1
 
     # `codemix verify --hash-seed 1` shows the same thing one run at a time
@@ -264,7 +265,7 @@ def test_word_ladder_ii_is_caught_on_real_data(shared_data):
         if isinstance(r, dict) and r["id"] == "word-ladder-ii"
     ]
     with Sandbox(workers=1, hash_seed=1) as box:
-        result = VerifyStage(sandbox=box, min_tests=1, repeats=2, mutants=0).process(
+        result = VerifyStage(VerifyConfig(min_tests=1, repeats=2, mutants=0), sandbox=box).process(
             records_to_table([row])
         )
     (drop,) = result.dropped.to_pylist()
@@ -316,7 +317,7 @@ def test_references_that_disagree_mean_the_problem_needs_a_checker(sb):
             checker="def check(input, expected, actual):\n    return int(input) % int(actual) == 0\n",
         ),
     ]
-    result = VerifyStage(sandbox=sb, min_tests=5, mutants=0).process(records_to_table(rows))
+    result = VerifyStage(VerifyConfig(min_tests=5, mutants=0), sandbox=sb).process(records_to_table(rows))
     dropped = {r["id"]: r for r in result.dropped.to_pylist()}
     assert dropped["disagree"]["reject_reason"] == "needs_checker"
     assert "disagree" in json.loads(dropped["disagree"]["reject_detail"])["evidence"]
@@ -338,7 +339,7 @@ def test_set_order_is_flaky_even_when_the_default_seed_fails(sb):
     row = rec("order", tests=[{"input": x, "output": o} for x, o in zip(inputs, outs)],
               solutions=[SET_ORDER], incorrect_solutions=[])  # fmt: skip
     (drop,) = (
-        VerifyStage(sandbox=sb, mutants=0).process(records_to_table([row])).dropped.to_pylist()
+        VerifyStage(VerifyConfig(mutants=0), sandbox=sb).process(records_to_table([row])).dropped.to_pylist()
     )
     assert drop["reject_reason"] == "flaky", drop["reject_reason"]
     assert json.loads(drop["reject_detail"])["flaky"][0]["verdicts"] == ["WA", "AC"]
@@ -354,7 +355,7 @@ def test_word_ladder_ii_is_flaky_at_the_default_seed(shared_data):
         if isinstance(r, dict) and r["id"] == "word-ladder-ii"
     ]
     with Sandbox(workers=1) as box:  # hash seed 0, as builds and rewards use
-        result = VerifyStage(sandbox=box, min_tests=1, mutants=0).process(records_to_table([row]))
+        result = VerifyStage(VerifyConfig(min_tests=1, mutants=0), sandbox=box).process(records_to_table([row]))
     (drop,) = result.dropped.to_pylist()
     assert drop["reject_reason"] == "flaky", drop["reject_reason"]
 
@@ -369,14 +370,14 @@ def test_weak_tests_are_decided_from_mutants_without_incorrect_solutions(sb):
               [("1 2 3\n", "6\n"), ("3 -2 1\n", "2\n"), ("5\n", "5\n"), ("-5 -2\n", "-7\n"), ("4 4\n", "8\n")]]  # fmt: skip
     rows = [rec("weak", tests=weak, solutions=[total], incorrect_solutions=[]),
             rec("strong", tests=strong, solutions=[total], incorrect_solutions=[])]  # fmt: skip
-    stage = VerifyStage(sandbox=sb, min_tests=5, mutants=8, min_mutation_score=0.9)
+    stage = VerifyStage(VerifyConfig(min_tests=5, mutants=8, min_mutation_score=0.9), sandbox=sb)
     result = stage.process(records_to_table(rows))
     (drop,) = result.dropped.to_pylist()
     detail = json.loads(drop["reject_detail"])
     assert drop["id"] == "weak" and drop["reject_reason"] == "weak_tests"
     assert detail["mutation_score"] < 0.9 and detail["min_mutation_score"] == 0.9
     assert [r["id"] for r in result.kept.to_pylist()] == ["strong"]
-    off = VerifyStage(sandbox=sb, min_tests=5, mutants=8, min_mutation_score=0.0)
+    off = VerifyStage(VerifyConfig(min_tests=5, mutants=8, min_mutation_score=0.0), sandbox=sb)
     assert off.process(records_to_table(rows)).kept.num_rows == 2
     # a known-incorrect solution decides instead: the mutation score is then not used
     rows[0]["incorrect_solutions"] = ["print(1)"]
@@ -391,7 +392,7 @@ def test_the_statement_sets_the_comparison_and_it_is_recorded(sb):
     row = rec("prob", statement=st, tests=tests, solutions=["print(f'{1 / int(input()):.10f}')"],
               incorrect_solutions=[])  # fmt: skip
     strict = rec("prob2", tests=tests, solutions=row["solutions"], incorrect_solutions=[])
-    result = VerifyStage(sandbox=sb, min_tests=5, mutants=0).process(
+    result = VerifyStage(VerifyConfig(min_tests=5, mutants=0), sandbox=sb).process(
         records_to_table([row, strict])
     )
     (kept,) = result.kept.to_pylist()
@@ -426,7 +427,7 @@ def test_codecontests_float_and_case_problems_are_kept_on_real_data(shared_data)
         if isinstance(r, dict) and r["id"] in want
     ]
     with Sandbox(workers=2) as box:
-        result = VerifyStage(sandbox=box, mutants=0).process(records_to_table(rows))
+        result = VerifyStage(VerifyConfig(mutants=0), sandbox=box).process(records_to_table(rows))
     assert {r["id"]: r["comparison"] for r in result.kept.to_pylist()} == want
 
 
@@ -455,7 +456,7 @@ def test_a_rerun_that_runs_out_of_time_is_confirmed_before_it_makes_a_problem_fl
                  incorrect_solutions=[])  # fmt: skip
     loops = rec("loops", time_limit_s=0.5, solutions=[_slow_under_the_next_seed("while True: pass")],
                 incorrect_solutions=[])  # fmt: skip
-    out = VerifyStage(sandbox=sb, mutants=0).process(records_to_table([slower, loops]))
+    out = VerifyStage(VerifyConfig(mutants=0), sandbox=sb).process(records_to_table([slower, loops]))
     assert out.kept.column("id").to_pylist() == ["slower"]
     (dropped,) = out.dropped.to_pylist()
     assert dropped["id"] == "loops" and dropped["reject_reason"] == "flaky"

@@ -11,6 +11,7 @@ import pytest
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
 from filters.sandbox import Sandbox
+from filters.settings import VerifyConfig
 from filters.stages.verify.stage import VerifyStage
 from filters.tools.languages import judged_programs, languages_of
 
@@ -59,7 +60,7 @@ def test_a_problem_is_kept_when_references_in_any_language_pass():
         rec("weak_by_cpp", [(PY, "python")], [(CPP_ODD, "cpp")]),
     ]
     with Sandbox(workers=2) as sb:
-        result = VerifyStage(sandbox=sb, min_tests=5, repeats=2, mutants=4).process(
+        result = VerifyStage(VerifyConfig(min_tests=5, repeats=2, mutants=4), sandbox=sb).process(
             records_to_table(rows)
         )
     kept = {r["id"]: r for r in result.kept.to_pylist()}

@@ -35,6 +35,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from filters.contracts import ProblemRow
 from filters.judging.judge_style import allows_several_answers, comparison_of, several_valid_answers
 from filters.sandbox import RunResult
 from filters.sandbox.assert_calls import RESULT_NAME, convert_problem
@@ -366,8 +367,8 @@ class AmplifyStage(SandboxedStage):
     settings_class = AmplifyConfig
     settings: AmplifyConfig
 
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
-        outcomes = thread_map(self.amplify, rows, min(len(rows), self.sandbox.n_workers))
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
+        outcomes = thread_map(self.amplify, [dict(r) for r in rows], min(len(rows), self.sandbox.n_workers))
         return [
             Decision(
                 True,

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from filters.contracts import ProblemRow
 from filters.settings import DecontamConfig
 from filters.stage import Decision, RowStage
 from filters.stages.decontam.references import BenchmarkProblem, load_benchmark
@@ -89,7 +90,7 @@ def normalize_code(code: str) -> str:
     return "\n".join(lines)
 
 
-def _row_tests(row: dict[str, Any]) -> list[str]:
+def _row_tests(row: ProblemRow) -> list[str]:
     ep = row.get("entry_point")
     keys: list[str] = []
     for t in row.get("tests") or []:
@@ -102,7 +103,7 @@ def _row_tests(row: dict[str, Any]) -> list[str]:
 
 class DecontamStage(RowStage):
     """Drop problems that overlap the named benchmarks (see module docstring). Made from a
-    `DecontamConfig` and/or its fields by name (`DecontamStage(against=["humaneval"])`).
+    `DecontamConfig` (`DecontamStage(DecontamConfig(against=["humaneval"]))`; None: the defaults).
 
     `against`: benchmark names (`humaneval`, `mbpp-test`, `lcb=PATH`), `NAME=PATH` or file
     paths. `ngram`: words per n-gram. `lcb_start`/`lcb_end`: contest_date window for `lcb`.
@@ -124,9 +125,8 @@ class DecontamStage(RowStage):
         settings: DecontamConfig | None = None,
         *,
         problems: Sequence[BenchmarkProblem] | None = None,
-        **overrides: Any,
     ) -> None:
-        s = self.settings_from(settings, overrides)
+        s = self.settings_from(settings)
         s.against = tuple(str(a) for a in s.against)
         self.settings = s
         probs: list[BenchmarkProblem] = list(problems or [])
@@ -215,7 +215,7 @@ class DecontamStage(RowStage):
         last = min(g1 + ngram - 1, len(ws) - 1)
         return bytes(t.data[ws[g0] : we[last]]).decode("utf-8", "replace")
 
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
         if not rows:
             return []
         statements = [r.get("statement") or "" for r in rows]
@@ -279,7 +279,7 @@ class DecontamStage(RowStage):
         same = np.array([x for x, o in zip(h.tolist(), owners) if owner in o.tolist()])
         return self._drop(owner, "ngram", self._span(statement, same))
 
-    def _judge_tests(self, row: dict[str, Any]) -> Decision | None:
+    def _judge_tests(self, row: ProblemRow) -> Decision | None:
         if not self._tests:
             return None
         counts: dict[int, list[str]] = {}
@@ -292,7 +292,7 @@ class DecontamStage(RowStage):
         i = min(best)
         return self._drop(i, "tests", "\n".join(sorted(counts[i])))
 
-    def _judge_solutions(self, row: dict[str, Any]) -> Decision | None:
+    def _judge_solutions(self, row: ProblemRow) -> Decision | None:
         if not self._solutions:
             return None
         for s in row.get("solutions") or []:

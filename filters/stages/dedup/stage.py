@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from filters.contracts import ProblemRow
 from filters.settings import DedupConfig
 from filters.stage import Decision, GlobalStage
 from filters.stages.dedup.minhash import band_hashes, jaccard, lsh_params, signatures_from_shingles
@@ -190,7 +191,7 @@ def _tests_total(batch: pa.Table) -> np.ndarray:
 
 class DedupStage(GlobalStage):
     """Drop exact and near duplicate problems, keeping one survivor per cluster. Made from a
-    `DedupConfig` and/or its fields by name (`DedupStage(threshold=0.9)`).
+    `DedupConfig` (`DedupStage(DedupConfig(threshold=0.9))`; None: the defaults).
 
     `threshold`: Jaccard similarity of code-aware shingle sets at or above which two problems
     are duplicates (every LSH candidate is verified). `prefer`: sources in order of preference
@@ -207,8 +208,8 @@ class DedupStage(GlobalStage):
     settings_class = DedupConfig
     settings: DedupConfig
 
-    def __init__(self, settings: DedupConfig | None = None, **overrides: Any) -> None:
-        s = self.settings_from(settings, overrides)
+    def __init__(self, settings: DedupConfig | None = None) -> None:
+        s = self.settings_from(settings)
         if s.bands is None or s.rows is None:  # stored resolved: the manifest says what ran
             s.bands, s.rows = lsh_params(s.threshold, s.num_perm)
         s.prefer = tuple(str(p) for p in s.prefer)
@@ -271,7 +272,7 @@ class DedupStage(GlobalStage):
         self.result = _cluster(self._parts, self._empty, s.threshold, s.transitive)
         self._parts = []
 
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
         if self.result is None:
             raise RuntimeError("dedup: judge_rows() called before decide()")
         return [self.result.decision(str(r.get("problem_id"))) for r in rows]
@@ -455,7 +456,7 @@ def find_duplicates(
     ids = [str(i) for i in ids] if ids is not None else [f"{i:09d}" for i in range(len(texts))]
     if threshold is not None:
         settings["threshold"] = threshold
-    stage = DedupStage(**settings)
+    stage = DedupStage(DedupConfig(**settings))
     stage.observe(pa.table({"problem_id": ids, "statement": list(texts)}))
     stage.decide()
     assert stage.result is not None

@@ -16,13 +16,14 @@ only problems whose pass rate for a target model lies in a window.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from filters.contracts import UserError
+from filters.contracts import ProblemRow, UserError
 from filters.settings import DifficultyConfig
 from filters.stage import Decision, GlobalStage
 from filters.stages.difficulty.features import (
@@ -73,14 +74,14 @@ _READ = (
 _MIN_PRIOR_STD, _MAX_PRIOR_STD, _NO_PRIOR_STD = 0.3, 3.0, 2.0
 
 
-def _key(row: dict[str, Any]) -> str:
+def _key(row: Mapping[str, Any]) -> str:
     pid = row.get("problem_id")
     return pid if isinstance(pid, str) and pid else f"{row.get('source')}/{row.get('id')}"
 
 
 class DifficultyStage(GlobalStage):
-    """Global stage `difficulty`; see the module docstring. Made from a `DifficultyConfig` and/or
-    its fields by name (`DifficultyStage(buckets=3)`), and the rollouts, if any.
+    """Global stage `difficulty`; see the module docstring. Made from a `DifficultyConfig`
+    (`DifficultyStage(DifficultyConfig(buckets=3))`; None: the defaults) and the rollouts, if any.
 
     Args:
         rollouts: pass counts per (problem_id, model); enables the IRT fit and the pass-rate columns.
@@ -108,9 +109,8 @@ class DifficultyStage(GlobalStage):
         settings: DifficultyConfig | None = None,
         *,
         rollouts: RolloutCounts | None = None,
-        **overrides: Any,
     ) -> None:
-        self.settings = self.settings_from(settings, overrides)
+        self.settings = self.settings_from(settings)
         self.rollouts = rollouts
         if self.settings.keep_pass_rate is not None:
             self.settings.target_model = self._target_model()
@@ -329,7 +329,7 @@ class DifficultyStage(GlobalStage):
         }
 
     # phase 3 ---------------------------------------------------------------------------------
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
         if not self._result and rows:
             raise RuntimeError("DifficultyStage.judge_rows before observe/decide")
         out = []

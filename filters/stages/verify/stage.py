@@ -22,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from filters.contracts import ProblemRow
 from filters.judging.judge_style import allows_several_answers, comparison_of
 from filters.judging.judged import count_tests, judged_problem
 from filters.sandbox import RunResult, Sandbox
@@ -159,11 +160,12 @@ class VerifyStage(SandboxedStage):
         return {"isolation": self.sandbox.isolation_report()}
 
     # ---- judging ------------------------------------------------------------------------------
-    def judge_rows(self, rows: list[dict[str, Any]]) -> list[Decision]:
+    def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
         todo: list[_Row] = []
         every: list[_Row] = []
-        for i, row in enumerate(rows):
-            row = dict(row, comparison=comparison_of(row))
+        for i, record in enumerate(rows):
+            row: dict[str, Any] = dict(record)  # the judging helpers take any mapping of a problem
+            row["comparison"] = comparison_of(row)
             try:
                 problem = judged_problem(row)
             except ValueError as e:
