@@ -67,6 +67,7 @@ __all__ = [
     "MixerCurriculumSampler",
     "feedback_from_batch",
     "feedback_from_rows",
+    "feedback_from_tensordict",
     "dataset_labels",
     "mixer_trainer_class",
     "tag_row",

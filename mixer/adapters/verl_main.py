@@ -49,6 +49,7 @@ from mixer.adapters.verl import (
 )
 
 __all__ = [
+    "ConfigError",
     "MIXER_V1_MODE",
     "MixerTaskRunner",
     "MixerTaskRunnerV1",
