@@ -319,28 +319,19 @@ class Pipeline:
     def _dir(self, index: int, name: str) -> Path:
         return self.work / f"{index:02d}-{name}"
 
-    @staticmethod
-    def _paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
-        return _unit_paths(d, unit)
-
-    def _commit(
-        self, d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats
-    ) -> None:
-        _commit_unit(d, unit, kept, dropped, stats)
-
     def _done_units(self, d: Path) -> list[int]:
         return (
             sorted(int(p.stem.split("-")[1]) for p in d.glob("unit-*.json")) if d.exists() else []
         )
 
     def _read_stats(self, d: Path, unit: int) -> UnitStats:
-        return UnitStats(**json.loads(self._paths(d, unit)[2].read_text()))
+        return UnitStats(**json.loads(_unit_paths(d, unit)[2].read_text()))
 
     def _units(self, index: int, name: str) -> list[int]:
         return self._done_units(self._dir(index, name))
 
     def _kept_unit(self, index: int, name: str, unit: int) -> pa.Table:
-        return pq.read_table(self._paths(self._dir(index, name), unit)[0])
+        return pq.read_table(_unit_paths(self._dir(index, name), unit)[0])
 
     # -- what a run hands over ---------------------------------------------------------------
     def kept(self) -> Iterator[pa.Table]:
@@ -355,7 +346,7 @@ class Pipeline:
         for index, name in enumerate([SCHEMA_STAGE] + [s.name for s in self.stages]):
             d = self._dir(index, name)
             for u in self._done_units(d):
-                t = pq.read_table(self._paths(d, u)[1])
+                t = pq.read_table(_unit_paths(d, u)[1])
                 if t.num_rows:
                     yield rejected_rows(t, name)
 
@@ -377,7 +368,7 @@ class Pipeline:
                 stream, self.batch_rows, skip_units=skip, max_record_bytes=self.max_record_bytes
             ):
                 stats = UnitStats.of(batch.kept, batch.rejected, time.perf_counter() - t0)
-                self._commit(d, unit, batch.kept, batch.rejected, stats)
+                _commit_unit(d, unit, batch.kept, batch.rejected, stats)
                 rows += stats.rows
                 kept += batch.kept.num_rows
                 self.progress(SCHEMA_STAGE, rows, None, {"kept": kept})
@@ -425,7 +416,7 @@ class Pipeline:
             finished += n
             self.progress(stage.name, finished, total, {})
 
-        paths = [self._paths(prev_dir, u)[0] for u in todo]
+        paths = [_unit_paths(prev_dir, u)[0] for u in todo]
         if self.executor.local:  # in this process: report every chunk
             chunked = [(payload, p, d, u, self.chunk_rows, advance, self.part_after_s)
                        for p, u in zip(paths, todo)]  # fmt: skip

@@ -401,13 +401,14 @@ class MixedSampler:
         advantages: Sequence[float] | np.ndarray | None = None,
         pass_threshold: float = 1.0,
         **feedback: Any,
-    ) -> None:
+    ) -> object:
         """One step's outcome, as a trainer has it: each completion's row (the index this sampler
         drew), its reward, its group (`group_ids`, or `group_size` consecutive completions per
         prompt; default one group per row), optionally its advantage (default GRPO-style from the
         groups), and the id of the weights that drew the batch. Feeds the mixer the per-source
         reward, pass rate (reward >= `pass_threshold`) and |advantage|, counted in groups. Extra
-        keywords (`loss`, `dev_loss`, `grad_sketch`, ...) go into that `Feedback`."""
+        keywords (`loss`, `dev_loss`, `grad_sketch`, ...) go into that `Feedback`. Returns None
+        here; a problem sampler returns which groups to train on (`GroupOutcome`)."""
         import dataclasses
 
         from mixer.feedback import feedback_from_rewards
@@ -424,6 +425,7 @@ class MixedSampler:
             weights_id=weights_id,
         )
         self.mixer.update(dataclasses.replace(fb, **feedback) if feedback else fb)
+        return None
 
     def learnt_state(self) -> dict:
         """What the sampler learnt from rewards, without its draw position: the mixer's state."""

@@ -539,3 +539,23 @@ def test_filters_never_imports_curation_or_mixer():
                     names = [node.module]
                 for n in names:
                     assert n.split(".")[0] not in forbidden, f"{path.relative_to(root)} imports {n}"
+
+
+def test_curation_imports_mixer_in_the_one_place_the_docs_name():
+    """README.md and docs/pipeline.md: `curation -> mixer` only for `codemix plot-mix`."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    importers = set()
+    for path in (root / "curation").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            if any(n.split(".")[0] == "mixer" for n in names):
+                importers.add(path.relative_to(root).as_posix())
+    assert importers == {"curation/commands/plot_mix.py"}

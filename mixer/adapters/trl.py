@@ -168,7 +168,7 @@ class MixerGRPOTrainer(GRPOTrainer):
     `generation_batch_size // num_generations`; its `mixer` gets the feedback). Rewards of all
     reward functions are combined with the trainer's reward weights; a completion counts as passed
     when its reward >= `pass_threshold`. A `ProblemSampler` (e.g. `FrontierSampler`) as `sampler`
-    learns each problem's rewards (`sampler.update`, which also feeds its mixer; its `reward_range`
+    learns each problem's rewards (`sampler.learn`, which also feeds its mixer; its `reward_range`
     replaces `pass_threshold`). Resuming sets `ignore_data_skip`: the restored sampler
     already knows where the stream stands.
 

@@ -346,7 +346,7 @@ class ProblemSampler(MixedSampler):
         self.ledger["discarded_rollouts"] += int((~out.keep).sum())
         return out
 
-    def learn(  # type: ignore[override]  # returns what it kept; the mixer-only source returns None
+    def learn(
         self,
         rows: Sequence[int] | np.ndarray,
         rewards: Sequence[float] | np.ndarray,

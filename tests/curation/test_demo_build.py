@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from curation.cli import app
 from curation.demo import CLEAN_IDS, DEMO_SOURCES, PLANTED
 from curation.store import read_table
+from filters.settings import STAGES
 from tests.curation.reproducible import comparable
 
 runner = CliRunner()
@@ -68,7 +69,7 @@ def test_manifest_reports_isolation_and_the_funnel(demo):
     m = json.loads((demo / "manifest.json").read_text())
     assert m["environment"]["verify"]
     stages = [s["stage"] for s in m["counts"]["stages"]]
-    assert stages == ["schema", "exact_id", "decontam", "amplify", "verify", "dedup", "difficulty"]
+    assert stages == ["schema", *STAGES]  # every registered stage, in the registry's order
     assert sum(m["counts"]["output"].values()) == len(CLEAN_IDS)
     assert "ref_cpu_ms" in m["measured_columns"]
 

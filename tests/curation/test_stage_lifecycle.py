@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from curation.build import BuildConfig, SourceSpec, build
-from curation.pipeline import Pipeline, process_unit, rerun_stage
+from curation.pipeline import Pipeline, _unit_paths, process_unit, rerun_stage
 from curation.record_files import write_jsonl
 from curation.store import read_manifest, read_table, sha256_file
 from filters.contracts import REJECTED_SCHEMA, UserError
@@ -112,7 +112,7 @@ def test_a_global_stage_is_recognised_by_its_type(tmp_path: Path):
 def test_process_unit_closes_the_stages_it_builds_and_only_those(tmp_path: Path):
     pipe = Pipeline(tmp_path / "w", [], batch_rows=10)
     pipe.ingest(rec(i) for i in range(3))
-    unit = pipe._paths(pipe._dir(0, "schema"), 0)[0]
+    unit = _unit_paths(pipe._dir(0, "schema"), 0)[0]
     built: list[Recorder] = []
 
     def factory() -> Stage:
