@@ -373,8 +373,8 @@ def quality(sample: int = 3000) -> dict[str, Any]:
     near duplicates: ours (verified), rensa and datasketch (LSH candidates, same shingles)."""
     from scipy import sparse
 
-    from filters.stages.dedup.shingles import shingle_hashes
     from filters.settings import DedupConfig
+    from filters.stages.dedup.shingles import shingle_hashes
     from filters.stages.dedup.stage import DedupStage
 
     texts, groups = make_corpus(max(sample * 4, 20_000), seed=1)
