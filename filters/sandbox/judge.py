@@ -9,17 +9,18 @@ directory, the worker's answer, the outcome read back from the files the run lef
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from filters.compare import Comparison, compare_call, explain_stdio
-from filters.sandbox import cpp
+from filters.sandbox import checkers, cpp
 from filters.sandbox.any_order import holds_in_any_order
 from filters.sandbox.assert_eval import judge_call
 from filters.sandbox.asserts import assert_result, instrumented
 from filters.sandbox.batches import Batches
 from filters.sandbox.limits import Limits
-from filters.sandbox.native import compile_native, native_io_mb
+from filters.sandbox.native import compile_native, native_io_mb, ready_checker
 from filters.sandbox.outcome import Outcome, Status, outcome
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.result import Output, RunResult, TestResult, not_run, summary, truncate
@@ -141,6 +142,8 @@ class Judge:
         self.tolerance = tolerance
         self.compile_limits = compile_limits
         self.binaries = binaries
+        #: compiled C++ checkers, on disk (`checkers.CheckerCache`)
+        self.checker_cache = checkers.CheckerCache()
         #: `judge(confirm_timeouts=True)`: a run that runs out of time runs once more
         self.confirm_timeouts = False
 
@@ -213,6 +216,13 @@ class Judge:
         self.confirm_timeouts = confirm_timeouts
         kind = problem.get("test_type") or "stdio"
         tests = list(tests if tests is not None else (problem.get("tests") or []))
+        if tests and kind != "assert" and _native_checker(problem):
+            # compiled (or taken from the cache) before the program, whose files it would
+            # overwrite, and written once for all of the program's checks
+            failed = ready_checker(self.w, problem["checker"], _checker_io_mb(limits, tests),
+                                   self.checker_cache)  # fmt: skip
+            if failed is not None:
+                return not_run(failed, len(tests), limits)
         if lang != "python":
             return self._judge_native(problem, code, limits, tests, stop, lang)
         if kind == "assert":
@@ -245,6 +255,8 @@ class Judge:
         suite_bytes = (suite or "").encode("utf-8", "surrogatepass")
         longest = _longest(tests, checker)
         io_mb = _io_mb(limits.output_bytes, len(code_bytes) + len(suite_bytes), longest)
+        if _native_checker(problem):
+            io_mb = max(io_mb, _checker_io_mb(limits, tests))
         io.write(Files.CODE, code_bytes)
         if kind == "assert":
             io.write(Files.SUITE, suite_bytes)
@@ -334,7 +346,10 @@ class Judge:
         # "check" (a checker and an output): in a run of its own, where the expected answer
         # never enters the program's
         if v == "check" and suite.checker and actual is not None:
-            v, reason = self._check(suite, suite.checker, t, actual)
+            if suite.run.kind == "stdio" and r.stdout is not None:
+                v, reason = self._check(suite, suite.checker, t, actual, r.stdout)
+            else:
+                v, reason = self._check(suite, suite.checker, t, actual)
         return tally.add(i, t, r, v, actual, reason)
 
     def _judge_native(
@@ -353,6 +368,8 @@ class Judge:
         io_mb = native_io_mb(
             _io_mb(limits.output_bytes, len(code_bytes), longest), self.compile_limits.output_bytes
         )
+        if _native_checker(problem):
+            io_mb = max(io_mb, _checker_io_mb(limits, test_list))
         failed, compile_ms, static = self._compile(code_bytes, io_mb)
         if failed is None and static > limits.memory_mb * (1 << 20):
             failed = Outcome(
@@ -404,10 +421,12 @@ class Judge:
         return ("AC" if ok else "WA"), actual, None
 
     def _check(
-        self, suite: _Suite, checker: str, t: dict[str, str], actual: str
+        self, suite: _Suite, checker: str, t: dict[str, str], actual: str, raw: bytes | None = None
     ) -> tuple[str, str | None]:
         """The checker's verdict on one output, in a fresh child of its own (a program's children
-        never hold an expected answer)."""
+        never hold an expected answer). A C++ checker reads the output as printed (`raw`)."""
+        if checkers.checker_kind(checker) in ("testlib", "standard"):
+            return self._native_check(suite, t, raw if raw is not None else actual.encode())
         task = {"checker": checker, "input": t["input"], "expected": t["output"], "actual": actual}
         limits = suite.run.limits._replace(time_s=10.0, wall_s=31.0, rlimit_cpu_s=11)
         check = Run(limits=limits, io_mb=suite.run.io_mb, check=True, first=False)
@@ -422,6 +441,34 @@ class Judge:
         if r.status == Status.OK:
             return "WA", "checker rejected the output"
         return "WA", f"checker failed ({r.status}): {res.get('error') or r.stderr}"[:500]
+
+    def _native_check(self, suite: _Suite, t: dict[str, str], output: bytes) -> tuple[str, str | None]:
+        """A testlib checker's verdict (`checker input output answer`, by its exit status), run
+        like the program: confined, as the run's user, under the program's memory and output
+        limits and `checkers.check_time_s` of CPU. Its crash, its timeout or its FAIL is SE
+        (`checkers.verdict_of`)."""
+        time_s = checkers.check_time_s(suite.run.limits.time_s)
+        limits = suite.run.limits._replace(
+            time_s=time_s, wall_s=3 * time_s + 1, rlimit_cpu_s=math.ceil(time_s) + 1
+        )
+        check = Run(limits=limits, io_mb=suite.run.io_mb, check=True, first=False, language="cpp")
+        io = self.w.files()
+        try:
+            io.write(Files.CHECK_INPUT, t["input"].encode("utf-8", "surrogateescape"))
+            io.write(Files.CHECK_OUTPUT, output)
+            io.write(Files.CHECK_ANSWER, t["output"].encode("utf-8", "surrogateescape"))
+        except UnicodeEncodeError as e:
+            return "SE", f"the test cannot be written for the checker: {e}"
+        except OSError as e:
+            raise WorkerDied(f"cannot write to the worker's I/O directory: {e}") from None
+        r = self.once(check, "", answer_timeout(limits.wall_s))
+        verdict, name = checkers.verdict_of(r.status, r.exit)
+        said = (r.stderr or r.error or "").strip()[:400]
+        if verdict == "AC":
+            return "AC", None
+        if verdict == "WA":
+            return "WA", f"checker: {name}: {said}"[:500]
+        return "SE", f"the checker failed ({name or r.status}, {r.exit}): {said}"[:500]
 
     def _judge_assert(
         self, problem: dict[str, Any], code: str, limits: Limits, tests: list[dict[str, str]]
@@ -438,6 +485,19 @@ class Judge:
         if r.status in (Status.CE, Status.SE):  # did not compile, harness fault
             return not_run(r, max(1, len(texts)), limits)
         return assert_result(r, texts, limits)
+
+
+def _native_checker(problem: dict[str, Any]) -> bool:
+    """Whether the problem's checker is C++ (testlib source or a standard checker's name)."""
+    return checkers.checker_kind(problem.get("checker")) in ("testlib", "standard")
+
+
+def _checker_io_mb(limits: Limits, tests: list[dict[str, str]]) -> int:
+    """I/O space for a C++ checker: its compile (executable, messages), and a check's three
+    files (the input, the output at the limit, the answer)."""
+    longest = _longest(tests, "yes")
+    room = _io_mb(limits.output_bytes, 0, longest)
+    return native_io_mb(room, checkers.CHECKER_COMPILE_LIMITS.output_bytes)
 
 
 def _output(r: Outcome, kind: str) -> Output:

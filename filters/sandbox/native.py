@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import errno
 
-from filters.sandbox import cpp
+from filters.sandbox import checkers, cpp
 from filters.sandbox.limits import Limits
 from filters.sandbox.outcome import Outcome, Status, outcome
 from filters.sandbox.process import WorkerDied, WorkerProcess
 from filters.sandbox.worker.wire import Files, Op, Run, RunLimits, answer_timeout
 
-__all__ = ["compile_native", "native_io_mb"]
+__all__ = ["compile_native", "native_io_mb", "ready_checker"]
 
 
 def native_io_mb(io_mb: int, compile_output_bytes: int) -> int:
@@ -77,3 +77,57 @@ def _over_limits(r: Outcome, lim: RunLimits) -> str:
         Status.OLE: f"its output limit ({lim.output_bytes >> 20} MB)",
     }.get(r.status, f"a failure ({r.exit})")
     return f"{r.stderr[-1500:]}\nthe compiler exceeded {why}".strip()
+
+
+def ready_checker(
+    w: WorkerProcess, checker: str, io_mb: int, cache: checkers.CheckerCache
+) -> Outcome | None:
+    """Put a C++ (testlib or standard) checker's executable in the worker's I/O directory
+    (`Files.CHECKER`): from the disk cache, or compiled there first, in a confined run under
+    `checkers.CHECKER_COMPILE_LIMITS`, and cached. None, or the SE that says why it cannot judge
+    (no compiler, no testlib.h, a checker that does not compile: never the program's fault)."""
+    tc = cpp.toolchain()
+    if tc is None:
+        return Outcome(Status.SE, error="no C++ compiler (g++) on this machine for the checker")
+    try:
+        source = checkers.checker_source(checker).encode("utf-8", "surrogateescape")
+        command = checkers.checker_command(tc)
+    except (OSError, ValueError) as e:
+        return Outcome(Status.SE, error=f"the checker cannot be compiled: {e}")
+    key = cache.key(command, source)
+    io = w.files()
+    try:
+        with cache.compiling(key):
+            if key in cache.failed:
+                return Outcome(Status.SE, error=cache.failed[key])
+            binary = cache.get(key)
+            if binary is None:
+                binary, failed = _compile_checker(w, source, command, io_mb)
+                if failed is not None:
+                    cache.failed[key] = failed.error or "the checker does not compile"
+                    return failed
+                cache.put(key, binary)
+        io.write(Files.CHECKER, binary, mode=0o755)
+    except OSError as e:
+        raise WorkerDied(f"cannot use the worker's I/O directory: {e}") from None
+    return None
+
+
+def _compile_checker(
+    w: WorkerProcess, source: bytes, command: tuple[str, ...], io_mb: int
+) -> tuple[bytes, Outcome | None]:
+    """A checker compiled on the worker, confined like a program's compile."""
+    io = w.files()
+    io.write(Files.CODE, source)
+    lim = RunLimits.of(checkers.CHECKER_COMPILE_LIMITS)
+    run = Run(limits=lim, io_mb=io_mb, language="cpp", compiler=command, first=True)
+    end = w.call(Op.RUN, run, answer_timeout(lim.wall_s))
+    r = outcome(end, io, lim, want_stdout=False)
+    if r.status != Status.OK:
+        why = (r.error or _over_limits(r, lim))[-1500:]
+        return b"", Outcome(Status.SE, error=f"the checker does not compile: {why}")
+    binary = io.read(Files.BINARY)
+    io.remove(Files.BINARY, Files.CODE)
+    if not binary:
+        return b"", Outcome(Status.SE, error="the checker's compile left no executable")
+    return binary, None

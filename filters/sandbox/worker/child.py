@@ -46,9 +46,12 @@ def run(iso: isolation.Isolation, req: wire.Run) -> NoReturn:
     code = wire.ExitCode.CHILD_FAILED
     try:
         native_program = req.language != "python" and not req.check
+        native_check = req.language != "python" and req.check
         try:
             if req.compiler:  # a native program's compile run (worker_native)
                 code = native.compile_program(iso, req)
+            elif native_check:  # a testlib checker: its files given to it, read-only
+                _confine(iso, req.limits, keep=native.open_checker(iso))
             elif native_program:
                 _confine(iso, req.limits, keep=native.open_binary(iso))
             else:
@@ -60,7 +63,9 @@ def run(iso: isolation.Isolation, req: wire.Run) -> NoReturn:
         except BaseException as e:  # the harness failed before the program ran: not the program's
             code = _harness_fault(iso, e)
             raise
-        if native_program and not req.compiler:
+        if native_check:
+            code = native.execute(_KEPT_FD, native.CHECKER_ARGV)
+        elif native_program and not req.compiler:
             code = native.execute(_KEPT_FD)
         elif not req.compiler:
             if isinstance(task, dict):

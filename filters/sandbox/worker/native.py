@@ -192,11 +192,42 @@ def open_binary(iso: isolation.Isolation) -> int:
     return os.open(_path(iso, wire.Files.BINARY), os.O_RDONLY | os.O_CLOEXEC)
 
 
-def execute(fd: int) -> int:
-    """Replace this (confined, unprivileged) child with the program; returns only when the
-    kernel refuses it, with the status of a program that could not start."""
+#: how a testlib checker is called, in the run directory (`open_checker`)
+CHECKER_ARGV = ["checker", "input.txt", "output.txt", "answer.txt"]
+
+
+def open_checker(iso: isolation.Isolation) -> int:
+    """A native checker's run, while still root: its three files copied from the I/O directory
+    into the run directory, root's and read-only (the checker reads them by name, as testlib
+    does, and can change none), and its executable opened (held as a native program's is)."""
+    files = wire.Files
+    for name, target in zip(
+        (files.CHECK_INPUT, files.CHECK_OUTPUT, files.CHECK_ANSWER), CHECKER_ARGV[1:]
+    ):
+        src = os.open(_path(iso, name), os.O_RDONLY)
+        try:
+            path = os.path.join(iso.rundir, target)
+            dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
+            try:
+                left = os.fstat(src).st_size
+                while left > 0:
+                    n = os.sendfile(dst, src, None, left)
+                    if n <= 0:
+                        break
+                    left -= n
+                os.fchmod(dst, 0o444)
+            finally:
+                os.close(dst)
+        finally:
+            os.close(src)
+    return os.open(_path(iso, files.CHECKER), os.O_RDONLY | os.O_CLOEXEC)
+
+
+def execute(fd: int, argv: list[str] | None = None) -> int:
+    """Replace this (confined, unprivileged) child with the program (a checker: with `argv`);
+    returns only when the kernel refuses it, with the status of a program that could not start."""
     try:
-        _exec(fd, ["solution"])
+        _exec(fd, argv or ["solution"])
     except OSError as e:
         try:
             os.write(2, f"cannot execute the program: {e}\n".encode())

@@ -77,12 +77,18 @@ class Files:
     STDIN = "in"  # a stdio test's input
     CALL = "call"  # a call test's arguments (JSON)
     CHECK = "check"  # a check: JSON {checker, input, expected, actual}
+    #: a native (testlib) check: the checker's executable (written before a program's checks),
+    #: and the three files it is called with (`checker <input> <output> <answer>`)
+    CHECKER = "checker"
+    CHECK_INPUT = "chk_in"
+    CHECK_OUTPUT = "chk_out"
+    CHECK_ANSWER = "chk_ans"
     STDOUT = "out"
     STDERR = "err"
     RECORD = "res"  # JSON the run writes on fd 3: a call's result, the assertions' outcomes
     NOTE = "note"  # JSON the harness writes, as root, when it could not start the program
     COMPILE_NS = "compile_ns"  # the CPU (ns, digits) the harness spent compiling: not the program's
-    INPUTS = (STDIN, CALL, CHECK)
+    INPUTS = (STDIN, CALL, CHECK, CHECK_INPUT, CHECK_OUTPUT, CHECK_ANSWER)
     OUTPUTS = (STDOUT, STDERR, RECORD, NOTE, COMPILE_NS)
     #: what a program's first run removes: the last program's compiled forms
     COMPILED = (CACHE, BINARY)
@@ -127,7 +133,7 @@ class Run(NamedTuple):
     io_mb: int  # MB of I/O space the run needs (its inputs, and its outputs at the limit)
     kind: str = "stdio"  # the program's test_type: stdio, call or assert
     entry: str | None = None
-    check: bool = False  # a checker (Files.CHECK), not the program
+    check: bool = False  # a checker (Files.CHECK; a native one: Files.CHECKER), not the program
     call_check: bool = False  # assert: call check(<entry>) after the suite
     typed: bool = False  # call: arguments and result in valuecodec's typed JSON
     first: bool = True  # the program's first run: compile it (else load Files.CACHE)
