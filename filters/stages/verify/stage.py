@@ -16,22 +16,27 @@ passing reference.
 
 from __future__ import annotations
 
+import json
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
+from filters.compare import Comparison
 from filters.contracts import ProblemRow
 from filters.judging.judge_style import allows_several_answers, comparison_of
 from filters.judging.judged import count_tests, judged_problem
 from filters.sandbox import RunResult, Sandbox
 from filters.sandbox.assert_calls import convert_problem
+from filters.sandbox.checkers import checker_kind
 from filters.settings import CALIBRATION_LIMIT_S, TIME_MARGIN, VerifyConfig
 from filters.stage import Decision
 from filters.stages.sandboxed import SandboxedStage
 from filters.stages.verify.labelling import mutated_reference
 from filters.stages.verify.mutants import mutants_of
+from filters.stages.verify.standard_choice import choose as choose_standard
 from filters.tools.languages import judged_programs
 
 __all__ = [
@@ -75,6 +80,8 @@ class _Row:
     #: the reference whose mutants measure the tests, and its language: the first passing Python
     #: one in the record's order, else the first passing C++ one (`labelling.mutated_reference`)
     mutated: tuple[str, str] | None = None
+    #: a standard checker verify chose for it (`_choose_checkers`): {checker, why, ...}
+    chosen: dict[str, Any] | None = None
 
     def opts(self, k: int, **more: Any) -> dict[str, Any]:
         """`run` options of solution k: its language, and `more`."""
@@ -146,6 +153,12 @@ class VerifyStage(SandboxedStage):
             # with a reference that passed
             pa.field("verdict_languages", pa.list_(pa.string())),
             pa.field("passing_languages", pa.list_(pa.string())),
+            # the judge the problem was verified with (`checker_kind`: none, python, testlib,
+            # standard), the record's own or a standard checker verify chose from the evidence
+            # (`checker_choice`: JSON, why)
+            pa.field("checker", pa.string()),
+            pa.field("checker_kind", pa.string()),
+            pa.field("checker_choice", pa.string()),
         ]
     )
 
@@ -197,6 +210,7 @@ class VerifyStage(SandboxedStage):
             else:
                 todo.append(r)
         self._first_pass(todo)
+        self._choose_checkers([r for r in todo if r.decision is not None])
         self._recheck_failures([r for r in todo if r.decision is not None])
         todo = [r for r in todo if r.decision is None]
         ref = self._repeat(todo)
@@ -284,6 +298,74 @@ class VerifyStage(SandboxedStage):
         if allows_several_answers(r.problem.get("statement")):
             return "the statement accepts any valid answer; the reference's answer differs from the test's"
         return None
+
+    def _choose_checkers(self, failed: list[_Row]) -> None:
+        """A stdio problem without a checker that no reference passes, whose references fail by
+        wrong answers only: their outputs on every test, and the strictest standard checker that
+        accepts each of them against every answer and every other reference's output
+        (`standard_choice.choose`; never looser than the error the statement states). The problem
+        is judged again with that checker, compiled from testlib; kept with it (`checker`,
+        `checker_choice`) when every one of those references passes there, else dropped as
+        before."""
+        rows = []
+        for r in failed:
+            assert r.decision is not None
+            if (r.decision.reason not in ("needs_checker", "no_passing_solution")
+                    or r.problem.get("checker") or r.problem.get("test_type") != "stdio"):  # fmt: skip
+                continue
+            clean = [k for k, x in enumerate(r.first or []) if x.verdict == "WA"
+                     and all(t.verdict in ("AC", "WA") for t in x.tests)]  # fmt: skip
+            if clean:
+                rows.append((r, clean))
+        if not rows:
+            return
+        inputs = {r.index: [t["input"] for t in r.problem.get("tests") or []] for r, _ in rows}
+
+        def outputs_of(job: tuple[_Row, int]) -> list[Any]:
+            r, k = job
+            limit = r.problem.get("time_limit_s") or CALIBRATION_LIMIT_S
+            return self.sandbox.outputs(r.problem, r.solutions[k], inputs[r.index],
+                                        time_limit_s=limit, language=r.opts(k)["language"])  # fmt: skip
+
+        jobs = [(r, k) for r, clean in rows for k in clean]
+        with ThreadPoolExecutor(max(1, self.sandbox.n_workers)) as pool:
+            outs = dict(zip([(r.index, k) for r, k in jobs], pool.map(outputs_of, jobs)))
+        again: list[_Row] = []
+        for r, clean in rows:
+            got = [outs[r.index, k] for k in clean]
+            if any(o.status != "OK" or not isinstance(o.text, str) for g in got for o in g):
+                continue
+            answers = [t["output"] for t in r.problem.get("tests") or []]
+            stated = Comparison.parse(r.problem.get("comparison")).tolerance
+            found = choose_standard(answers, [[o.text or "" for o in g] for g in got], stated,
+                                    r.problem.get("statement"))  # fmt: skip
+            if found is None:
+                continue
+            name, why = found
+            r.chosen = {"checker": name, "why": why, "references": clean,
+                        "was": r.decision.reason if r.decision else None}  # fmt: skip
+            r.problem = dict(r.problem, checker=name)
+            r.row = dict(r.row, checker=name)
+            again.append(r)
+        if not again:
+            return
+        before = {r.index: r.decision for r in again}
+        for r in again:
+            r.decision = None
+        self._first_pass(again)
+        for r in again:
+            assert r.chosen is not None
+            missed = [k for k in r.chosen["references"] if (r.first or [])[k].verdict != "AC"]
+            if r.decision is None and not missed:
+                continue
+            # the compiled checker does not accept them all: dropped as before, with the attempt
+            old = before[r.index]
+            assert old is not None
+            detail = dict(old.detail or {}, standard_checker_tried=r.chosen["checker"],
+                          standard_checker_rejected=missed)  # fmt: skip
+            r.decision = Decision.drop(old.reason or "no_passing_solution", **detail)
+            r.problem = {k: v for k, v in r.problem.items() if k != "checker"}
+            r.chosen = None
 
     def _recheck_failures(self, failed: list[_Row]) -> None:
         """A problem no reference passes, rerun under the next hash seed: if a reference passes
@@ -456,6 +538,10 @@ class VerifyStage(SandboxedStage):
                     "batch": r.batched, "batch_call_s": budget, "defer_slow": True,
                     "confirm_timeouts": True}  # fmt: skip
             jobs.append(("mutant", k, (r.problem, m, opts)))
+        if r.problem.get("checker") and r.problem.get("test_type") == "stdio":
+            # a checker is trusted only if it rejects an empty output and the input echoed
+            for k, code in enumerate(_CHECKER_PROBES.values()):
+                jobs.append(("probe", k, (r.problem, code, {"time_limit_s": r.limit})))
         return jobs
 
     def _strength_decision(
@@ -464,6 +550,10 @@ class VerifyStage(SandboxedStage):
         """A row's fate from its strength runs: `weak_tests` when its suite accepts a
         known-incorrect solution or, without any, kills too few mutants; else kept, with the
         CPU ms of its fastest reference (`ref`)."""
+        bad = self._bad_checker(r, [(k, x) for kind, k, x in runs if kind == "probe"])
+        if bad is not None:
+            return bad
+        runs = [(kind, k, x) for kind, k, x in runs if kind != "probe"]
         # a harness fault says nothing of the tests, nor a token mutant that does not compile
         judged = [
             (kind, k, x)
@@ -503,6 +593,33 @@ class VerifyStage(SandboxedStage):
         return Decision(True, None, _verified_columns(r, strength, ref[r.index][1]))
 
 
+    @staticmethod
+    def _bad_checker(r: _Row, probes: list[tuple[int, RunResult]]) -> Decision | None:
+        """`bad_checker` when the problem's checker accepts an empty output or the input echoed
+        on every test (unless that is every test's answer)."""
+        tests = r.problem.get("tests") or []
+        for k, x in probes:
+            what = list(_CHECKER_PROBES)[k]
+            same = all((t["output"].split() == ([] if what == "empty output" else
+                        t["input"].split())) for t in tests)  # fmt: skip
+            if x.verdict == "AC" and not same:
+                return Decision.drop(
+                    "bad_checker",
+                    why=f"the checker accepts an {what} on every test",
+                    checker_kind=checker_kind(r.problem.get("checker")),
+                    solution_verdicts=[x.verdict for x in r.first or []],
+                    tests_total=count_tests(r.row),
+                )
+        return None
+
+
+#: programs a trusted checker must reject (`VerifyStage._bad_checker`)
+_CHECKER_PROBES = {
+    "empty output": "pass\n",
+    "input echoed": "import sys\nsys.stdout.write(sys.stdin.read())\n",
+}
+
+
 def _verified_columns(r: _Row, strength: float | None, ref_ms: float) -> dict[str, Any]:
     """The columns of a row verify keeps: `ref_ms`, its fastest reference's CPU ms."""
     verdicts = [x.verdict for x in r.first or []]
@@ -520,4 +637,7 @@ def _verified_columns(r: _Row, strength: float | None, ref_ms: float) -> dict[st
         "comparison": r.problem.get("comparison"),
         "verdict_languages": languages,
         "passing_languages": sorted({lang for lang, v in zip(languages, verdicts) if v == "AC"}),
+        "checker": r.problem.get("checker"),
+        "checker_kind": checker_kind(r.problem.get("checker")) or "none",
+        "checker_choice": json.dumps(r.chosen) if r.chosen else None,
     }
