@@ -25,7 +25,7 @@ from curation.store import (
     shard_files,
 )
 
-__all__ = ["write_report", "PLOTS", "difficulty_buckets", "reason_rows"]
+__all__ = ["write_report", "PLOTS", "difficulty_buckets", "reason_rows", "checker_counts"]
 
 
 def _column(out: Path, kind: str, name: str) -> list[Any]:
@@ -232,6 +232,32 @@ def _reasons_table(out: Path) -> str:
     return f"<table>{head}{rows}</table>"
 
 
+def checker_counts(out: Path) -> dict[str, int]:
+    """Kept problems per judge (verify's `checker_kind`: none, python, testlib, standard) and,
+    for standard checkers, per name (`standard:rcmp6`); empty when verify did not run."""
+    counts: dict[str, int] = {}
+    kinds = _column(out, PROBLEMS_DIR, "checker_kind")
+    names = _column(out, PROBLEMS_DIR, "checker") if kinds else []
+    for kind, name in zip(kinds, names):
+        if kind is None:
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind == "standard":
+            key = f"standard:{name}"
+            counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _checkers_table(out: Path) -> str:
+    counts = checker_counts(out)
+    if not counts:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in counts.items()
+    )
+    return f"<h2>Judges of kept problems</h2><table><tr><th>checker</th><th>problems</th></tr>{rows}</table>"
+
+
 def difficulty_buckets(out: Path) -> list[dict[str, Any]]:
     """Per difficulty bucket: problems, min / mean / max difficulty, distinct values, and a note when
     the bucket is one tied value or shares a value with another bucket."""
@@ -342,6 +368,7 @@ Decontaminated against: {html.escape(against)}.</p>
 {'<h2>Notes</h2><ul class="notes">' + notes + "</ul>" if notes else ""}
 <h2>Funnel</h2>{_funnel_table(manifest)}
 <h2>Reject reasons</h2>{_reasons_table(out)}
+{_checkers_table(out)}
 {_difficulty_table(out)}
 <h2>Plots</h2>{"".join(figures)}
 {"<h2>Time per stage (s)</h2><table><tr><th>stage</th><th>seconds</th></tr>" + timing_rows + "</table>" if timing_rows else ""}

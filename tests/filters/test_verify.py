@@ -395,10 +395,15 @@ def test_the_statement_sets_the_comparison_and_it_is_recorded(sb):
     result = VerifyStage(VerifyConfig(min_tests=5, mutants=0), sandbox=sb).process(
         records_to_table([row, strict])
     )
-    (kept,) = result.kept.to_pylist()
+    kept, rescued = result.kept.to_pylist()
     assert kept["id"] == "prob" and kept["comparison"] == "tolerance=1e-06"
-    (drop,) = result.dropped.to_pylist()
-    assert drop["id"] == "prob2" and drop["reject_reason"] == "no_passing_solution"
+    assert kept["checker"] is None and kept["checker_kind"] == "none"
+    # strict comparison rejects `1.0000000000` against `1`; the strictest standard checker that
+    # accepts the reference (issue 54) keeps it, and says why
+    assert rescued["id"] == "prob2" and rescued["comparison"] == "strict"
+    assert (rescued["checker"], rescued["checker_kind"]) == ("rcmp9", "standard")
+    choice = json.loads(rescued["checker_choice"])
+    assert choice["checker"] == "rcmp9" and choice["was"] == "no_passing_solution"
     # the reward reads the same mode from the exported ground truth
     from filters.judging.ground_truth import to_ground_truth
     from filters.reward import grade
