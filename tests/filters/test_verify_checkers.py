@@ -14,7 +14,9 @@ import pytest
 
 from curation.record_files import records_to_table
 from curation.schema import normalize_record
+from filters.judging.ground_truth import to_ground_truth
 from filters.reward import grade_many
+from filters.reward.trainer_rewards import compute_score, trl_correctness_reward
 from filters.sandbox import Sandbox
 from filters.stages.verify.stage import VerifyStage
 from filters.stages.verify.standard_choice import accepts, choose
@@ -57,7 +59,9 @@ def sb():
 
 
 @needs_gxx
-def test_a_codecontests_plus_record_with_a_testlib_checker_builds_and_rewards_as_judged(sb):
+def test_a_codecontests_plus_record_with_a_testlib_checker_builds_and_rewards_as_judged(
+    sb, monkeypatch
+):
     raw = _row("862_c_mahmoud_and_ehab_and_the_xor_2355")
     reference = raw["solution"]
     other = reference.replace("a = 2**17", "a = 2**19").replace("b = 2**18", "b = 2**18 + 1")
@@ -78,6 +82,14 @@ def test_a_codecontests_plus_record_with_a_testlib_checker_builds_and_rewards_as
     grades = grade_many([(kept, f"```python\n{p}```") for p in programs], sandbox=sb)
     assert [g.verdict for g in grades] == judged
     assert [g.score for g in grades] == [1.0 if v == "AC" else 0.0 for v in judged]
+    # the trainers' functions (verl, TRL) read the checker from the exported ground truth
+    monkeypatch.setattr("filters.reward.trainer_rewards.shared_sandbox", lambda: sb)
+    monkeypatch.setattr("filters.reward.correctness.shared_sandbox", lambda: sb)
+    gt = to_ground_truth(kept)
+    completions = [f"```python\n{p}```" for p in programs]
+    verl = [compute_score("codecontests-plus", c, gt)["score"] for c in completions]
+    trl = trl_correctness_reward(prompts=["p"] * 5, completions=completions, ground_truth=[gt] * 5)
+    assert verl == trl == [g.score for g in grades]
     exact = sb.run({k: v for k, v in kept.items() if k != "checker"}, other)
     assert exact.verdict == "WA"  # what exact comparison would have done to a right answer
 
