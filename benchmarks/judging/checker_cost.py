@@ -7,7 +7,7 @@ does what wcmp does (the existing Python checker path). Reported per test: the w
 whole judging divided by its tests, best of `--repeats`, and the checker's compile (once per
 machine: a copy of wcmp's source no cache holds is judged first, so that judging pays it).
 
-    python benchmarks/checker_cost.py --tests 40 --repeats 3 --out benchmarks/results/checker_cost.json
+    python benchmarks/judging/checker_cost.py --tests 40 --repeats 3 --out benchmarks/results/checker_cost.json
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from filters.sandbox import Sandbox, checkers  # noqa: E402
 
