@@ -1,7 +1,7 @@
 """Two builds of the same source, before and after special judges (issue 54): which problems
 each kept, why each dropped the others, and what the kept ones were judged with.
 
-    python benchmarks/checker_build_compare.py BASE_OUT OURS_OUT --out benchmarks/results/checker_build.json
+    python benchmarks/judging/checker_build_compare.py BASE_OUT OURS_OUT --out benchmarks/results/checker_build.json
 """
 
 from __future__ import annotations
