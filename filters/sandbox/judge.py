@@ -440,7 +440,12 @@ class Judge:
             return "AC", None
         if r.status == Status.OK:
             return "WA", "checker rejected the output"
-        return "WA", f"checker failed ({r.status}): {res.get('error') or r.stderr}"[:500]
+        if r.status == Status.RE and res.get("exc"):
+            # `check()` raised: a Python checker cannot say FAIL, and one that chokes on a
+            # malformed output rejects it
+            return "WA", f"checker failed ({r.status}): {res.get('error') or r.stderr}"[:500]
+        # the checker's own process ran out of time or memory, or died: not the program's fault
+        return "SE", f"the checker failed ({r.status}, {r.exit}): {r.error or r.stderr}"[:500]
 
     def _native_check(self, suite: _Suite, t: dict[str, str], output: bytes) -> tuple[str, str | None]:
         """A testlib checker's verdict (`checker input output answer`, by its exit status), run

@@ -223,3 +223,16 @@ def test_an_ok_on_stderr_and_a_huge_output_get_no_reward(sb):
     huge = "import sys\nw = sys.stdout.write\nfor _ in range(10**6):\n    w('1 2 3 ' * 100)\n"
     r1, r2 = sb.run_many([(problem("wcmp", "1 2 3\n"), ok), (problem("wcmp", "1 2 3\n"), huge)])
     assert r1.verdict == "WA" and r2.verdict == "OLE", (r1.first_failure, r2.verdict)
+
+
+def test_a_python_checker_that_dies_is_a_sandbox_error(sb):
+    """As for a C++ checker: a Python checker whose process dies (or runs out of its time or
+    memory) is SE; one that raises on the output rejects it (it cannot say FAIL)."""
+    loops = "import os, signal\ndef check(input, expected, actual):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    raises = "def check(input, expected, actual):\n    return int(actual) == int(expected)\n"
+    looped, raised = sb.run_many([
+        (dict(SUM, checker=loops, tests=SUM["tests"][:1]), ADD_PY),
+        (dict(SUM, checker=raises), "print('three')"),
+    ])  # fmt: skip
+    assert looped.verdict == "SE" and "the checker failed (RE, signal SIGKILL)" in looped.first_failure["reason"]
+    assert raised.verdict == "WA" and "ValueError" in raised.first_failure["reason"]
