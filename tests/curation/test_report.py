@@ -209,3 +209,26 @@ def test_the_difficulty_view_says_when_a_bucket_is_one_tied_value(tmp_path):
     assert "one tied value (0.074)" in page and "equal-count quantiles" in page
     r = runner.invoke(app, ["info", str(out)])
     assert "one tied value (0.074); shares values with buckets 1, 2" in r.output
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler")
+def test_the_report_counts_kept_problems_per_judge(tmp_path):
+    """Issue 54: verify's `checker_kind` (and a standard checker's name) counted in the report."""
+    from curation.report import checker_counts
+
+    tests = [{"input": f"{i}\n", "output": f"{2 * i}\n"} for i in range(1, 6)]
+    rows = [
+        {"id": f"t{i}", "source": "toy", "statement": f"Print twice the number, problem {i}.",
+         "test_type": "stdio", "tests": tests, "solutions": ["print(2 * int(input()))"],
+         "incorrect_solutions": ["print(int(input()))"], "checker": checker}
+        for i, checker in enumerate([None, "wcmp", "ncmp"])
+    ]  # fmt: skip
+    write_jsonl(rows, tmp_path / "toy.jsonl")
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["build", "--source", str(tmp_path / "toy.jsonl"), "--out", str(out),
+                            "--skip", "amplify", "--skip", "dedup", "--skip", "difficulty",
+                            "--mutants", "0", "--workers", "2"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert checker_counts(out) == {"none": 1, "standard": 2, "standard:ncmp": 1, "standard:wcmp": 1}
+    page = (out / "report" / "index.html").read_text()
+    assert "<h2>Judges of kept problems</h2>" in page and "<td>standard:wcmp</td><td>1</td>" in page
