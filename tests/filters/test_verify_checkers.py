@@ -18,6 +18,7 @@ from filters.judging.ground_truth import to_ground_truth
 from filters.reward import grade_many
 from filters.reward.trainer_rewards import compute_score, trl_correctness_reward
 from filters.sandbox import Sandbox
+from filters.settings import VerifyConfig
 from filters.stages.verify.stage import VerifyStage
 from filters.stages.verify.standard_choice import accepts, choose
 from tests.conftest import shared_file
@@ -71,7 +72,7 @@ def test_a_codecontests_plus_record_with_a_testlib_checker_builds_and_rewards_as
         "test_type": "stdio", "tests": raw["tests"], "checker": XOR_CHECKER,
         "solutions": [reference, other], "incorrect_solutions": [wrong_xor],
     })  # fmt: skip
-    result = VerifyStage(sandbox=sb, min_tests=3).process(records_to_table([record]))
+    result = VerifyStage(VerifyConfig(min_tests=3), sandbox=sb).process(records_to_table([record]))
     assert result.dropped.num_rows == 0, result.dropped.to_pylist()
     (kept,) = result.kept.to_pylist()
     assert kept["checker_kind"] == "testlib" and kept["checker"] == XOR_CHECKER
@@ -103,7 +104,7 @@ def test_a_checker_that_accepts_an_empty_output_is_not_trusted(sb):
         "id": raw["id"], "source": "codecontests-plus", "statement": raw["statement"],
         "test_type": "stdio", "tests": raw["tests"], "checker": lax, "solutions": [raw["solution"]],
     })  # fmt: skip
-    result = VerifyStage(sandbox=sb, min_tests=3).process(records_to_table([record]))
+    result = VerifyStage(VerifyConfig(min_tests=3), sandbox=sb).process(records_to_table([record]))
     (dropped,) = result.dropped.to_pylist()
     assert dropped["reject_reason"] == "bad_checker"
     assert "empty output" in json.loads(dropped["reject_detail"])["why"]
