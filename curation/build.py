@@ -11,8 +11,9 @@ import itertools
 import json
 import os
 import shutil
+import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import partial
 from pathlib import Path
@@ -26,7 +27,9 @@ from curation.ingest import MAX_RECORD_BYTES, ROW_COLUMN
 from curation.notes import source_notes
 from curation.outlock import LOCK_FILE, hold_out_lock
 from curation.pipeline import Pipeline, Progress, StageRun, finished_units
+from curation.storage import Loc, as_loc, is_uri
 from curation.store import (
+    REPORT_DIR,
     WORK_DIR,
     clear_outputs,
     read_manifest,
@@ -187,7 +190,8 @@ _OWN_FIELDS = frozenset(f.name for f in fields(BuildConfig)) - {*_BUILD_FIELDS, 
 
 @dataclass
 class BuildResult:
-    out: Path
+    #: the output directory (absolute), or its URI on object storage
+    out: Path | str
     manifest: dict[str, Any]
     runs: list[StageRun]
     resumed: bool = False
@@ -200,6 +204,12 @@ def source_stream(specs: list[SourceSpec]) -> Iterator[dict[str, Any] | RecordEr
 
     for spec in specs:
         src = get_source(spec.name)
+        if spec.path is not None and is_uri(spec.path):  # object storage: read from a local copy
+            with tempfile.TemporaryDirectory(prefix="codemix-source-") as tmp:
+                local = Loc.of(spec.path).download(Path(tmp) / "data")
+                it = iter_source(src, str(local), **spec.options)
+                yield from itertools.islice(it, spec.limit) if spec.limit is not None else it
+            continue
         it = iter_source(src, spec.path, **spec.options)
         yield from itertools.islice(it, spec.limit) if spec.limit is not None else it
 
@@ -225,6 +235,13 @@ _FROM_BUILD = {"amplify": _amplify_settings, "decontam": _decontam_settings}
 def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
     """One configured stage, from the registry (`filters.settings.STAGES`): its class, imported
     only now (a build pays only for what it runs), made from its settings in `cfg`."""
+    return stage_factory(name, cfg, workers)()
+
+
+def stage_factory(name: str, cfg: BuildConfig, workers: int | None) -> partial[Stage]:
+    """What makes one configured stage, with all it takes from the build (decontam's references
+    read from the hub) resolved now, once: a build on a cluster sends it to every task, which
+    makes its stage without reading the hub again."""
     entry = STAGES.get(name)
     if entry is None:
         raise UserError(f"unknown stage {name!r}; known stages: {', '.join(STAGES)}")
@@ -232,7 +249,11 @@ def make_stage(name: str, cfg: BuildConfig, workers: int | None) -> Stage:
     extra: dict[str, Any] = {}
     if name in _FROM_BUILD:
         settings, extra = _FROM_BUILD[name](cfg)
-    return entry.load().from_settings(settings, workers=workers, **extra)
+    return partial(_made, name, settings, workers, extra)
+
+
+def _made(name: str, settings: Any, workers: int | None, extra: dict[str, Any]) -> Stage:
+    return STAGES[name].load().from_settings(settings, workers=workers, **extra)
 
 
 def make_stages(cfg: BuildConfig, workers: int | None) -> list[Stage]:
@@ -283,7 +304,7 @@ def config_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return changes
 
 
-def _empty_but_leftovers(out: Path) -> bool:
+def _empty_but_leftovers(out: Loc) -> bool:
     """Whether `out` holds nothing but what a build killed at its very start leaves: the lock file
     and a `.work` without a configuration or a finished unit."""
     for p in out.iterdir():
@@ -296,7 +317,7 @@ def _empty_but_leftovers(out: Path) -> bool:
     return True
 
 
-def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
+def _prepare_out(out: Loc, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
     """(resumed, already_complete). Refuses to mix configurations unless forced."""
     cfg_json = cfg.as_dict()
     manifest = read_manifest(out)
@@ -326,15 +347,43 @@ def _prepare_out(out: Path, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
         if not force:
             raise UserError(f"{out} is not empty and holds no codemix build; choose an empty --out directory or pass --force")
     else:  # a build killed before it wrote its configuration left a bare .work: nothing to keep
-        shutil.rmtree(out / WORK_DIR, ignore_errors=True)
+        (out / WORK_DIR).rmtree()
     write_json(work_cfg, cfg_json)
     return False, False
 
 
-def _environment(stages: list[Stage]) -> dict[str, Any]:
-    """What each stage found about its surroundings, for the manifest (stages with nothing to say are left out)."""
-    reports = ((s.name, s.environment()) for s in stages)
-    return {name: report for name, report in reports if report is not None}
+def _environment(stages: list[Stage], remote: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """What each stage found about its surroundings, for the manifest (stages with nothing to say
+    are left out). A stage that ran in tasks elsewhere (`remote`: each task's report) is reported
+    by its weakest one (`weakest`), with the number of tasks that reported."""
+    remote = remote or {}
+    out: dict[str, Any] = {}
+    for s in stages:
+        if remote.get(s.name):
+            out[s.name] = weakest(remote[s.name])
+            continue
+        report = s.environment()
+        if report is not None:
+            out[s.name] = report
+    return out
+
+
+def _strength(report: dict[str, Any]) -> int:
+    """How many protections a report says are in force (its true flags, nested ones included)."""
+    n = 0
+    for value in report.values():
+        if isinstance(value, dict):
+            n += _strength(value)
+        elif value is True:
+            n += 1
+    return n
+
+
+def weakest(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of the environments tasks reported for one stage, the one with the fewest protections in
+    force (a worker without namespaces shows, whichever node it was), and how many tasks reported."""
+    worst = min(reports, key=_strength)
+    return {**worst, "tasks_reporting": len(reports)}
 
 
 def build(
@@ -347,22 +396,39 @@ def build(
     progress: Progress | None = None,
     write_report: bool = True,
     chunk_rows: int = 32,
+    task_retries: int = 2,
+    task_timeout_s: float | None = None,
 ) -> BuildResult:
-    """Run a whole build into `out`; resume it when `out` holds an unfinished one.
+    """Run a whole build into `out`, a local directory or a URI on object storage
+    (`curation.storage`); resume it when `out` holds an unfinished one.
 
     `chunk_rows`: problems judged between two progress reports (a runtime option: it changes no
-    result, only how often `progress` hears of a unit's work).
+    result, only how often `progress` hears of a unit's work). `task_retries` and
+    `task_timeout_s`: how often a failed task is run again, and how long one may run, on an
+    executor that runs tasks elsewhere (`curation.executors.RayExecutor`).
     """
-    out = Path(out)
     if not cfg.sources:
         raise UserError("no sources given; pass --source NAME[:PATH] (see `codemix sources`)")
-    created = _make_out(out)
+    loc = as_loc(out)  # absolute: a task on another node resolves no relative path
+    run = partial(_build_locked, cfg, workers=workers, executor=executor, force=force, progress=progress,
+                  write_report=write_report, chunk_rows=chunk_rows, task_retries=task_retries,
+                  task_timeout_s=task_timeout_s)  # fmt: skip
+    if not loc.local:
+        # Object storage has no lock (one build per prefix is the user's to keep). The shards, notes
+        # and report are written to a local staging directory, uploaded before the manifest.
+        staged = Path(tempfile.mkdtemp(prefix="codemix-out-"))
+        try:
+            return run(loc, staged, loc.uri)
+        finally:
+            shutil.rmtree(staged, ignore_errors=True)
+    path = loc.as_path()
+    created = _make_out(path)
     try:
-        with hold_out_lock(out):
-            return _build_locked(cfg, out, workers, executor, force, progress, write_report, chunk_rows)
+        with hold_out_lock(path):
+            return run(loc, path, path)
     finally:  # a start that finished nothing leaves nothing behind, not even the directory
-        if created and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
+        if created and path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
 
 
 def _make_out(out: Path) -> bool:
@@ -384,44 +450,61 @@ def _make_out(out: Path) -> bool:
 
 def _build_locked(
     cfg: BuildConfig,
-    out: Path,
+    out: Loc,
+    staged: Path,
+    shown: Path | str,
+    *,
     workers: int | None,
     executor: str,
     force: bool,
     progress: Progress | None,
     write_report: bool,
     chunk_rows: int,
+    task_retries: int,
+    task_timeout_s: float | None,
 ) -> BuildResult:
+    """The build in `out`; shards, notes and report written in `staged` (`out` itself when it is
+    local, else uploaded from there before the manifest)."""
     resumed, complete = _prepare_out(out, cfg, force)
     if complete:
-        return BuildResult(out, read_manifest(out) or {}, [], already_complete=True)
+        return BuildResult(shown, read_manifest(out) or {}, [], already_complete=True)
     try:
-        ex = make_executor(executor, workers)
-        # On Ray every task is one CPU: row stages are rebuilt there with one sandbox worker each.
-        stages = make_stages(cfg, workers if ex.local else 1)
-        factories = {s.name: partial(make_stage, s.name, cfg, 1) for s in stages if not isinstance(s, GlobalStage)}
+        ex = make_executor(executor, workers, retries=task_retries, task_timeout_s=task_timeout_s)
+        factories: dict[str, Callable[[], Stage]] = {}
+        if ex.local:
+            stages = make_stages(cfg, workers)
+        else:  # every task is one CPU: row stages are rebuilt there with one sandbox worker each,
+            # from factories that hold what they take from the build (the hub's references) already
+            made = {name: stage_factory(name, cfg, 1) for name in cfg.stages}
+            stages = [f() for f in made.values()]
+            factories = {s.name: made[s.name] for s in stages if not isinstance(s, GlobalStage)}
         pipe = Pipeline(
             out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
             chunk_rows=chunk_rows, max_record_bytes=cfg.max_record_bytes,
         )  # fmt: skip
         try:
             runs = pipe.run(source_stream(cfg.sources))
-            manifest = _finish(out, cfg, pipe, runs, stages)
+            manifest = _finish(staged, cfg, pipe, runs, stages)
         finally:
             for s in stages:
                 s.close()
             ex.close()
     except UserError:  # e.g. an empty source: a start that finished nothing leaves nothing behind
         if not resumed and not finished_units(out / WORK_DIR):
-            shutil.rmtree(out / WORK_DIR, ignore_errors=True)
+            (out / WORK_DIR).rmtree()
         raise
     if write_report:
         from curation.report import write_report as _write_report
 
-        _write_report(out, manifest, timing={r.name: round(r.seconds, 3) for r in runs})
+        _write_report(staged, manifest, timing={r.name: round(r.seconds, 3) for r in runs})
+    if not out.local:  # object storage: the staged files first, the manifest after them
+        for name in (PROBLEMS_DIR, REJECTED_DIR, REPORT_DIR):
+            (out / name).rmtree()
+            if (staged / name).is_dir():
+                (out / name).upload(staged / name)
     write_json(out / MANIFEST, manifest)  # last: a directory with a manifest is a finished build
-    shutil.rmtree(out / WORK_DIR, ignore_errors=True)
-    return BuildResult(out, manifest, runs, resumed=resumed)
+    (out / WORK_DIR).rmtree()
+    return BuildResult(shown, manifest, runs, resumed=resumed)
 
 
 def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], stages: list[Stage]) -> dict[str, Any]:
@@ -441,7 +524,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
         "codemix_version": _version(),
         "config": cfg.as_dict(),
         "stage_config": {s.name: s.config() for s in stages},
-        "environment": _environment(stages),
+        "environment": _environment(stages, pipe.environments),
         "measured_columns": sorted({c for s in stages for c in s.measured_columns}),
         "decontamination": _decontamination(cfg, stages),
         "counts": {

@@ -1,21 +1,42 @@
 """Where units of work run: in this process (`local`) or as Ray tasks (`ray`).
 
 Both run the same function on the same arguments; a unit's result is committed by the task
-itself to the shared output directory, so an executor only has to run the tasks and say when
-each one is done.
+itself to the output directory (a shared disk or object storage, `curation.storage`), so an
+executor only has to run the tasks and say when each one is done.
+
+The Ray executor adds what a cluster needs around that:
+
+- **Failures**: a task that raises, or whose worker or node dies, is run again up to `retries`
+  more times, each failure said on the driver (the unit and the error); past the limit the build
+  stops with a `UserError` naming the unit and the last error.
+- **A time limit per task** (`task_timeout_s`): a task still running after it is cancelled and
+  counts as a failure. Tasks are submitted no faster than the cluster has CPUs, so a task's clock
+  starts close to when it starts running.
+- **Progress across nodes**: `rows_reporter` gives tasks a callable that counts judged rows in a
+  small actor; the driver reads it while it waits, so a stage's progress moves chunk by chunk as in
+  a local build.
+- **Shared state sent once**: `share` puts an object (a decided global stage, a stage factory
+  holding decontam's references) in Ray's object store once; every task gets the reference.
+- **Task logs on the driver** (`log_to_driver`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from filters.contracts import UserError
 
-__all__ = ["Executor", "LocalExecutor", "RayExecutor", "make_executor", "EXECUTORS"]
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "make_executor", "EXECUTORS", "TaskFailed"]
 
 EXECUTORS = ("local", "ray")
+
+
+class TaskFailed(UserError):
+    """A unit of work failed on every try."""
 
 
 class Executor:
@@ -25,8 +46,21 @@ class Executor:
     #: True when tasks run in this process (stage objects need not travel).
     local = True
 
-    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+    def map(
+        self,
+        fn: Callable[..., Any],
+        jobs: Sequence[tuple[Any, ...]],
+        labels: Sequence[str] | None = None,
+    ) -> Iterator[Any]:
         raise NotImplementedError
+
+    def share(self, obj: Any) -> Any:
+        """`obj` as tasks should receive it (the object itself, or a reference the engine resolves)."""
+        return obj
+
+    def rows_reporter(self, on_rows: Callable[[int], None]) -> Callable[[int], None]:
+        """A callable tasks call with rows judged; `on_rows` hears of them on the driver."""
+        return on_rows
 
     def close(self) -> None:
         pass
@@ -37,31 +71,85 @@ class LocalExecutor(Executor):
 
     name = "local"
 
-    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+    def map(
+        self,
+        fn: Callable[..., Any],
+        jobs: Sequence[tuple[Any, ...]],
+        labels: Sequence[str] | None = None,
+    ) -> Iterator[Any]:
         for job in jobs:
             yield fn(*job)
+
+
+class _RowsToActor:
+    """What a Ray task calls with the rows it judged: adds them to the driver's counter actor."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    def __call__(self, n: int) -> None:
+        self.actor.add.remote(n)
+
+
+def _counter_class(ray: Any) -> Any:
+    @ray.remote(num_cpus=0)
+    class RowCounter:
+        def __init__(self) -> None:
+            self.rows = 0
+
+        def add(self, n: int) -> None:
+            self.rows += n
+
+        def take(self) -> int:
+            n, self.rows = self.rows, 0
+            return n
+
+    return RowCounter
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 class RayExecutor(Executor):
     """Each unit is a Ray task (one CPU each) on the cluster at RAY_ADDRESS, or a local Ray instance.
 
-    The output directory must be on storage every node sees (NFS, a shared volume), since tasks
-    write their units there.
+    The output directory must be one every node reaches: a shared disk (NFS, a shared volume) or
+    object storage (`s3://...`), since tasks write their units there.
     """
 
     name = "ray"
     local = False
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None):
+    def __init__(
+        self,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        retries: int = 2,
+        task_timeout_s: float | None = None,
+        say: Callable[[str], None] = _say,
+    ):
         try:
             import ray
         except ImportError:
             raise UserError("--executor ray needs Ray: pip install 'codemix[ray]'") from None
+        if retries < 0:
+            raise UserError("retries must be 0 or more")
+        if task_timeout_s is not None and task_timeout_s <= 0:
+            raise UserError("--task-timeout must be a positive number of seconds")
         self._ray = ray
         self._started = False
+        self.retries = retries
+        self.task_timeout_s = task_timeout_s
+        self.say = say
+        self._counters: list[tuple[Any, Callable[[int], None]]] = []
         if not ray.is_initialized():
             address = address or os.environ.get("RAY_ADDRESS")
-            kwargs: dict[str, Any] = {"ignore_reinit_error": True, "include_dashboard": False, "log_to_driver": False}
+            kwargs: dict[str, Any] = {
+                "ignore_reinit_error": True,
+                "include_dashboard": False,
+                "log_to_driver": True,
+            }
             if address:
                 kwargs["address"] = address
             else:
@@ -69,13 +157,85 @@ class RayExecutor(Executor):
             ray.init(**kwargs)
             self._started = True
 
-    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+    def share(self, obj: Any) -> Any:
+        return self._ray.put(obj)
+
+    def rows_reporter(self, on_rows: Callable[[int], None]) -> Callable[[int], None]:
+        actor = _counter_class(self._ray).remote()
+        self._counters.append((actor, on_rows))
+        return _RowsToActor(actor)
+
+    def _poll(self) -> None:
+        for actor, on_rows in self._counters:
+            n = self._ray.get(actor.take.remote())
+            if n:
+                on_rows(n)
+
+    def _drop_counters(self) -> None:
+        self._poll()
+        for actor, _ in self._counters:
+            self._ray.kill(actor)
+        self._counters = []
+
+    def _slots(self) -> int:
+        try:
+            return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+        except Exception:  # a cluster that cannot say: one task per unit of work at a time
+            return 1
+
+    def map(
+        self,
+        fn: Callable[..., Any],
+        jobs: Sequence[tuple[Any, ...]],
+        labels: Sequence[str] | None = None,
+    ) -> Iterator[Any]:
         ray = self._ray
-        task = ray.remote(num_cpus=1, max_retries=2)(fn)
-        pending = [task.remote(*job) for job in jobs]
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(ready)[0]  # re-raises a task's error here
+        from ray.exceptions import RayError
+
+        names = list(labels) if labels is not None else [f"task {i}" for i in range(len(jobs))]
+        # Ray's own retries are off: failures come back here, to be said and counted.
+        task = ray.remote(num_cpus=1, max_retries=0)(fn)
+        waiting = list(range(len(jobs)))[::-1]  # popped from the end: in order
+        tries = [0] * len(jobs)
+        running: dict[Any, tuple[int, float]] = {}  # ref -> (job, submitted at)
+        slots = self._slots()
+        try:
+            while waiting or running:
+                while waiting and len(running) < slots:
+                    i = waiting.pop()
+                    tries[i] += 1
+                    running[task.remote(*jobs[i])] = (i, time.monotonic())
+                ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
+                self._poll()
+                now = time.monotonic()
+                failed: list[tuple[int, str]] = []
+                for ref in ready:
+                    i, _ = running.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except RayError as e:
+                        failed.append((i, _error_line(e)))
+                        continue
+                    yield result
+                if self.task_timeout_s is not None:
+                    for ref, (i, t0) in list(running.items()):
+                        if now - t0 > self.task_timeout_s:
+                            del running[ref]
+                            ray.cancel(ref, force=True)
+                            failed.append(
+                                (i, f"timed out after {self.task_timeout_s:g} s (--task-timeout)")
+                            )
+                for i, error in failed:
+                    if tries[i] > self.retries:
+                        raise TaskFailed(f"{names[i]} failed {tries[i]} times; last error: {error}")
+                    self.say(
+                        f"warning: {names[i]} failed (try {tries[i]} of {self.retries + 1}): {error}; retrying"
+                    )
+                    waiting.append(i)
+        finally:
+            for ref in running:
+                ray.cancel(ref, force=True)
+            self._drop_counters()
 
     def close(self) -> None:
         if self._started:
@@ -83,9 +243,20 @@ class RayExecutor(Executor):
             self._started = False
 
 
-def make_executor(name: str, workers: int | None = None) -> Executor:
+def _error_line(e: Exception) -> str:
+    """A task's error in one line: the exception the task raised, not Ray's traceback around it."""
+    cause = getattr(e, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {cause}"
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[-1] if text else ''}"
+
+
+def make_executor(
+    name: str, workers: int | None = None, retries: int = 2, task_timeout_s: float | None = None
+) -> Executor:
     if name == "local":
         return LocalExecutor()
     if name == "ray":
-        return RayExecutor(num_cpus=workers)
+        return RayExecutor(num_cpus=workers, retries=retries, task_timeout_s=task_timeout_s)
     raise UserError(f"unknown executor {name!r}; choose one of: {', '.join(EXECUTORS)}")

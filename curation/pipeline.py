@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ import pyarrow.parquet as pq
 
 from curation.executors import Executor, LocalExecutor
 from curation.ingest import MAX_RECORD_BYTES, SCHEMA_STAGE, ingest_batches
+from curation.storage import Loc, as_loc
 from curation.store import sha256_file, write_json
 from filters.contracts import (
     PROBLEMS_DIR,
@@ -54,6 +56,8 @@ __all__ = [
     "rerun_stage",
     "finished_units",
     "process_unit",
+    "process_unit_reporting",
+    "process_row_stages",
     "parts_dir",
     "read_parts",
     "Progress",
@@ -159,32 +163,34 @@ def rejected_rows(dropped: pa.Table, stage: str) -> pa.Table:
     return t.select(REJECTED_SCHEMA.names).cast(REJECTED_SCHEMA)
 
 
-def _unit_paths(d: Path, unit: int) -> tuple[Path, Path, Path]:
+#: A directory or file of a build's work: a local path or object storage (`curation.storage`).
+_Where = str | PathLike[str] | Loc
+
+
+def _unit_paths(d: Loc, unit: int) -> tuple[Loc, Loc, Loc]:
     """Kept rows, dropped rows and the completion marker of one unit of one stage."""
     stem = f"unit-{unit:05d}"
     return d / f"{stem}.parquet", d / f"{stem}.rejected.parquet", d / f"{stem}.json"
 
 
-def finished_units(work: Path) -> int:
+def finished_units(where: _Where) -> int:
     """Units and parts of units the unfinished build in `work` has committed, all stages together
     (their markers): with none, starting it over loses nothing."""
-    work = Path(work)
+    work = as_loc(where)
     units = sum(1 for _ in work.glob("*/unit-*.json"))  # each stage's markers (`_unit_paths`)
     return units + sum(1 for _ in work.glob("*/unit-*.parts/rows-*.json"))  # `_part_paths`
 
 
-def _commit(paths: tuple[Path, Path, Path], kept: pa.Table, dropped: pa.Table, marker: dict[str, Any]) -> None:
+def _commit(paths: tuple[Loc, Loc, Loc], kept: pa.Table, dropped: pa.Table, marker: dict[str, Any]) -> None:
     """Kept rows, dropped rows, each written atomically, then the marker that says they are done."""
     kept_p, rej_p, marker_p = paths
     marker_p.parent.mkdir(parents=True, exist_ok=True)
     for table, path in ((kept, kept_p), (dropped, rej_p)):
-        tmp = path.with_name(path.name + ".tmp")
-        pq.write_table(table, tmp, compression="zstd")
-        tmp.replace(path)
+        path.write_table_atomic(table, compression="zstd")
     write_json(marker_p, marker)
 
 
-def _commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
+def _commit_unit(d: Loc, unit: int, kept: pa.Table, dropped: pa.Table, stats: UnitStats) -> None:
     """Write a unit's outputs, each atomically, and the marker last: a marker means the unit is done."""
     _commit(_unit_paths(d, unit), kept, dropped, stats.__dict__)
 
@@ -193,28 +199,29 @@ def _commit_unit(d: Path, unit: int, kept: pa.Table, dropped: pa.Table, stats: U
 PART_AFTER_S = 1.0
 
 
-def parts_dir(d: Path, unit: int) -> Path:
-    """Where the parts of an unfinished unit are kept."""
-    return d / f"unit-{unit:05d}.parts"
+def parts_dir(d: _Where, unit: int) -> Loc:
+    """_Where the parts of an unfinished unit are kept."""
+    return as_loc(d) / f"unit-{unit:05d}.parts"
 
 
-def _part_paths(parts: Path, start: int) -> tuple[Path, Path, Path]:
+def _part_paths(parts: Loc, start: int) -> tuple[Loc, Loc, Loc]:
     """Kept rows, dropped rows and the marker of the part that starts at row `start`."""
     stem = f"rows-{start:06d}"
     return parts / f"{stem}.parquet", parts / f"{stem}.rejected.parquet", parts / f"{stem}.json"
 
 
-def read_parts(parts: Path) -> tuple[int, list[pa.Table], list[pa.Table]]:
+def read_parts(where: _Where) -> tuple[int, list[pa.Table], list[pa.Table]]:
     """The rows a unit's parts cover from its first row on (the parts that follow each other
     without a gap), with their kept and dropped rows."""
+    parts = as_loc(where)
     if not parts.is_dir():
         return 0, [], []
     marked = {int(p.stem.split("-")[1]): p for p in parts.glob("rows-*.json")}
     covered, kept, dropped = 0, [], []
     while covered in marked:
         kept_p, rej_p, marker = _part_paths(parts, covered)
-        kept.append(pq.read_table(kept_p))
-        dropped.append(pq.read_table(rej_p))
+        kept.append(kept_p.read_table())
+        dropped.append(rej_p.read_table())
         covered += int(json.loads(marker.read_text())["rows"])
     return covered, kept, dropped
 
@@ -227,8 +234,8 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
 
 def process_unit(
     stage: Stage | Callable[[], Stage],
-    source: Path,
-    d: Path,
+    source: _Where,
+    d: _Where,
     unit: int,
     chunk_rows: int | None = None,
     on_rows: Callable[[int], None] | None = None,
@@ -243,11 +250,26 @@ def process_unit(
     a part of the unit once it has run `part_after_s` since it started or since its last part.
     Returns the number of rows.
     """
+    return process_unit_reporting(stage, source, d, unit, chunk_rows, on_rows, part_after_s)[0]
+
+
+def process_unit_reporting(
+    stage: Stage | Callable[[], Stage],
+    source: _Where,
+    d: _Where,
+    unit: int,
+    chunk_rows: int | None = None,
+    on_rows: Callable[[int], None] | None = None,
+    part_after_s: float = PART_AFTER_S,
+) -> tuple[int, dict[str, Any] | None]:
+    """`process_unit`, and what the stage found about where it ran (`Stage.environment()`: the
+    sandbox's isolation on this worker), for a task on another node to report."""
     owned = not isinstance(stage, Stage)
     st = stage if isinstance(stage, Stage) else stage()
     try:
         t0 = time.perf_counter()
-        table = pq.read_table(source)
+        table = as_loc(source).read_table()
+        d = as_loc(d)
         n = table.num_rows
         parts = parts_dir(d, unit)
         start, kept, dropped = read_parts(parts)
@@ -275,14 +297,22 @@ def process_unit(
         result_kept, result_dropped = _concat(kept), _concat(dropped)
         stats = UnitStats.of(result_kept, result_dropped, time.perf_counter() - t0)
         _commit_unit(d, unit, result_kept, result_dropped, stats)
-        shutil.rmtree(parts, ignore_errors=True)
-        return n
+        parts.rmtree()
+        return n, st.environment()
     finally:
         if owned:
             st.close()
 
 
-def _commit_part(parts: Path, start: int, rows: int, kept: pa.Table, dropped: pa.Table) -> None:
+def _present(path: Loc, wanted: Iterable[str] | None) -> list[str] | None:
+    """The columns of `wanted` that the Parquet file at `path` has (None: all of them)."""
+    if wanted is None:
+        return None
+    names = set(path.parquet_file().schema_arrow.names)
+    return [c for c in wanted if c in names]
+
+
+def _commit_part(parts: Loc, start: int, rows: int, kept: pa.Table, dropped: pa.Table) -> None:
     """Keep rows [start, start + rows) of an unfinished unit, judged (the marker last)."""
     _commit(_part_paths(parts, start), kept, dropped, {"rows": rows})
 
@@ -292,7 +322,7 @@ class Pipeline:
 
     def __init__(
         self,
-        work: Path,
+        work: _Where,
         stages: list[Stage],
         batch_rows: int = 500,
         progress: Progress | None = None,
@@ -302,7 +332,7 @@ class Pipeline:
         part_after_s: float = PART_AFTER_S,
         max_record_bytes: int | None = MAX_RECORD_BYTES,
     ):
-        self.work = Path(work)
+        self.work = as_loc(work)
         self.max_record_bytes = max_record_bytes
         self.stages = stages
         self.batch_rows = batch_rows
@@ -311,27 +341,29 @@ class Pipeline:
         self.progress = progress or (lambda *a: None)
         self.executor = executor or LocalExecutor()
         self.factories = factories or {}
+        #: stage -> what each remote task's stage reported of its surroundings (`Stage.environment`)
+        self.environments: dict[str, list[dict[str, Any]]] = {}
         names = [SCHEMA_STAGE] + [s.name for s in stages]
         if len(set(names)) != len(names):
             raise ValueError(f"stage names must be unique, got {names}")
 
     # -- unit files -------------------------------------------------------------------------
-    def _dir(self, index: int, name: str) -> Path:
+    def _dir(self, index: int, name: str) -> Loc:
         return self.work / f"{index:02d}-{name}"
 
-    def _done_units(self, d: Path) -> list[int]:
+    def _done_units(self, d: Loc) -> list[int]:
         return (
             sorted(int(p.stem.split("-")[1]) for p in d.glob("unit-*.json")) if d.exists() else []
         )
 
-    def _read_stats(self, d: Path, unit: int) -> UnitStats:
+    def _read_stats(self, d: Loc, unit: int) -> UnitStats:
         return UnitStats(**json.loads(_unit_paths(d, unit)[2].read_text()))
 
     def _units(self, index: int, name: str) -> list[int]:
         return self._done_units(self._dir(index, name))
 
     def _kept_unit(self, index: int, name: str, unit: int) -> pa.Table:
-        return pq.read_table(_unit_paths(self._dir(index, name), unit)[0])
+        return _unit_paths(self._dir(index, name), unit)[0].read_table()
 
     # -- what a run hands over ---------------------------------------------------------------
     def kept(self) -> Iterator[pa.Table]:
@@ -346,7 +378,7 @@ class Pipeline:
         for index, name in enumerate([SCHEMA_STAGE] + [s.name for s in self.stages]):
             d = self._dir(index, name)
             for u in self._done_units(d):
-                t = pq.read_table(_unit_paths(d, u)[1])
+                t = _unit_paths(d, u)[1].read_table()
                 if t.num_rows:
                     yield rejected_rows(t, name)
 
@@ -402,8 +434,11 @@ class Pipeline:
         finished = sum(rows_in[u] for u in units if u in done)
         self.progress(stage.name, finished, total, {})
         if isinstance(stage, GlobalStage) and todo:
+            # only the columns the stage observes travel to the driver (all, if it names none)
+            wanted = getattr(stage, "observe_columns", None)
             for u in units:
-                stage.observe(self._kept_unit(prev_index, prev_name, u))
+                kept_p = _unit_paths(prev_dir, u)[0]
+                stage.observe(kept_p.read_table(columns=_present(kept_p, wanted)))
             stage.decide()
         # Row stages that own processes travel to remote workers as factories; decided global stages as they are.
         factory = self.factories.get(stage.name)
@@ -416,16 +451,19 @@ class Pipeline:
             finished += n
             self.progress(stage.name, finished, total, {})
 
-        paths = [_unit_paths(prev_dir, u)[0] for u in todo]
-        if self.executor.local:  # in this process: report every chunk
-            chunked = [(payload, p, d, u, self.chunk_rows, advance, self.part_after_s)
-                       for p, u in zip(paths, todo)]  # fmt: skip
-            for _ in self.executor.map(process_unit, chunked):
-                pass
-        else:  # remote tasks: report each unit as it finishes
-            whole = [(payload, p, d, u) for p, u in zip(paths, todo)]
-            for n in self.executor.map(process_unit, whole):
-                advance(int(n or 0))
+        if todo:
+            shared = self.executor.share(payload)  # once per stage, not once per task
+            rows = self.executor.rows_reporter(advance)
+            jobs = [(shared, _unit_paths(prev_dir, u)[0], d, u, self.chunk_rows, rows, self.part_after_s)
+                    for u in todo]  # fmt: skip
+            labels = [f"stage {stage.name}, unit {u}" for u in todo]
+            if self.executor.local:
+                for _ in self.executor.map(process_unit, jobs, labels):
+                    pass
+            else:  # remote tasks also say where they ran (the sandbox's isolation on that worker)
+                for _, env in self.executor.map(process_unit_reporting, jobs, labels):
+                    if env is not None:
+                        self.environments.setdefault(stage.name, []).append(env)
         run = StageRun(stage.name)
         for u in units:
             run.add(self._read_stats(d, u))
@@ -438,10 +476,103 @@ class Pipeline:
         return run
 
     def run(self, stream: Iterable[dict[str, Any] | RecordError]) -> list[StageRun]:
+        """Ingest, then every stage in order. On an executor whose tasks run elsewhere,
+        consecutive row stages run as one task per unit (`run_row_stages`): a unit goes on to the
+        next row stage as soon as it is through one; only global stages wait for every unit."""
         runs = [self.ingest(stream)]
-        for i, stage in enumerate(self.stages, 1):
-            runs.append(self.run_stage(i, stage))
+        i = 1
+        while i <= len(self.stages):
+            last = i
+            if not self.executor.local:
+                while last < len(self.stages) and not any(
+                    isinstance(s, GlobalStage) for s in self.stages[i - 1 : last + 1]
+                ):
+                    last += 1
+            if last > i:
+                runs.extend(self.run_row_stages(i, last))
+            else:
+                runs.append(self.run_stage(i, self.stages[i - 1]))
+            i = last + 1
         return runs
+
+    def _stage_run(self, index: int, stage: Stage, units: list[int], total: int) -> StageRun:
+        d = self._dir(index, stage.name)
+        run = StageRun(stage.name)
+        for u in units:
+            run.add(self._read_stats(d, u))
+        kept, dropped = sum(run.kept.values()), sum(run.dropped.values())
+        self.progress(stage.name, total, total, {"kept": kept, "dropped": dropped})
+        return run
+
+    def run_row_stages(self, first: int, last: int) -> list[StageRun]:
+        """Row stages number `first`..`last` (1-based), streamed: one task per unit takes the unit
+        through each of them in turn, committing each stage's unit as it goes (so a retried or
+        resumed task starts at the first stage the unit has not finished). Progress is told per
+        stage as chunks are judged; a later stage's total is known when the earlier ones end."""
+        names = [SCHEMA_STAGE] + [s.name for s in self.stages]
+        prev_dir = self._dir(first - 1, names[first - 1])
+        units = self._units(first - 1, names[first - 1])
+        span = list(range(first, last + 1))
+        dirs = [self._dir(i, names[i]) for i in span]
+        todo = [u for u in units if u not in set(self._done_units(dirs[-1]))]
+        total = sum(sum(self._read_stats(prev_dir, u).kept.values()) for u in units)
+        finished = {i: 0 for i in span}
+        finished[first] = sum(sum(self._read_stats(prev_dir, u).kept.values()) for u in units
+                              if u not in todo)  # fmt: skip
+        self.progress(names[first], finished[first], total, {})
+
+        def advance_for(i: int) -> Callable[[int], None]:
+            def advance(n: int) -> None:
+                finished[i] += n
+                self.progress(names[i], finished[i], total if i == first else None, {})
+
+            return advance
+
+        if todo:
+            payloads = []
+            for i in span:
+                stage = self.stages[i - 1]
+                factory = self.factories.get(stage.name)
+                payloads.append(self.executor.share(factory if factory is not None else stage))
+            reporters = [self.executor.rows_reporter(advance_for(i)) for i in span]
+            # the stages last, each its own argument (an engine resolves shared ones there)
+            jobs = [(prev_dir, dirs, u, self.chunk_rows, reporters, self.part_after_s, *payloads) for u in todo]
+            labels = [f"stages {names[first]}..{names[last]}, unit {u}" for u in todo]
+            for envs in self.executor.map(process_row_stages, jobs, labels):
+                for i, env in zip(span, envs):
+                    if env is not None:
+                        self.environments.setdefault(names[i], []).append(env)
+        runs = []
+        for i in span:
+            before = self._dir(i - 1, names[i - 1])
+            stage_total = sum(sum(self._read_stats(before, u).kept.values()) for u in units)
+            runs.append(self._stage_run(i, self.stages[i - 1], units, stage_total))
+        return runs
+
+
+def process_row_stages(
+    source_dir: _Where,
+    dirs: list[_Where],
+    unit: int,
+    chunk_rows: int | None,
+    on_rows: list[Callable[[int], None]] | None,
+    part_after_s: float,
+    *stages: Stage | Callable[[], Stage],
+) -> list[dict[str, Any] | None]:
+    """Take one unit through consecutive row stages (`Pipeline.run_row_stages`; the body of a
+    task): each stage reads the unit the one before committed, a stage the unit has finished is
+    passed over. Returns each stage's `environment()` (None where it did not run)."""
+    source = _unit_paths(as_loc(source_dir), unit)[0]
+    envs: list[dict[str, Any] | None] = []
+    for k, (stage, d) in enumerate(zip(stages, dirs)):
+        kept_p, _, marker = _unit_paths(as_loc(d), unit)
+        if marker.exists():
+            envs.append(None)
+        else:
+            rows = on_rows[k] if on_rows is not None else None
+            envs.append(process_unit_reporting(stage, source, d, unit, chunk_rows, rows, part_after_s)[1])
+        source = kept_p
+    return envs
 
 
 @dataclass

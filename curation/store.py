@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from curation.storage import Loc, is_uri
 from filters.contracts import MANIFEST, PROBLEMS_DIR, REJECTED_DIR, UserError
 
 __all__ = [
@@ -60,8 +61,12 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write a file so that readers see either the old content or the whole new one."""
+def atomic_write_text(path: str | Path | Loc, text: str) -> None:
+    """Write a file so that readers see either the old content or the whole new one (on object
+    storage, one object's write: `curation.storage.Loc.write_bytes_atomic`)."""
+    if is_uri(path) or isinstance(path, Loc):
+        Loc.of(path).write_bytes_atomic(text.encode("utf-8"))
+        return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
@@ -72,13 +77,13 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     tmp.replace(path)
 
 
-def write_json(path: str | Path, obj: Any) -> None:
+def write_json(path: str | Path | Loc, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n")
 
 
-def read_manifest(out: str | Path) -> dict[str, Any] | None:
+def read_manifest(out: str | Path | Loc) -> dict[str, Any] | None:
     """A build's manifest, None when there is none; a UserError when it is not a JSON object."""
-    path = Path(out) / MANIFEST
+    path = Loc.of(out) / MANIFEST
     if not path.exists():
         return None
     if path.is_dir():
@@ -199,12 +204,12 @@ def duckdb_views(out: str | Path):
     return con
 
 
-def clear_outputs(out: str | Path) -> None:
+def clear_outputs(out: str | Path | Loc) -> None:
     """Remove what a build writes in `out` (used by --force); other files are left alone."""
-    out = Path(out)
+    loc = Loc.of(out)
     for name in (MANIFEST, PROBLEMS_DIR, REJECTED_DIR, REPORT_DIR, WORK_DIR):
-        p = out / name
+        p = loc / name
         if p.is_dir():
-            shutil.rmtree(p)
+            p.rmtree()
         elif p.exists():
             p.unlink()

@@ -133,6 +133,10 @@ class RowStage(Stage):
 class GlobalStage(Stage):
     """A stage that must see every row (`observe`) before it can decide (`decide`)."""
 
+    #: The columns `observe` reads (those a batch has are passed, no others), so that a build on a
+    #: cluster reads only them on its driver; None: every column.
+    observe_columns: ClassVar[tuple[str, ...] | None] = None
+
     @abstractmethod
     def observe(self, batch: pa.Table) -> None:
         """Phase 1: record the compact per-row state this stage needs (signatures, features)."""

@@ -34,12 +34,13 @@ def _default(name: str) -> Any:
 def parse_source_specs(values: list[str], limit: int | None) -> list[SourceSpec]:
     """`NAME`, `NAME:PATH` or a bare path, checked against the registry now (fail before any work)."""
     from curation.sources import parse_source_arg
+    from curation.storage import absolute
 
     specs = []
     for v in values:
         src, path = parse_source_arg(v)
         specs.append(
-            SourceSpec(name=src.name, path=str(Path(path).resolve()) if path else None, limit=limit)
+            SourceSpec(name=src.name, path=absolute(path) if path else None, limit=limit)
         )
     return specs
 
@@ -48,7 +49,8 @@ def _fixed_options() -> list[inspect.Parameter]:
     """The options that are not a stage's setting (those come from `filters.settings.FLAGS`)."""
     opt = typer.Option
     first = {
-        "out": (Path, opt(..., "--out", "-o", help="Output directory (created; an unfinished one is resumed).")),
+        "out": (str, opt(..., "--out", "-o", help="Output directory (created; an unfinished one is resumed), "
+                         "a local path or a URI on object storage (s3://bucket/prefix, gs://...).")),
         "source": (list[str], opt(None, "--source", "-s", metavar="SOURCE",
                                   help="NAME, NAME:PATH or a canonical JSONL/Parquet path; repeatable. "
                                   "Default: the embedded demo.")),
@@ -73,6 +75,10 @@ def _fixed_options() -> list[inspect.Parameter]:
                                    "recipes`); it replaces --source, and stage options given on the command "
                                    "line override its settings.")),
         "executor": (str, opt("local", "--executor", help="local, or ray (RAY_ADDRESS or a local Ray instance).")),
+        "task_retries": (int, opt(2, "--task-retries", help="With --executor ray: how often a failed task "
+                                  "(an error, a lost worker or node, a timeout) is run again before the build stops.")),
+        "task_timeout": (float | None, opt(None, "--task-timeout", help="With --executor ray: seconds a task "
+                                           "(one unit of one stage) may run before it is cancelled and retried.")),
         "log_json": (bool, opt(False, "--log-json", help="Progress and the summary as JSON lines on stderr.")),
         "progress_interval": (float, opt(30.0, "--progress-interval",
                                          help="Seconds between two plain progress lines when stderr is not a terminal.")),
@@ -177,12 +183,14 @@ def build_config(
 
 def build_command(
     *,
-    out: Path,
+    out: str,
     workers: int | None,
     executor: str,
     log_json: bool,
     progress_interval: float,
     force: bool,
+    task_retries: int = 2,
+    task_timeout: float | None = None,
     **options: Any,
 ) -> None:
     """Build a curated corpus: verify, deduplicate, decontaminate and rank problems into Parquet shards."""
@@ -195,7 +203,8 @@ def build_command(
     try:
         with ProgressReporter(mode, interval=progress_interval) as reporter:
             result = build(
-                cfg, out, workers=workers, executor=executor, force=force, progress=reporter
+                cfg, out, workers=workers, executor=executor, force=force, progress=reporter,
+                task_retries=task_retries, task_timeout_s=task_timeout,
             )
     except KeyboardInterrupt:
         err.print(
@@ -224,7 +233,7 @@ build_command.__annotations__ = {p.name: p.annotation for p in _params} | {"retu
 app.command("build")(build_command)
 
 
-def print_summary(console: Console, out: Path, manifest: dict[str, Any], resumed: bool) -> None:
+def print_summary(console: Console, out: Path | str, manifest: dict[str, Any], resumed: bool) -> None:
     """What a finished build did: problems read, kept and rejected, each stage's funnel, the
     benchmarks it was decontaminated against, its notes."""
     counts = manifest["counts"]

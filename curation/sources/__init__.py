@@ -175,14 +175,24 @@ def _looks_like_path(arg: str) -> bool:
 
 def parse_source_arg(arg: str) -> tuple[Source, str | None]:
     """`name`, `name:/path` or a bare canonical path -> (Source, path or None)."""
+    from curation.storage import Loc, is_uri
+
     arg = arg.strip()
     if arg in SOURCES:
         return SOURCES[arg], None
+    if is_uri(arg):  # a canonical file or directory on object storage
+        if not Loc.of(arg).exists():
+            raise UserError(f"{arg}: no such file or directory in its storage")
+        return SOURCES["canonical"], arg
     name, sep, path = arg.partition(":")
     if sep and not _looks_like_path(name):
         source = get_source(name)
         if not path:
             raise UserError(f"{name}: empty path after ':'; pass --source {name}:/path/to/data")
+        if is_uri(path):
+            if not Loc.of(path).exists():
+                raise UserError(f"{name}: {path} does not exist in its storage")
+            return source, path
         if not Path(path).exists():
             raise UserError(
                 f"{name}: {path} does not exist; pass --source {name}:/path/to/existing/file-or-dir"

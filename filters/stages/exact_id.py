@@ -14,6 +14,7 @@ class ExactIdStage(GlobalStage):
     """Drops a row whose `problem_id` appeared earlier in the input (the first one stays)."""
 
     name = "exact_id"
+    observe_columns = (PROBLEM_ID, ROW_COLUMN)
 
     def __init__(self) -> None:
         self._first: dict[str, int] = {}

@@ -13,7 +13,7 @@ pytest.importorskip("ray")
 runner = CliRunner()
 
 
-def test_ray_build_equals_local_build(tmp_path):
+def test_ray_build_equals_local_build(tmp_path, monkeypatch):
     rows = [
         {
             "id": f"r{i}",
@@ -28,6 +28,7 @@ def test_ray_build_equals_local_build(tmp_path):
     rows.append(dict(rows[3]))
     write_jsonl(rows, tmp_path / "toy.jsonl")
     builds = []
+    monkeypatch.chdir(tmp_path)  # a relative --out: made absolute before tasks see it
     for executor in ("local", "ray"):
         out = tmp_path / executor
         r = runner.invoke(
@@ -37,7 +38,7 @@ def test_ray_build_equals_local_build(tmp_path):
                 "--source",
                 str(tmp_path / "toy.jsonl"),
                 "--out",
-                str(out),
+                executor,
                 "--batch-rows",
                 "4",
                 "--executor",
@@ -49,6 +50,133 @@ def test_ray_build_equals_local_build(tmp_path):
         assert r.exit_code == 0, r.output
         builds.append(comparable(out))
     local, ray = builds
+    import json
+
+    isolation = json.loads((tmp_path / "ray" / "manifest.json").read_text())["environment"]["verify"]
+    assert isolation["tasks_reporting"] >= 5  # each verify task checked its own worker (6 units)
+    assert "isolation" in isolation
     assert local["manifest"]["counts"]["output"] == {"toy": 20}
     for part in ("manifest", "problems", "rejected"):
         assert local[part] == ray[part], part
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def _units(tmp_path, n_rows: int, batch_rows: int):
+    rows = [{"id": f"u{i}", "source": "toy", "statement": f"Print {i}.", "test_type": "stdio",
+             "tests": [{"input": "", "output": f"{i}\n"}], "solutions": [f"print({i})"]} for i in range(n_rows)]  # fmt: skip
+    write_jsonl(rows, tmp_path / "rows.jsonl")
+    from curation.sources import get_source, iter_source
+
+    return iter_source(get_source("canonical"), str(tmp_path / "rows.jsonl"))
+
+
+def _failing_stage(attempts_dir, fail_unit_row: str, times: int, sleep_s: float = 0.0):
+    """A row stage that fails (OSError) or hangs on the unit holding `fail_unit_row` the first
+    `times` times it judges it; each attempt leaves a file, so the count survives the worker."""
+    import time as _time
+
+    from filters.stage import Decision, RowStage
+
+    class Flaky(RowStage):
+        name = "flaky"
+
+        def judge_rows(self, rows):
+            if any(r["problem_id"].endswith(fail_unit_row) for r in rows):
+                tries = len(list(attempts_dir.glob("try-*")))
+                (attempts_dir / f"try-{tries}").write_text("")
+                if tries < times:
+                    if sleep_s:
+                        _time.sleep(sleep_s)
+                    raise OSError(f"disk went away (try {tries})")
+            return [Decision(True) for _ in rows]
+
+    return Flaky()
+
+
+def test_a_failing_task_is_retried_and_said_on_the_driver(tmp_path, ray_instance):
+    from curation.executors import RayExecutor
+    from curation.pipeline import Pipeline
+
+    attempts = tmp_path / "attempts"
+    attempts.mkdir()
+    said: list[str] = []
+    ex = RayExecutor(retries=2, say=said.append)
+    pipe = Pipeline(tmp_path / "work", [_failing_stage(attempts, "/u5", times=2)], batch_rows=4, executor=ex)
+    runs = pipe.run(_units(tmp_path, 10, 4))
+    assert sum(runs[-1].kept.values()) == 10
+    assert len(said) == 2 and all("stage flaky, unit 1" in s and "OSError: disk went away" in s for s in said)
+
+
+def test_past_the_retry_limit_the_build_stops_naming_the_unit_and_error(tmp_path, ray_instance):
+    from curation.executors import RayExecutor, TaskFailed
+    from curation.pipeline import Pipeline
+
+    attempts = tmp_path / "attempts"
+    attempts.mkdir()
+    ex = RayExecutor(retries=1, say=lambda line: None)
+    pipe = Pipeline(tmp_path / "work", [_failing_stage(attempts, "/u9", times=99)], batch_rows=4, executor=ex)
+    with pytest.raises(TaskFailed, match=r"stage flaky, unit 2 failed 2 times; last error: OSError: disk went away \(try 1\)"):
+        pipe.run(_units(tmp_path, 10, 4))
+    assert len(list(attempts.glob("try-*"))) == 2
+
+
+def test_a_task_past_its_time_limit_is_cancelled_and_retried(tmp_path, ray_instance):
+    from curation.executors import RayExecutor
+    from curation.pipeline import Pipeline
+
+    attempts = tmp_path / "attempts"
+    attempts.mkdir()
+    said: list[str] = []
+    ex = RayExecutor(retries=1, task_timeout_s=5, say=said.append)
+    pipe = Pipeline(tmp_path / "work", [_failing_stage(attempts, "/u0", times=1, sleep_s=600)], batch_rows=4, executor=ex)
+    runs = pipe.run(_units(tmp_path, 6, 4))
+    assert sum(runs[-1].kept.values()) == 6
+    assert len(said) == 1 and "stage flaky, unit 0" in said[0] and "timed out after 5 s" in said[0]
+
+
+def test_consecutive_row_stages_stream_a_unit_on_without_a_barrier(tmp_path, ray_instance):
+    """Unit 1 holds stage `first` until stage `second` has judged units 0 and 2: with a barrier
+    between the stages that never happens, and the held task fails (no retries)."""
+    import time as _time
+
+    from curation.executors import RayExecutor
+    from curation.pipeline import Pipeline
+    from filters.stage import Decision, RowStage
+
+    seen = tmp_path / "seen"
+    seen.mkdir()
+
+    class First(RowStage):
+        name = "first"
+
+        def judge_rows(self, rows):
+            if any(r["problem_id"].endswith("/u5") for r in rows):
+                for _ in range(600):  # a bound, so that a barrier fails the test instead of hanging it
+                    if {p.name for p in seen.iterdir()} >= {"unit-with-u0", "unit-with-u9"}:
+                        break
+                    _time.sleep(0.5)
+                else:
+                    raise RuntimeError("the second stage never saw the other units: a barrier")
+            return [Decision(True) for _ in rows]
+
+    class Second(RowStage):
+        name = "second"
+
+        def judge_rows(self, rows):
+            for r in rows:
+                (seen / f"unit-with-{r['problem_id'].split('/')[-1]}").write_text("")
+            return [Decision(True) for _ in rows]
+
+    ex = RayExecutor(retries=0, say=lambda line: None)
+    pipe = Pipeline(tmp_path / "work", [First(), Second()], batch_rows=4, executor=ex)
+    runs = pipe.run(_units(tmp_path, 10, 4))
+    assert [sum(r.kept.values()) for r in runs] == [10, 10, 10]
+    assert len(list(seen.iterdir())) == 10

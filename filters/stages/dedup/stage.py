@@ -207,6 +207,9 @@ class DedupStage(GlobalStage):
     )
     settings_class = DedupConfig
     settings: DedupConfig
+    #: what `observe` reads: text, source, and the suite and pass counts that pick a cluster's keeper
+    observe_columns = ("problem_id", "statement", "solutions", "source", "tests", "test_code",
+                       "verified", "passing_solutions", "tests_total")  # fmt: skip
 
     def __init__(self, settings: DedupConfig | None = None) -> None:
         s = self.settings_from(settings)

@@ -154,6 +154,9 @@ class DifficultyStage(GlobalStage):
         return dict(self.summary)
 
     # phase 1 ---------------------------------------------------------------------------------
+    #: `_READ`, and the suites for their lengths where `tests_total` is absent
+    observe_columns = (*_READ, "tests")
+
     def observe(self, batch: pa.Table) -> None:
         names = [c for c in _READ if c in batch.column_names]
         rows = batch.select(names).to_pylist()
