@@ -180,3 +180,37 @@ def test_consecutive_row_stages_stream_a_unit_on_without_a_barrier(tmp_path, ray
     runs = pipe.run(_units(tmp_path, 10, 4))
     assert [sum(r.kept.values()) for r in runs] == [10, 10, 10]
     assert len(list(seen.iterdir())) == 10
+
+
+def test_a_lost_task_loses_at_most_the_chunk_it_was_judging(tmp_path, ray_instance):
+    """The worker running a unit dies (os._exit) in its third chunk; the retried task resumes after
+    the chunks the first one committed as parts, so only that chunk is judged twice."""
+    import os as _os
+
+    from curation.executors import RayExecutor
+    from curation.pipeline import Pipeline
+    from filters.stage import Decision, RowStage
+
+    judged = tmp_path / "judged"
+    judged.mkdir()
+
+    class Dies(RowStage):
+        name = "dies"
+
+        def judge_rows(self, rows):
+            for r in rows:
+                pid = r["problem_id"].split("/")[-1]
+                (judged / f"{pid}-{len(list(judged.glob(pid + '-*')))}").write_text("")
+                if pid == "u5" and not (tmp_path / "died").exists():
+                    (tmp_path / "died").write_text("")
+                    _os._exit(1)  # the worker process is gone, as with a lost node
+            return [Decision(True) for _ in rows]
+
+    said: list[str] = []
+    ex = RayExecutor(retries=1, say=said.append)
+    pipe = Pipeline(tmp_path / "work", [Dies()], batch_rows=8, executor=ex, chunk_rows=2, part_after_s=0.0)
+    runs = pipe.run(_units(tmp_path, 8, 8))
+    assert sum(runs[-1].kept.values()) == 8
+    twice = sorted(p.name.rsplit("-", 1)[0] for p in judged.glob("*-1"))
+    assert twice == ["u4", "u5"]  # the chunk it was judging; u0-u3 were kept as parts
+    assert len(said) == 1 and "unit 0" in said[0]
