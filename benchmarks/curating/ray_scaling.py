@@ -3,7 +3,7 @@
 A synthetic corpus of cheap problems (a trivial program, three tests, a statement of random
 words) is built with the global stages (exact_id, dedup, difficulty; no sandbox stage, so the
 engine's own cost is what is measured) on a local Ray instance, by this checkout's code and by
-another checkout's (`--baseline`, e.g. /work/main), each in a fresh process, same machine, same
+another checkout's (`--baseline`, a checkout of main), each in a fresh process, same machine, same
 run. Per build:
 
 - `observed MB`: bytes of the tables the global stages observe on the driver (Arrow nbytes);
@@ -14,7 +14,7 @@ run. Per build:
   outside the measured columns.
 
     OMP_NUM_THREADS=1 python benchmarks/curating/ray_scaling.py --sizes 25000,50000,100000,200000 \
-        --baseline /work/main --check
+        --baseline ../main --check
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batch-rows", type=int, default=1000)
     ap.add_argument("--sizes", default="25000,50000,100000,200000")
-    ap.add_argument("--baseline", help="another checkout (e.g. /work/main), run the same way")
+    ap.add_argument("--baseline", help="another checkout (of main, say), run the same way")
     ap.add_argument(
         "--baseline-max", type=int, default=10**9, help="largest size the baseline runs"
     )
