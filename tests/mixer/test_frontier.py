@@ -108,7 +108,7 @@ def test_draws_favour_learnable_problems_and_cut_zero_advantage_groups():
             s = FrontierSampler(groups, 64, difficulty=d, difficulty_std=None, seed=0)
         for _ in range(120):
             rep, r = _rollouts(rng, p, s.next_batch())
-            s.update(rep, r, weights_id=s.last_weights_id)
+            s.learn(rep, r, weights_id=s.last_weights_id)
         zero[name] = s.ledger["zero_advantage_groups"] / s.ledger["groups"]
     assert zero["prior"] < zero["noprior"] < zero["uniform"]
     assert zero["prior"] < 0.8 * zero["uniform"]
@@ -137,8 +137,8 @@ def test_a_source_with_one_problem_is_drawn_again_and_again():
         idx = np.asarray(s.next_batch())
         assert len(idx) == 16 and (idx == 0).sum() >= 2  # repeats of the lone problem
         rep = np.repeat(idx, G)
-        out = s.update(
-            rep, (rng.random(rep.size) < 0.5).astype(float), s.last_weights_id, group_size=G
+        out = s.learn(
+            rep, (rng.random(rep.size) < 0.5).astype(float), weights_id=s.last_weights_id, group_size=G
         )
         assert out.n_groups == 16  # each draw of the lone problem is a group of its own
     assert 0.2 < s.predicted_pass_rate([0])[0] < 0.8
@@ -152,7 +152,7 @@ def test_all_problems_solved_keeps_drawing_full_batches():
         idx = s.next_batch()
         assert len(idx) == 20
         rep = np.repeat(idx, G)
-        out = s.update(rep, np.ones(rep.size), weights_id=s.last_weights_id)
+        out = s.learn(rep, np.ones(rep.size), weights_id=s.last_weights_id)
         assert out.zero_advantage.all() and out.keep.all()
     pr = s.predicted_pass_rate(np.arange(60))
     assert np.isfinite(pr).all() and pr.min() > 0.8
@@ -164,7 +164,7 @@ def test_group_size_one_learns_but_every_group_has_zero_advantage():
     s = FrontierSampler({"a": range(20)}, 20, seed=0)
     for _ in range(20):
         idx = np.asarray(s.next_batch())
-        out = s.update(idx, (idx < 10).astype(float), weights_id=s.last_weights_id)
+        out = s.learn(idx, (idx < 10).astype(float), weights_id=s.last_weights_id)
         assert out.zero_advantage.all()
     pr = s.predicted_pass_rate(np.arange(20))
     assert pr[:10].mean() > 0.6 > 0.4 > pr[10:].mean()
@@ -176,7 +176,7 @@ def test_partial_credit_and_other_reward_scales():
     r = np.tile([1.0, -1.0, 0.0, 0.5], 4)  # a speed-like reward on [-1, 1]
     r[idx == 3] = 0.0  # all equal: zero advantage, even if not 0/1
     s.next_batch()
-    out = s.update(idx, r, weights_id=s.last_weights_id)
+    out = s.learn(idx, r, weights_id=s.last_weights_id)
     assert out.mean[:3] == pytest.approx([0.5625] * 3)  # (1 + 0 + 0.5 + 0.75) / 4 on [0, 1]
     assert list(out.zero_advantage) == [False, False, False, True]
     with pytest.raises(ValueError, match="reward_range"):
@@ -232,7 +232,7 @@ def test_prefetched_batches_update_the_right_problems_and_weights(depth: int):
             batch, wid = queue.popleft()
             before = s.model.t
             rep, r = _rollouts(rng, p, batch)
-            s.update(rep, r, weights_id=wid)
+            s.learn(rep, r, weights_id=wid)
             assert set(np.flatnonzero(s.model.last == before + 1)) == set(s._slot[batch])
     for rec in s.mixer.history:
         np.testing.assert_array_equal(rec["weights"], drawn[rec["weights_id"]][1])
@@ -257,7 +257,7 @@ def test_resume_reproduces_draws_and_predictions_exactly():
 
     def step(s, rng):
         rep, r = _rollouts(rng, p, s.next_batch())
-        s.update(rep, r, weights_id=s.last_weights_id)
+        s.learn(rep, r, weights_id=s.last_weights_id)
 
     a = make()
     for _ in range(6):
@@ -270,13 +270,13 @@ def test_resume_reproduces_draws_and_predictions_exactly():
     b2.load_state_dict(torch.load(buf, weights_only=True))
     for s in (a, b2):
         rep, r = _rollouts(np.random.default_rng(9), p, pending)
-        s.update(rep, r, weights_id=s.last_weights_id)
+        s.learn(rep, r, weights_id=s.last_weights_id)
     ra, rb = np.random.default_rng(11), np.random.default_rng(11)
     for _ in range(5):
         assert a.next_batch() == b2.next_batch()
         for s, g in ((a, ra), (b2, rb)):
             rep, r = _rollouts(g, p, s.last_problems)
-            s.update(rep, r, weights_id=s.last_weights_id)
+            s.learn(rep, r, weights_id=s.last_weights_id)
     np.testing.assert_array_equal(
         a.predicted_pass_rate(range(300)), b2.predicted_pass_rate(range(300))
     )

@@ -22,7 +22,7 @@ def test_uniform_keeps_every_group_and_feeds_the_mixer_with_the_batch_weights():
     w = s.mixer.weights().copy()
     rep = np.repeat(idx, G)
     r = np.tile([1.0, 0.0, 0.0, 0.0], len(idx))
-    out = s.update(rep, r, weights_id=wid)
+    out = s.learn(rep, r, weights_id=wid)
     assert out.keep.all() and out.n_groups == len(set(idx))
     assert out.mean == pytest.approx(np.full(out.n_groups, 0.25))
     assert not out.zero_advantage.any()
@@ -68,7 +68,7 @@ def test_dapo_refill_loop_counts_every_generated_rollout():
     while kept < 8:
         rounds += 1
         rep = np.repeat(s.next_batch(), G)
-        out = s.update(rep, (rng.random(rep.size) < p[rep]).astype(float), s.last_weights_id)
+        out = s.learn(rep, (rng.random(rep.size) < p[rep]).astype(float), weights_id=s.last_weights_id)
         kept += int(out.keep_group.sum())
     assert rounds > 1
     assert s.ledger["rollouts"] == rounds * 8 * G

@@ -113,7 +113,7 @@ def test_state_round_trips_exactly_through_the_sampler():
     def step(s, g):
         idx = np.asarray(s.next_batch())
         rep = np.repeat(idx, G)
-        s.update(rep, (g.random(rep.size) < p[rep]).astype(float), weights_id=s.last_weights_id)
+        s.learn(rep, (g.random(rep.size) < p[rep]).astype(float), weights_id=s.last_weights_id)
 
     a = make()
     for _ in range(6):
@@ -165,8 +165,8 @@ def test_nan_difficulties_no_prior_one_problem_group_one_and_partial_credit():
         assert pr[:3].mean() > pr[3:6].mean()
     s2 = FrontierSampler({"a": range(4)}, 4, reward_range=(-1.0, 1.0), model_kwargs={"bins": 2})
     s2.next_batch()
-    out = s2.update(
-        np.repeat(np.arange(4), 4), np.tile([1.0, -1.0, 0.0, 0.5], 4), s2.last_weights_id
+    out = s2.learn(
+        np.repeat(np.arange(4), 4), np.tile([1.0, -1.0, 0.0, 0.5], 4), weights_id=s2.last_weights_id
     )
     assert out.mean == pytest.approx([0.5625] * 4) and np.isfinite(s2.model.u).all()
 

@@ -73,7 +73,7 @@ def test_edges_nan_one_problem_group_one_partial_credit():
     for _ in range(15):
         idx = np.asarray(s.next_batch())
         r = np.where(idx < 3, 1.0, np.where(idx == 6, 0.5, -1.0))
-        s.update(idx, r, weights_id=s.last_weights_id)  # group size 1
+        s.learn(idx, r, weights_id=s.last_weights_id)  # group size 1
     sc = s.scores(range(7))
     assert np.isfinite(sc).all() and (sc >= 0).all() and (sc <= 4 / 27 + 1e-9).all()
     assert np.isfinite(s.predicted_pass_rate(range(7))).all()

@@ -26,7 +26,7 @@ def _policy(n: int = 1200, seed: int = 0):
 def _run(s: FrontierSampler, p: np.ndarray, rng, steps: int) -> None:
     for _ in range(steps):
         rep = np.repeat(s.next_batch(), G)
-        s.update(rep, (rng.random(rep.size) < p[rep]).astype(float), weights_id=s.last_weights_id)
+        s.learn(rep, (rng.random(rep.size) < p[rep]).astype(float), weights_id=s.last_weights_id)
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> float:
@@ -151,7 +151,7 @@ def test_bad_scorers_get_one_clear_error():
     # the scorer comes before the first rewards (or it would discard what was learnt)
     t = FrontierSampler(groups, 8, seed=0)
     rep = np.repeat(t.next_batch(), 2)
-    t.update(rep, np.zeros(rep.size), weights_id=t.last_weights_id)
+    t.learn(rep, np.zeros(rep.size), weights_id=t.last_weights_id)
     with pytest.raises(RuntimeError, match="before the first update"):
         t.set_scorer(lambda idx: np.zeros(len(idx)))
     t.set_scorer(None)  # stopping is always allowed
@@ -185,7 +185,7 @@ def test_resume_with_a_scorer_reproduces_draws_and_predictions_exactly():
         assert a.next_batch() == b.next_batch()
         for s, g in ((a, ra), (b, rb)):
             rep = np.repeat(s.last_problems, G)
-            s.update(rep, (g.random(rep.size) < p[rep]).astype(float), weights_id=s.last_weights_id)
+            s.learn(rep, (g.random(rep.size) < p[rep]).astype(float), weights_id=s.last_weights_id)
     np.testing.assert_array_equal(
         a.predicted_pass_rate(range(400)), b.predicted_pass_rate(range(400))
     )
