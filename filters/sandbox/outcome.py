@@ -114,6 +114,12 @@ def _signal_name(sig: int) -> str:
         return str(sig)
 
 
+#: How a run that crossed a limit ended, said by the limit (the verdict's), not by the signal that
+#: happened to arrive: a program past its CPU time gets SIGXCPU from its rlimit or SIGKILL from
+#: the monitor, whichever fires first (timing), and a record must not depend on it (issue 58).
+_LIMIT_EXIT = {Status.TLE: "time limit", Status.MLE: "memory limit", Status.OLE: "output limit"}
+
+
 def outcome(
     end: RunEnd, io: IoDir, limits: RunLimits, want_stdout: bool, native: bool = False
 ) -> Outcome:
@@ -153,12 +159,15 @@ def outcome(
     stdout = (
         io.read(Files.STDOUT, min(cap, end.out_bytes)) if want_stdout and st == Status.OK else None
     )
+    exit_ = _LIMIT_EXIT.get(st) or (f"signal {_signal_name(sig)}" if sig else f"exit {end.exit_code}")
+    if st == Status.TLE:
+        stderr = ""  # how far a program got in writing it before the kill is timing
     return Outcome(
         status=st,
         cpu_ms=cpu_ms,
         wall_ms=end.wall_ms,
         peak_mem_kb=end.peak_mem_kb,
-        exit=f"signal {_signal_name(sig)}" if sig else f"exit {end.exit_code}",
+        exit=exit_,
         stderr=stderr,
         stdout=stdout,
         record=record,

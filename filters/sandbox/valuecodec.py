@@ -6,6 +6,9 @@ one-key tag for the types JSON lacks:
 
     None, bool, int (<= 256 bits), finite float, str, list   -> themselves
     tuple {"t": [...]}   set {"s": [...]}   frozenset {"f": [...]}   dict {"d": [[k, v], ...]}
+    (a set's members sorted: None, booleans, numbers by value, strings, then the rest by their
+    JSON text; the same set is written with the same bytes in any process. A dict keeps its
+    insertion order, which the program that built it chose.)
     big int {"x": "<hex>"}   nan/inf {"F": "nan" | "inf" | "-inf"}   complex {"c": [re, im]}
     bytes {"b": "<hex>"}   bytearray {"y": "<hex>"}
     binary tree {"T": [level-order values, None for a missing child]}   linked list {"L": [values]}
@@ -226,6 +229,29 @@ def _encode_float(v: float):
     return {"F": "nan" if v != v else ("inf" if v > 0 else "-inf")}
 
 
+def _member_key(item) -> tuple:
+    """A total order over encoded set members of any mix of types: None, booleans, numbers (by
+    value), strings, then everything else (tagged containers, big ints, nan) by its JSON text.
+    Members of a set are distinct values, so no two have the same key."""
+    t = type(item)
+    if item is None:
+        return (0, 0, "")
+    if t is bool:
+        return (1, int(item), "")
+    if t is int or t is float:
+        return (2, item, "")
+    if t is str:
+        return (3, 0, item)
+    return (4, 0, json.dumps(item, sort_keys=True, separators=(",", ":"), allow_nan=False))
+
+
+def _sorted_members(items: list) -> list:
+    """A set's encoded members in the order of `_member_key`: a set is written the same way
+    whatever order the process that holds it iterates it in (a set of strings follows the
+    process's hash seed), so the same value gives the same bytes (issue 58)."""
+    return sorted(items, key=_member_key)
+
+
 def encode(value, depth: int = 0):
     """A JSON-ready form of `value` that `decode` turns back into an equal, exactly typed value."""
     if depth > MAX_DEPTH:
@@ -245,9 +271,9 @@ def encode(value, depth: int = 0):
     if t is dict:
         return {"d": [[encode(k, d), encode(v, d)] for k, v in dict.items(value)]}
     if t is set:
-        return {"s": [encode(x, d) for x in set.__iter__(value)]}
+        return {"s": _sorted_members([encode(x, d) for x in set.__iter__(value)])}
     if t is frozenset:
-        return {"f": [encode(x, d) for x in frozenset.__iter__(value)]}
+        return {"f": _sorted_members([encode(x, d) for x in frozenset.__iter__(value)])}
     if t is complex:
         return {"c": [_encode_float(value.real), _encode_float(value.imag)]}
     if t is bytes:

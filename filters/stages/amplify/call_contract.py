@@ -445,7 +445,7 @@ class CallContract:
     def _length_links(self) -> dict[Any, Any]:
         """int argument -> list/str argument whose length it is in every original."""
         links = {}
-        keys = set.intersection(*(set(a) for a in self.originals)) if self.originals else set()
+        keys = self._shared_keys()  # in a fixed order: the first match is the link
         for k in keys:
             if not all(type(a[k]) is int for a in self.originals):
                 continue
