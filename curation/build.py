@@ -386,6 +386,16 @@ def weakest(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return {**worst, "tasks_reporting": len(reports)}
 
 
+def _measured_reasons(stages: list[Stage]) -> dict[str, str]:
+    """Why each measured column differs between two runs of the same build (`measured_columns`),
+    from the stages that declare it; a column a stage declares without a reason says so."""
+    out: dict[str, str] = {}
+    for s in stages:
+        for c in s.measured_columns:
+            out.setdefault(c, s.measured_reasons.get(c) or f"declared measured by {s.name}")
+    return dict(sorted(out.items()))
+
+
 def build(
     cfg: BuildConfig,
     out: str | Path,
@@ -481,6 +491,7 @@ def _build_locked(
         pipe = Pipeline(
             out / WORK_DIR, stages, batch_rows=cfg.batch_rows, progress=progress, executor=ex, factories=factories,
             chunk_rows=chunk_rows, max_record_bytes=cfg.max_record_bytes,
+            on_problem=getattr(progress, "problem", None),  # a ProgressReporter's
         )  # fmt: skip
         try:
             runs = pipe.run(source_stream(cfg.sources))
@@ -526,6 +537,7 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
         "stage_config": {s.name: s.config() for s in stages},
         "environment": _environment(stages, pipe.environments),
         "measured_columns": sorted({c for s in stages for c in s.measured_columns}),
+        "measured_reasons": _measured_reasons(stages),
         "decontamination": _decontamination(cfg, stages),
         "counts": {
             "input": dict(sorted(input_counts.items())),

@@ -6,7 +6,10 @@ moment redoes only units without one. Global stages re-observe every unit before
 
 Progress is counted in problems (rows), not units: a local stage judges a unit in chunks of
 `chunk_rows` rows and reports after each, so a long unit (a 256-row verify unit takes minutes)
-still shows movement. Chunking changes no result: every stage judges each row on its own.
+still shows movement. Chunking changes no result: every stage judges each row on its own. A stage
+that says when each problem starts and ends (`Stage.on_problem`: amplify, verify) is counted a
+problem at a time as each one's decision is final, and the pipeline's `on_problem` listener hears
+which problems are under way (progress names one that is slow).
 
 Where a stage is slow, resume keeps finer work than a unit: once a unit has taken `PART_AFTER_S`
 since it started (or since its last part), the chunks judged so far are committed as a part of
@@ -20,10 +23,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -61,11 +66,14 @@ __all__ = [
     "parts_dir",
     "read_parts",
     "Progress",
+    "ProblemListener",
     "PART_AFTER_S",
 ]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)
 Progress = Callable[[str, int, int | None, dict[str, int]], None]
+#: on_problem(stage, "start" | "done", problem key): a problem's judging started or ended
+ProblemListener = Callable[[str, str, str], None]
 
 
 def reason_kind(reason: str) -> str:
@@ -240,6 +248,7 @@ def process_unit(
     chunk_rows: int | None = None,
     on_rows: Callable[[int], None] | None = None,
     part_after_s: float = PART_AFTER_S,
+    on_problem: Callable[[str, str], None] | None = None,
 ) -> int:
     """Run one stage over one committed unit and commit the result (also the body of a Ray task).
 
@@ -248,9 +257,11 @@ def process_unit(
     `on_rows(n)` is told after each chunk (and, first, of the rows the unit's parts hold: an
     interrupted run's judged chunks, which are not judged again). The chunks judged are kept as
     a part of the unit once it has run `part_after_s` since it started or since its last part.
-    Returns the number of rows.
+    A stage that says when each problem's decision is final (`Stage.on_problem`) has `on_rows(1)`
+    called for each as it is, and the rest of a chunk after it; `on_problem(event, key)` hears
+    each problem start and end. Returns the number of rows.
     """
-    return process_unit_reporting(stage, source, d, unit, chunk_rows, on_rows, part_after_s)[0]
+    return process_unit_reporting(stage, source, d, unit, chunk_rows, on_rows, part_after_s, on_problem)[0]
 
 
 def process_unit_reporting(
@@ -261,11 +272,25 @@ def process_unit_reporting(
     chunk_rows: int | None = None,
     on_rows: Callable[[int], None] | None = None,
     part_after_s: float = PART_AFTER_S,
+    on_problem: Callable[[str, str], None] | None = None,
 ) -> tuple[int, dict[str, Any] | None]:
     """`process_unit`, and what the stage found about where it ran (`Stage.environment()`: the
     sandbox's isolation on this worker), for a task on another node to report."""
     owned = not isinstance(stage, Stage)
     st = stage if isinstance(stage, Stage) else stage()
+    lock = threading.Lock()
+    heard = [0]  # problems of the chunk being judged that the stage said were done
+
+    def listen(event: str, key: str) -> None:
+        if event == "done" and on_rows is not None:
+            with lock:
+                heard[0] += 1
+            on_rows(1)
+        if on_problem is not None:
+            on_problem(event, key)
+
+    if on_rows is not None or on_problem is not None:
+        st.on_problem = listen
     try:
         t0 = time.perf_counter()
         table = as_loc(source).read_table()
@@ -280,11 +305,17 @@ def process_unit_reporting(
         new_kept: list[pa.Table] = []  # chunks judged since then
         new_dropped: list[pa.Table] = []
         for first in range(start, n, step):
+            with lock:
+                heard[0] = 0
             part = st.process(table.slice(first, step))
             new_kept.append(part.kept)
             new_dropped.append(part.dropped)
             if on_rows is not None:
-                on_rows(min(step, n - first))
+                with lock:
+                    rest = min(step, n - first) - heard[0]
+                    heard[0] = 0
+                if rest:
+                    on_rows(rest)
             end = first + step
             if end < n and time.perf_counter() - since_t >= part_after_s:
                 _commit_part(parts, since, end - since, _concat(new_kept), _concat(new_dropped))
@@ -300,6 +331,7 @@ def process_unit_reporting(
         parts.rmtree()
         return n, st.environment()
     finally:
+        st.on_problem = None
         if owned:
             st.close()
 
@@ -331,9 +363,11 @@ class Pipeline:
         chunk_rows: int = 32,
         part_after_s: float = PART_AFTER_S,
         max_record_bytes: int | None = MAX_RECORD_BYTES,
+        on_problem: ProblemListener | None = None,
     ):
         self.work = as_loc(work)
         self.max_record_bytes = max_record_bytes
+        self.on_problem = on_problem
         self.stages = stages
         self.batch_rows = batch_rows
         self.chunk_rows = chunk_rows
@@ -446,15 +480,20 @@ class Pipeline:
         if factory is not None and not isinstance(stage, GlobalStage) and not self.executor.local:
             payload = factory
 
+        lock = threading.Lock()  # a stage's problems end on its threads
+
         def advance(n: int) -> None:
             nonlocal finished
-            finished += n
-            self.progress(stage.name, finished, total, {})
+            with lock:
+                finished += n
+                self.progress(stage.name, finished, total, {})
 
         if todo:
             shared = self.executor.share(payload)  # once per stage, not once per task
             rows = self.executor.rows_reporter(advance)
-            jobs = [(shared, _unit_paths(prev_dir, u)[0], d, u, self.chunk_rows, rows, self.part_after_s)
+            listener = self.on_problem  # (in this process only: it does not travel to a task)
+            heard = partial(listener, stage.name) if listener is not None and self.executor.local else None
+            jobs = [(shared, _unit_paths(prev_dir, u)[0], d, u, self.chunk_rows, rows, self.part_after_s, heard)
                     for u in todo]  # fmt: skip
             labels = [f"stage {stage.name}, unit {u}" for u in todo]
             if self.executor.local:

@@ -5,9 +5,15 @@ every `interval` seconds, whatever the pipeline is doing, plus one line when a s
 
     [  4m 10s] verify: 812/3328 problems (24%), 3.2/s, about 13m left
 
-Counts are problems (rows), as the pipeline reports them. The rate is measured over the last
+Counts are problems (rows), as the pipeline reports them: amplify and verify count each problem as
+its decision is final, other stages a chunk of rows at a time. The rate is measured over the last
 `window` seconds of this run (a resumed build does not count the work it found done, and the fast
-rows a stage rejects early, such as `too_few_tests`, stop inflating it once they are past).
+rows a stage rejects early, such as `too_few_tests`, stop inflating it once they are past). When
+no problem has finished for `slow_after` seconds, the line names the problem under way the longest
+and how long it has run (each stage's CPU budget for a problem bounds it):
+
+    [ 41m 10s] amplify: 706/764 problems (92%), none finished in the last 2m 30s; under way the
+    longest: codecontests-subset/1238_e_keyboard_purchase_2831 (2m 41s), and 3 more
 """
 
 from __future__ import annotations
@@ -56,8 +62,33 @@ class StageProgress:
     info: dict[str, int] = field(default_factory=dict)
     #: seconds of recent history the rate is measured over
     window: float = 300.0
+    #: seconds without a finished problem after which the line names the slowest one under way
+    slow_after: float = 60.0
+    #: problems under way (as the stage reports them): key -> when it started
+    running: dict[str, float] = field(default_factory=dict)
+    #: when the count last moved (or the stage started)
+    last_done: float | None = None
     _times: list[float] = field(default_factory=list)
     _dones: list[int] = field(default_factory=list)
+
+    def problem(self, event: str, key: str, now: float | None = None) -> None:
+        """A problem of this stage started ("start") or ended ("done")."""
+        now = time.monotonic() if now is None else now
+        if event == "start":
+            self.running[key] = now
+        else:
+            self.running.pop(key, None)
+
+    def slowest(self, now: float) -> str | None:
+        """`KEY (2m 41s), and 3 more` for the problem under way the longest, once nothing has
+        finished for `slow_after` seconds; None otherwise."""
+        quiet = now - (self.last_done if self.last_done is not None else self.started)
+        if not self.running or quiet < self.slow_after or self.finished:
+            return None
+        key, since = min(self.running.items(), key=lambda kv: (kv[1], kv[0]))
+        more = len(self.running) - 1
+        text = f"{key} ({format_duration(now - since)})"
+        return text + (f", and {more} more" if more else "")
 
     def update(
         self, done: int, total: int | None, info: dict[str, int], now: float | None = None
@@ -67,6 +98,8 @@ class StageProgress:
             self.done_at_start = done
             self._times.append(self.started)
             self._dones.append(done)
+        if self.last_done is None or done != self.done:
+            self.last_done = now
         self.done, self.total = done, total
         self.info.update(info)
         self._times.append(now)
@@ -105,6 +138,9 @@ class StageProgress:
             text += f", none finished in the last {format_duration(min(self.window, now - self.started))}"
         elif self.total is not None and self.done < self.total:
             text += ", rate not known yet"
+        slow = self.slowest(now)
+        if slow is not None:
+            text += f"; under way the longest: {slow}"
         return text
 
 
@@ -112,12 +148,19 @@ class ProgressReporter:
     """The pipeline's `progress` callback. Modes: `bar` (a terminal), `lines` (plain lines every
     `interval` seconds) and `json` (one JSON object per update, for `--log-json`)."""
 
-    def __init__(self, mode: str, *, interval: float = 30.0, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        *,
+        interval: float = 30.0,
+        stream: TextIO | None = None,
+        slow_after: float = 60.0,
+    ) -> None:
         if mode not in ("bar", "lines", "json"):
             raise ValueError(f"unknown progress mode {mode!r}")
         if interval <= 0:
             raise ValueError("the progress interval must be positive")
-        self.mode, self.interval = mode, interval
+        self.mode, self.interval, self.slow_after = mode, interval, slow_after
         self.stream = stream
         self.stages: dict[str, StageProgress] = {}
         self.current: StageProgress | None = None
@@ -164,9 +207,7 @@ class ProgressReporter:
     # -- the callback ------------------------------------------------------------------------
     def __call__(self, stage: str, done: int, total: int | None, info: dict[str, int]) -> None:
         with self._lock:
-            st = self.stages.get(stage)
-            if st is None:
-                st = self.stages[stage] = StageProgress(stage)
+            st = self._stage(stage)
             st.update(done, total, info)
             self.current = st
             finished = st.finished
@@ -187,6 +228,17 @@ class ProgressReporter:
             self._print(
                 f"{self._stamp()} {stage}: done, {done} problems, {kept} kept, {dropped} dropped ({took})"
             )
+
+    def _stage(self, stage: str) -> StageProgress:
+        st = self.stages.get(stage)
+        if st is None:
+            st = self.stages[stage] = StageProgress(stage, slow_after=self.slow_after)
+        return st
+
+    def problem(self, stage: str, event: str, key: str) -> None:
+        """The pipeline's `on_problem` listener: a problem of `stage` started or ended."""
+        with self._lock:
+            self._stage(stage).problem(event, key)
 
     def status(self) -> str:
         """The plain line for the stage that reported last (empty before any report)."""

@@ -18,13 +18,23 @@ import inspect
 import json
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, cast
 
 import pyarrow as pa
 
 from filters.contracts import REJECT_DETAIL, REJECT_REASON, ProblemRow
 
-__all__ = ["Decision", "StageResult", "Stage", "RowStage", "GlobalStage", "apply_decisions"]
+__all__ = [
+    "Decision",
+    "StageResult",
+    "Stage",
+    "RowStage",
+    "GlobalStage",
+    "apply_decisions",
+    "ProblemEvents",
+    "problem_key",
+]
 
 
 @dataclass
@@ -53,6 +63,16 @@ class StageResult:
     dropped: pa.Table  # input columns + `reject_reason` (string) + `reject_detail` (JSON string)
 
 
+#: on_problem(event, problem key): a stage that judges problems one by one says when it starts
+#: one ("start") and when its decision is final ("done"), from any thread (`Stage.on_problem`)
+ProblemEvents = Callable[[str, str], None]
+
+
+def problem_key(row: Mapping[str, Any]) -> str:
+    """How progress names a problem: its `problem_id` (`source/id`), else its `id`."""
+    return str(row.get("problem_id") or row.get("id") or "?")
+
+
 class Stage(ABC):
     """Base class of every stage. Subclasses set `name` and `output_schema`."""
 
@@ -63,11 +83,23 @@ class Stage(ABC):
     #: Columns holding measurements (times) or values derived from them: they differ between
     #: two runs of the same build, so reproducibility checks compare everything else.
     measured_columns: ClassVar[tuple[str, ...]] = ()
+    #: Why each of `measured_columns` is one (the manifest's `measured_reasons`).
+    measured_reasons: ClassVar[dict[str, str]] = {}
     #: The class of this stage's settings (a dataclass in `filters/settings.py`, registered with the
     #: stage in `filters.settings.STAGES`); None for a stage without settings.
     settings_class: ClassVar[type | None] = None
     #: The stage's settings object, for a stage that keeps one (`settings_from`); None otherwise.
     settings: Any = None
+    #: Where a stage that judges problems one by one says that it started one and that one is
+    #: done (`ProblemEvents`), so that progress counts problems as they finish and can name a
+    #: slow one; the pipeline sets it around `process` (None: nobody listens).
+    on_problem: ProblemEvents | None = None
+
+    def problem_event(self, event: str, row: Mapping[str, Any]) -> None:
+        """Tell `on_problem` (if set) that `row`'s problem started ("start") or is done ("done")."""
+        listener = self.on_problem
+        if listener is not None:
+            listener(event, problem_key(row))
 
     @classmethod
     def from_settings(cls, settings: Any | None = None, **resources: Any) -> Stage:
@@ -146,6 +178,14 @@ class GlobalStage(Stage):
         """Phase 2: one global decision from everything observed."""
 
 
+def _detail_value(value: Any) -> Any:
+    """What `json.dumps` writes for a detail value JSON lacks: a set as its members sorted (by
+    their text: not in the order this process's hash seed iterates it), anything else as `str`."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=lambda x: (type(x).__name__, repr(x)))
+    return str(value)
+
+
 def _column(values: list[Any], typ: pa.DataType) -> pa.Array:
     return pa.array(values, type=typ)
 
@@ -170,7 +210,7 @@ def apply_decisions(batch: pa.Table, decisions: list[Decision], output_schema: p
         detail = dict(d.detail or {})
         if d.columns:
             detail.setdefault("columns", d.columns)
-        details.append(json.dumps(detail, default=str, ensure_ascii=False) if detail else None)
+        details.append(json.dumps(detail, default=_detail_value, ensure_ascii=False) if detail else None)
     dropped = dropped.append_column(REJECT_REASON, pa.array(reasons, type=pa.string()))
     dropped = dropped.append_column(REJECT_DETAIL, pa.array(details, type=pa.string()))
     return StageResult(kept, dropped)

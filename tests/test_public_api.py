@@ -183,6 +183,7 @@ PUBLIC = {
     'curation.pipeline': [
         'PART_AFTER_S',
         'Pipeline',
+        'ProblemListener',
         'Progress',
         'StageRerun',
         'StageRun',

@@ -7,13 +7,57 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from filters.sandbox import Sandbox
+from filters.sandbox import RunResult, Sandbox
 from filters.settings import MUTANT_BATCH_FLOOR_S, MUTANT_TIME_FLOOR_S
 from filters.stage import Stage
+from filters.tools.threads import thread_map
 
-__all__ = ["SandboxedStage"]
+__all__ = ["SandboxedStage", "ProblemCost", "TooSlow", "Job"]
+
+#: A sandbox job: (problem, code, `Sandbox.run` options)
+Job = tuple[dict[str, Any], str, dict[str, Any]]
+
+
+class TooSlow(Exception):
+    """A problem's runs in a stage took more CPU than the stage's `cpu_budget_s`."""
+
+
+class ProblemCost:
+    """The CPU one problem's runs have taken in one stage (ms, as the sandbox measures each run),
+    against the stage's budget for a problem (`cpu_budget_s`; None: no budget). Thread-safe: a
+    problem's runs end on several threads."""
+
+    def __init__(self, budget_s: float | None) -> None:
+        self.budget_ms = None if budget_s is None else 1000.0 * budget_s
+        self.ms = 0.0
+        self._lock = threading.Lock()
+
+    def add(self, ms: float) -> None:
+        with self._lock:
+            self.ms += ms
+
+    @property
+    def over(self) -> bool:
+        """Whether the problem has taken more than its budget."""
+        return self.budget_ms is not None and self.ms > self.budget_ms
+
+    def check(self) -> None:
+        """TooSlow once the problem is over its budget."""
+        if self.over:
+            raise TooSlow
+
+    def detail(self, stage: str) -> dict[str, Any]:
+        """The `reject_detail` of the problem's `too_slow` rejection: what it cost (`cpu_s`, a
+        measured value) and the budget."""
+        return {
+            "cpu_s": round(self.ms / 1000.0, 1),
+            "cpu_budget_s": (self.budget_ms or 0.0) / 1000.0,
+            "note": f"its runs in {stage} took more CPU than the budget for a problem "
+            f"({stage}.cpu_budget_s); the judgement was stopped there",
+        }
 
 
 class SandboxedStage(Stage):
@@ -63,6 +107,36 @@ class SandboxedStage(Stage):
                 self._rerun = self.sandbox.with_hash_seed(self.sandbox.hash_seed + 1)
             return self._rerun
 
+    def cost(self) -> ProblemCost:
+        """A new count of one problem's CPU in this stage, against its `cpu_budget_s`."""
+        return ProblemCost(getattr(self.settings, "cpu_budget_s", None))
+
+    def run_budgeted(
+        self,
+        sandbox: Sandbox,
+        jobs: Sequence[Job],
+        costs: Sequence[ProblemCost],
+        done: Callable[[int, RunResult | None], None] | None = None,
+    ) -> list[RunResult | None]:
+        """`sandbox.run_many(jobs)`, each job's CPU counted to its problem's cost (`costs[i]` is
+        job i's); a job whose problem is over budget when its turn comes is not run (None), so a
+        slow problem stops at its budget plus the runs it had under way. `done(i, result)` is
+        called as job i ends (run or not), from the thread that ran it."""
+        if not jobs:
+            return []
+
+        def one(i: int) -> RunResult | None:
+            r = None
+            if not costs[i].over:
+                problem, code, opts = jobs[i]
+                r = sandbox.run(problem, code, **opts)
+                costs[i].add(r.cpu_ms)
+            if done is not None:
+                done(i, r)
+            return r
+
+        return thread_map(one, range(len(jobs)), min(sandbox.n_workers, len(jobs)))
+
     def mutant_limit_s(self, limit: float, reference_ms: float) -> float:
         """A mutant's time limit (s) on tests the slowest passing reference takes `reference_ms`
         CPU ms on (its slowest one): max(`MUTANT_TIME_FLOOR_S`, `time_factor` x that), rounded
@@ -94,6 +168,7 @@ class SandboxedStage(Stage):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.update(_sandbox=None, _rerun=None, _own_sandbox=True, _closed=False)
+        state.pop("on_problem", None)  # a listener in the process that made the copy
         del state["_lock"]
         return state
 

@@ -15,7 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
+from curation.pipeline import Pipeline
 from curation.progress import ProgressReporter, StageProgress, format_duration
+from filters.stage import Decision, RowStage
 from tests.conftest import wait_s
 
 
@@ -177,3 +181,59 @@ def test_ctrl_c_on_a_terminal_stops_the_live_bar(tmp_path):
     assert b"amplify" in shown and b"\x1b[" in shown  # the live bar drew on the terminal
     assert proc.returncode == 130, proc.returncode
     assert b"rerun the same command to resume" in shown
+
+
+def test_a_quiet_stage_names_the_problem_under_way_the_longest():
+    """Issue 58: amplify sat at 706/764 for 25 minutes saying only "none finished"."""
+    st = StageProgress("amplify", started=0.0, slow_after=60.0)
+    st.update(0, 764, {}, now=0.0)
+    for key, t in (("cc/fast", 0.0), ("cc/1238_e_keyboard_purchase", 1.0), ("mbpp/2", 2.0)):
+        st.problem("start", key, now=t)
+    st.problem("done", "cc/fast", now=100.0)
+    st.update(706, 764, {}, now=100.0)
+    assert "under way" not in st.line(130.0)  # something finished 30 s ago
+    assert st.line(400.0) == (
+        "amplify: 706/764 problems (92%), none finished in the last 5m 00s; "
+        "under way the longest: cc/1238_e_keyboard_purchase (6m 39s), and 1 more"
+    )
+    st.problem("done", "cc/1238_e_keyboard_purchase", now=401.0)
+    st.update(707, 764, {}, now=401.0)
+    assert "under way" not in st.line(402.0)
+
+
+class _Reports(RowStage):
+    """Says when each problem starts and ends, as amplify and verify do."""
+
+    name = "reports"
+    output_schema = pa.schema([])
+
+    def judge_rows(self, rows):
+        out = []
+        for row in rows:
+            self.problem_event("start", row)
+            out.append(Decision(True))
+            self.problem_event("done", row)
+        return out
+
+
+class _Quiet(RowStage):
+    name = "quiet"
+    output_schema = pa.schema([])
+
+    def judge(self, row):
+        return Decision(True)
+
+
+def test_a_stage_that_reports_its_problems_is_counted_one_problem_at_a_time(tmp_path):
+    seen: list[tuple[str, str, Any]] = []
+    rows = [{"id": f"p{i}", "source": "s", "statement": f"Print {i}.", "test_type": "stdio",
+             "tests": [{"input": "", "output": f"{i}\n"}], "solutions": [f"print({i})"]}
+            for i in range(10)]  # fmt: skip
+    Pipeline(tmp_path / "work", [_Reports(), _Quiet()], batch_rows=256, chunk_rows=4,
+             progress=lambda stage, done, total, info: seen.append(("count", stage, done)),
+             on_problem=lambda stage, event, key: seen.append((event, stage, key))).run(iter(rows))  # fmt: skip
+    counts = {st: [d for kind, s, d in seen if kind == "count" and s == st] for st in ("reports", "quiet")}
+    assert sorted(set(counts["reports"])) == list(range(11))  # each problem as it ends
+    assert sorted(set(counts["quiet"])) == [0, 4, 8, 10]  # a chunk at a time
+    events = [(kind, key) for kind, s, key in seen if kind != "count" and s == "reports"]
+    assert events == [(e, f"s/p{i}") for i in range(10) for e in ("start", "done")]

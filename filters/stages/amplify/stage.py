@@ -14,7 +14,8 @@ when only C++ references pass and `cpp_mutants` is set): a round keeps the input
 let through, and stops when none is left (the target), when a round kills nothing more, or at the
 cap on tests; then ordinary kept inputs fill the suite up to `target_tests`.
 
-The stage never drops a problem. It adds `generated_tests` (each with its seed and the original
+The stage drops a problem only when its runs take more CPU than `cpu_budget_s` (`too_slow`, with
+what they took: a slow problem cannot hold a build). It adds `generated_tests` (each with its seed and the original
 test it came from), and says what it did in `amplify_status` (`amplified`, `not_needed`,
 `skipped`, `failed`) and `amplify_note`: a reference that is non-deterministic, crashes on every
 mutation or prints megabytes leaves the problem with its original tests and the reason, and so
@@ -43,7 +44,7 @@ from filters.sandbox.valuecodec import TreeValue, decode, encode, loads
 from filters.settings import CALIBRATION_LIMIT_S, TIME_MARGIN, AmplifyConfig
 from filters.stage import Decision
 from filters.stages.amplify.inputgen import input_generator, is_search_tree, traversals
-from filters.stages.sandboxed import SandboxedStage
+from filters.stages.sandboxed import ProblemCost, SandboxedStage, TooSlow
 from filters.stages.verify.labelling import (
     disagreement,
     labelling_languages,
@@ -221,6 +222,7 @@ class _Job:
     out_cap: int  # the largest output a new test may have
     shapes: set[str] | None  # the types a call's return value had on the original tests
     trips: set[tuple[Any, str]] = field(default_factory=set)  # (argument, order): _round_trips
+    cost: ProblemCost = field(default_factory=lambda: ProblemCost(None))  # the problem's CPU here
 
 
 @dataclass
@@ -333,7 +335,7 @@ def _canonical(text: str, kind: str) -> str:
 
 
 class AmplifyStage(SandboxedStage):
-    """Add generated tests to problems with few or weak tests (never drops a row).
+    """Add generated tests to problems with few or weak tests (drops only a `too_slow` row).
 
     min_tests / target_tests: a problem with at least `target_tests` tests whose mutants all die is
     left alone; otherwise the suite grows to at least `target_tests` (when enough valid inputs come
@@ -350,7 +352,14 @@ class AmplifyStage(SandboxedStage):
 
     name = "amplify"
     #: whether a mutant was killed can depend on a time limit (TLE), so the scores are measured
-    measured_columns = ("mutation_score_original", "mutation_score_amplified")
+    measured_columns = ("mutation_score_original", "mutation_score_amplified", "cpu_s")
+    measured_reasons = {
+        "mutation_score_original": "a mutant slower than its time limit is killed by the "
+        "timeout: which ones are depends on measured times",
+        "mutation_score_amplified": "as mutation_score_original",
+        "cpu_s": "in a too_slow row's reject_detail: the CPU its runs took, measured (whether a "
+        "problem crosses cpu_budget_s is a measurement too)",
+    }
     output_schema = pa.schema(
         [
             pa.field("generated_tests", pa.list_(GENERATED_TEST)),
@@ -368,9 +377,23 @@ class AmplifyStage(SandboxedStage):
     settings: AmplifyConfig
 
     def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
-        outcomes = thread_map(self.amplify, [dict(r) for r in rows], min(len(rows), self.sandbox.n_workers))
-        return [
-            Decision(
+        return thread_map(self._judge_one, [dict(r) for r in rows], min(len(rows), self.sandbox.n_workers))
+
+    def _judge_one(self, row: dict[str, Any]) -> Decision:
+        """One problem's decision: amplified (or not) within the stage's CPU budget for a
+        problem, else dropped as `too_slow`; `on_problem` hears when it starts and ends."""
+        self.problem_event("start", row)
+        cost = self.cost()
+        try:
+            return self._decision(self.amplify(row, cost))
+        except TooSlow:
+            return Decision.drop("too_slow", **cost.detail(self.name))
+        finally:
+            self.problem_event("done", row)
+
+    @staticmethod
+    def _decision(o: _Outcome) -> Decision:
+        return Decision(
                 True,
                 None,
                 {
@@ -391,12 +414,12 @@ class AmplifyStage(SandboxedStage):
                     ),
                 },
             )
-            for o in outcomes
-        ]
 
     # ---- one problem ----------------------------------------------------------------------------
-    def amplify(self, row: dict[str, Any]) -> _Outcome:
-        """Amplify one problem record (its existing `generated_tests` are replaced)."""
+    def amplify(self, row: dict[str, Any], cost: ProblemCost | None = None) -> _Outcome:
+        """Amplify one problem record (its existing `generated_tests` are replaced). `cost`
+        counts the CPU of its runs; past its budget, TooSlow (None: counted against no budget)."""
+        cost = cost if cost is not None else ProblemCost(None)
         row = dict(row, generated_tests=None, comparison=comparison_of(row))
         base, why = self._judged_originals(row)
         if base is None:
@@ -406,7 +429,7 @@ class AmplifyStage(SandboxedStage):
         if not refs:
             return _Outcome("skipped", "no reference solution")
         src_limit = row.get("time_limit_s")
-        first = self.sandbox.run_many(
+        first = self._runs(cost, self.sandbox,
             [(base, code, {"time_limit_s": src_limit or CALIBRATION_LIMIT_S, "language": lang,
                            "confirm_timeouts": bool(src_limit)})
              for code, lang in refs]
@@ -433,9 +456,17 @@ class AmplifyStage(SandboxedStage):
         labeller_ms = ordered[0][2].max_test_cpu_ms
         refs = [(code, lang) for code, lang, _ in ordered]
         mutated = mutated_reference(passing, self._mutated_languages())
-        out = self._grow(row, base, refs, limit, mutated, slowest_ms, labeller_ms)
+        out = self._grow(row, base, refs, limit, mutated, slowest_ms, labeller_ms, cost)
         out.languages = labelling_languages(refs)
         return out
+
+    def _runs(self, cost: ProblemCost, sandbox: Any, jobs: list[Any]) -> list[RunResult]:
+        """`sandbox.run_many(jobs)` within the problem's budget (`run_budgeted`): TooSlow when
+        a job found it spent (the runs under way then were the last)."""
+        results = self.run_budgeted(sandbox, jobs, [cost] * len(jobs))
+        if any(r is None for r in results):
+            raise TooSlow
+        return [r for r in results if r is not None]
 
     def _mutated_languages(self) -> tuple[str, ...]:
         return ("python", "cpp") if self.settings.cpp_mutants else ("python",)
@@ -470,6 +501,7 @@ class AmplifyStage(SandboxedStage):
         mutated: tuple[str, str] | None,
         slowest_ms: float,
         labeller_ms: float,
+        cost: ProblemCost,
     ) -> _Outcome:
         """`refs`: the passing references (source, language), the labeller first (it labels
         every candidate, the others check what it kept); `mutated`: the reference the mutants come
@@ -477,7 +509,7 @@ class AmplifyStage(SandboxedStage):
         `slowest_ms`: the slowest reference's slowest original test; `labeller_ms`: the
         labeller's own."""
         originals = list(base["tests"])
-        alive, judged = self._surviving_mutants(base, mutated, limit, slowest_ms)
+        alive, judged = self._surviving_mutants(base, mutated, limit, slowest_ms, cost)
         killed_before = judged - len(alive)
         if len(originals) >= self.settings.target_tests and not alive:
             why_not = ("the original tests kill every mutant" if mutated is not None else
@@ -490,12 +522,13 @@ class AmplifyStage(SandboxedStage):
             return _Outcome(
                 "skipped", f"inputs cannot be mutated: {e}", [], killed_before, None, judged
             )
-        job = self._job(base, refs, limit, labeller_ms)
+        job = self._job(base, refs, limit, labeller_ms, cost)
         kind = base.get("test_type") or "stdio"
         grown = _Growth(originals, alive, judged, {_canonical(t["input"], kind) for t in originals})
         key = str(row.get("problem_id") or row.get("id"))
         m_lang = mutated[1] if mutated is not None else "python"
         for round_ in range(self.settings.rounds):
+            cost.check()
             cands = self._candidates(gen, grown, key, round_, kind)
             try:
                 tests = self._label(job, cands, grown.why, grown.cost)
@@ -509,15 +542,18 @@ class AmplifyStage(SandboxedStage):
         return self._chosen(grown, killed_before)
 
     def _job(self, base: dict[str, Any], refs: list[tuple[str, str]], limit: float,
-             labeller_ms: float) -> _Job:  # fmt: skip
+             labeller_ms: float, cost: ProblemCost) -> _Job:  # fmt: skip
         originals = list(base["tests"])
+        shapes, trips = self._shapes(base, refs[0][0], originals, limit, cost)
         return _Job(
             base,
             refs,
             limit,
             self._budget_ms(labeller_ms),
             max(self.settings.max_output_bytes, 2 * max(len(t.get("output") or "") for t in originals)),
-            *self._shapes(base, refs[0][0], originals, limit),
+            shapes,
+            trips,
+            cost=cost,
         )
 
     def _budget_ms(self, labeller_ms: float) -> float:
@@ -537,6 +573,7 @@ class AmplifyStage(SandboxedStage):
         mutated: tuple[str, str] | None,
         limit: float,
         slowest_ms: float,
+        cost: ProblemCost,
     ) -> tuple[list[str], int]:
         """The mutants of `mutated` that the original tests let through, and how many mutants
         were judged (a C++ mutant that does not compile measures nothing)."""
@@ -551,7 +588,7 @@ class AmplifyStage(SandboxedStage):
         judged = 0
         # (no `defer_slow` here: on the few original tests, judging a slow test last ran the
         # others first and cost more than it saved, 0.38 against 0.34 s a row on LeetCodeDataset)
-        for m, r in zip(mutants, self.sandbox.run_many(
+        for m, r in zip(mutants, self._runs(cost, self.sandbox,
             [(base, m, {"time_limit_s": m_limit, "stop_on_failure": True, "batch": batch,
                         "batch_call_s": self.mutant_batch_s(slowest_ms), "language": m_lang,
                         "confirm_timeouts": True})
@@ -600,7 +637,7 @@ class AmplifyStage(SandboxedStage):
         slow_ms = max(grown.cost.get(t["input"], 0.0) for t in tests)
         m_limit = self.mutant_limit_s(job.limit, slow_ms)
         batch = base.get("test_type") == "call"
-        runs = self.sandbox.run_many(
+        runs = self._runs(job.cost, self.sandbox,
             [(base, m, {"time_limit_s": m_limit, "tests": [self._judged_test(base, t) for t in tests],
                         "stop_on_failure": True, "batch": batch,
                         "batch_call_s": self.mutant_batch_s(slow_ms), "language": m_lang,
@@ -653,7 +690,8 @@ class AmplifyStage(SandboxedStage):
         return {"input": t["input"], "output": t["output"]}
 
     def _shapes(
-        self, base: dict[str, Any], ref: str, originals: list[dict[str, Any]], limit: float
+        self, base: dict[str, Any], ref: str, originals: list[dict[str, Any]], limit: float,
+        cost: ProblemCost,
     ) -> tuple[set[str] | None, set[tuple[Any, str]]]:
         """The types the reference returns on the original tests (call problems only): a new
         input on which it returns another type (None where it always returned a list: "no
@@ -664,12 +702,11 @@ class AmplifyStage(SandboxedStage):
             return None, set()
         shapes: set[str] = set()
         pairs = []
-        for t, o in zip(
-            originals,
-            # (under the margin: a type missed for a moment's load would drop inputs)
-            self.sandbox.outputs(base, ref, [t["input"] for t in originals],
-                                 time_limit_s=TIME_MARGIN * limit),
-        ):
+        # (under the margin: a type missed for a moment's load would drop inputs)
+        outs = self.sandbox.outputs(base, ref, [t["input"] for t in originals],
+                                    time_limit_s=TIME_MARGIN * limit)  # fmt: skip
+        cost.add(sum(o.cpu_ms for o in outs))
+        for t, o in zip(originals, outs):
             if o.status == "OK" and o.text is not None:
                 try:
                     value = _value(base, o.text)
@@ -705,6 +742,7 @@ class AmplifyStage(SandboxedStage):
         outs = self.sandbox.outputs(
             base, lab, [c[0] for c in cands], time_limit_s=limit, language=lab_lang
         )
+        job.cost.add(sum(o.cpu_ms for o in outs))
         tests = []
         for (text, seed, parent), o in zip(cands, outs):
             if o.status == "TLE" or (o.status == "OK" and o.cpu_ms > job.budget_ms):
@@ -739,6 +777,7 @@ class AmplifyStage(SandboxedStage):
             r = sb.run(base, code, time_limit_s=TIME_MARGIN * limit,
                        batch=batch and base["test_type"] == "call",
                        tests=[self._judged_test(base, t) for t in tests], language=lang)  # fmt: skip
+            job.cost.add(r.cpu_ms)
             if r.verdict == "SE":
                 why["sandbox error"] += len(tests)
                 return []

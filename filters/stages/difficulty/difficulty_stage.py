@@ -99,6 +99,10 @@ class DifficultyStage(GlobalStage):
     name = "difficulty"
     #: The feature model reads `ref_cpu_ms`, a measurement, so unlabelled rows' values can move a little.
     measured_columns = ("difficulty", "difficulty_std", "difficulty_bucket")
+    measured_reasons = {
+        c: "the feature model reads ref_cpu_ms, a measurement, so unlabelled rows' values can move"
+        for c in measured_columns
+    }
     output_schema = DIFFICULTY_SCHEMA
 
     settings_class = DifficultyConfig

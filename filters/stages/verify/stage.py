@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,7 @@ from filters.sandbox.assert_calls import convert_problem
 from filters.sandbox.checkers import checker_kind
 from filters.settings import CALIBRATION_LIMIT_S, TIME_MARGIN, VerifyConfig
 from filters.stage import Decision
-from filters.stages.sandboxed import SandboxedStage
+from filters.stages.sandboxed import Job, ProblemCost, SandboxedStage
 from filters.stages.verify.labelling import mutated_reference
 from filters.stages.verify.mutants import mutants_of
 from filters.stages.verify.standard_choice import choose as choose_standard
@@ -82,6 +83,8 @@ class _Row:
     mutated: tuple[str, str] | None = None
     #: a standard checker verify chose for it (`_choose_checkers`): {checker, why, ...}
     chosen: dict[str, Any] | None = None
+    #: the CPU the row's runs took in this stage, against its budget
+    cost: ProblemCost = field(default_factory=lambda: ProblemCost(None))
 
     def opts(self, k: int, **more: Any) -> dict[str, Any]:
         """`run` options of solution k: its language, and `more`."""
@@ -136,7 +139,16 @@ class VerifyStage(SandboxedStage):
 
     name = "verify"
     #: Runtimes and what follows from them (a calibrated limit; mutants that time out) vary by run.
-    measured_columns = ("ref_cpu_ms", "time_limit_s", "test_strength")
+    measured_columns = ("ref_cpu_ms", "time_limit_s", "test_strength", "cpu_s")
+    measured_reasons = {
+        "ref_cpu_ms": "the fastest reference's CPU time, measured",
+        "time_limit_s": "calibrated from the slowest reference's measured CPU time where the "
+        "source gives no limit",
+        "test_strength": "a mutant slower than its time limit is killed by the timeout: which "
+        "ones are depends on measured times",
+        "cpu_s": "in a too_slow row's reject_detail: the CPU its runs took, measured (whether a "
+        "problem crosses cpu_budget_s is a measurement too)",
+    }
     output_schema = pa.schema(
         [
             pa.field("verified", pa.bool_()),
@@ -174,8 +186,13 @@ class VerifyStage(SandboxedStage):
 
     # ---- judging ------------------------------------------------------------------------------
     def judge_rows(self, rows: list[ProblemRow]) -> list[Decision]:
+        """Every row's decision: the rows' runs go phase by phase (first pass, reruns, strength),
+        all rows' runs of a phase together; a row is done (`on_problem`) once its decision is
+        final, and a row whose runs take more than `cpu_budget_s` is `too_slow`."""
         todo: list[_Row] = []
         every: list[_Row] = []
+        for record in rows:
+            self.problem_event("start", record)
         for i, record in enumerate(rows):
             row: dict[str, Any] = dict(record)  # the judging helpers take any mapping of a problem
             row["comparison"] = comparison_of(row)
@@ -187,7 +204,8 @@ class VerifyStage(SandboxedStage):
             else:
                 bad = None
             refs = judged_programs(row, self.settings.max_solutions)
-            r = _Row(i, problem, [c for c, _ in refs], row, languages=[lang for _, lang in refs])
+            r = _Row(i, problem, [c for c, _ in refs], row, languages=[lang for _, lang in refs],
+                     cost=self.cost())  # fmt: skip
             every.append(r)
             n = count_tests(row)
             if bad is not None:
@@ -209,14 +227,21 @@ class VerifyStage(SandboxedStage):
                 )
             else:
                 todo.append(r)
+        self._done([r for r in every if r.decision is not None])
         self._first_pass(todo)
         self._choose_checkers([r for r in todo if r.decision is not None])
         self._recheck_failures([r for r in todo if r.decision is not None])
+        self._done([r for r in todo if r.decision is not None])
         todo = [r for r in todo if r.decision is None]
         ref = self._repeat(todo)
+        self._done([r for r in todo if r.decision is not None])
         todo = [r for r in todo if r.decision is None]
         self._strength(todo, ref)
         return [r.decision for r in every]  # type: ignore[misc]
+
+    def _done(self, rows: list[_Row]) -> None:
+        for r in rows:
+            self.problem_event("done", r.row)
 
     def _first_pass(self, todo: list[_Row]) -> None:
         jobs: list[tuple[dict[str, Any], str, dict[str, Any]]] = []
@@ -231,9 +256,14 @@ class VerifyStage(SandboxedStage):
                 (r.problem, code, r.opts(k, time_limit_s=limit, confirm_timeouts=bool(src)))
                 for k, code in enumerate(r.solutions)
             )
-        results = iter(self.sandbox.run_many(jobs))
+        costs = [r.cost for r in todo for _ in r.solutions]
+        results = iter(self.run_budgeted(self.sandbox, jobs, costs))
         for r in todo:
-            r.first = [next(results) for _ in r.solutions]
+            first = [next(results) for _ in r.solutions]
+            if any(x is None for x in first):  # (a row its runs finished is decided as always)
+                r.decision = Decision.drop("too_slow", **r.cost.detail(self.name))
+                continue
+            r.first = [x for x in first if x is not None]
             verdicts = [x.verdict for x in r.first]
             passing = [x for x in r.first if x.verdict == "AC"]
             if not passing:
@@ -384,6 +414,7 @@ class VerifyStage(SandboxedStage):
                     jobs.append((r.problem, r.solutions[k], r.opts(k, time_limit_s=limit)))
                     owners.append((r, k))
         for (r, k), res in zip(owners, self.rerun_sandbox.run_many(jobs) if jobs else []):
+            r.cost.add(res.cpu_ms)
             if res.verdict == "AC" and r.decision is not None and r.decision.reason != "flaky":
                 first = (r.first or [])[k]
                 r.decision = Decision.drop(
@@ -417,10 +448,22 @@ class VerifyStage(SandboxedStage):
                         jobs.append((r.problem, r.solutions[k], opts))
                         owners.append((r.index, len(runs[r.index]) - 1, k))
         rerun = self.rerun_sandbox if jobs else self.sandbox
-        results = self._confirm_timeouts(rerun, jobs, rerun.run_many(jobs))
-        for (idx, slot, _k), res in zip(owners, results):
+        by_index = {r.index: r for r in todo}
+        costs = [by_index[idx].cost for idx, _, _ in owners]
+        done = self.run_budgeted(rerun, jobs, costs)
+        skipped = {owners[i][0] for i, x in enumerate(done) if x is None}
+        ran = [i for i, x in enumerate(done) if x is not None]
+        results = self._confirm_timeouts(
+            rerun, [jobs[i] for i in ran], [done[i] for i in ran],  # type: ignore[misc]
+            [costs[i] for i in ran],
+        )
+        for i, res in zip(ran, results):
+            idx, slot, _k = owners[i]
             runs[idx][slot].append(res)
         for r in todo:
+            if r.index in skipped:
+                r.decision = Decision.drop("too_slow", **r.cost.detail(self.name))
+                continue
             fastest = self._after_reruns(r, runs.get(r.index, []), rerun.hash_seed)
             if fastest is not None:
                 best[r.index] = fastest
@@ -428,7 +471,10 @@ class VerifyStage(SandboxedStage):
 
     @staticmethod
     def _confirm_timeouts(
-        sb: Sandbox, jobs: list[tuple[dict[str, Any], str, dict[str, Any]]], results: list[RunResult]
+        sb: Sandbox,
+        jobs: list[tuple[dict[str, Any], str, dict[str, Any]]],
+        results: list[RunResult],
+        costs: list[ProblemCost],
     ) -> list[RunResult]:
         """The reruns, each that ran out of time run once more under `TIME_MARGIN` x its limit,
         whose verdict then counts: a rerun asks whether the output is stable, and a reference
@@ -444,6 +490,7 @@ class VerifyStage(SandboxedStage):
             problem, code, opts = jobs[i]
             confirm.append((problem, code, dict(opts, time_limit_s=TIME_MARGIN * opts["time_limit_s"])))
         for i, r in zip(again, sb.run_many(confirm)):
+            costs[i].add(r.cpu_ms)
             out[i] = r
         return out
 
@@ -486,18 +533,40 @@ class VerifyStage(SandboxedStage):
     def _strength(self, todo: list[_Row], ref: dict[int, tuple[str, float]]) -> None:
         """Run each row's known-incorrect solutions and its reference's mutants, and decide it:
         `weak_tests`, or kept with its columns (`ref`: row index -> its fastest reference)."""
-        jobs = []
-        owners = []
+        jobs: list[Job] = []
+        owners: list[tuple[_Row, str, int]] = []
         for r in todo:
             for kind, k, job in self._strength_jobs(r):
                 jobs.append(job)
-                owners.append((r.index, kind, k))
-        results = self.sandbox.run_many(jobs)
-        per_row: dict[int, list[tuple[str, int, RunResult]]] = {}
-        for (idx, kind, k), res in zip(owners, results):
-            per_row.setdefault(idx, []).append((kind, k, res))
+                owners.append((r, kind, k))
+        per_row: dict[int, list[tuple[str, int, RunResult | None]]] = {r.index: [] for r in todo}
+        left = {r.index: 0 for r in todo}
+        for r, _, _ in owners:
+            left[r.index] += 1
+        lock = threading.Lock()
+
+        def decide(r: _Row) -> None:
+            runs = per_row[r.index]
+            if any(x is None for _, _, x in runs):
+                r.decision = Decision.drop("too_slow", **r.cost.detail(self.name))
+            else:
+                r.decision = self._strength_decision(r, runs, ref)  # type: ignore[arg-type]
+            self.problem_event("done", r.row)
+
+        def ended(i: int, res: RunResult | None) -> None:
+            r, kind, k = owners[i]
+            with lock:
+                per_row[r.index].append((kind, k, res))
+                left[r.index] -= 1
+                last = left[r.index] == 0
+            if last:  # the row's decision is final as its last run ends
+                per_row[r.index].sort(key=lambda x: (x[0] != "incorrect", x[1]))
+                decide(r)
+
         for r in todo:
-            r.decision = self._strength_decision(r, per_row.get(r.index, []), ref)
+            if not left[r.index]:
+                decide(r)
+        self.run_budgeted(self.sandbox, jobs, [r.cost for r, _, _ in owners], ended)
 
     def _strength_jobs(
         self, r: _Row
