@@ -430,8 +430,10 @@ class AmplifyStage(SandboxedStage):
             return _Outcome("skipped", "no reference solution")
         src_limit = row.get("time_limit_s")
         first = self._runs(cost, self.sandbox,
+            # (a failing reference stops at its first failure: only the passing ones are used,
+            # and one that runs out of time on every test cost its limit times the tests)
             [(base, code, {"time_limit_s": src_limit or CALIBRATION_LIMIT_S, "language": lang,
-                           "confirm_timeouts": bool(src_limit)})
+                           "confirm_timeouts": bool(src_limit), "stop_on_failure": True})
              for code, lang in refs]
         )  # fmt: skip
         passing = [(code, lang, r) for (code, lang), r in zip(refs, first) if r.verdict == "AC"]

@@ -251,11 +251,15 @@ class VerifyStage(SandboxedStage):
             # one child a test: the calibrated limit and `ref_cpu_ms` come from these runs (a
             # call's CPU inside a batch is measured otherwise, to the scheduler's tick); a timeout
             # under the source's limit is confirmed (under the calibration's ceiling it is none
-            # of a moment's load)
+            # of a moment's load). A reference stops at its first failure: a failing one's other
+            # tests matter only where it answers wrongly (`_full_wrong_answers`), and a reference
+            # that runs out of time on every test cost a stage its limit times the tests
+            # (1238_e_keyboard_purchase: 10 x 10 s, issue 58)
             jobs.extend(
-                (r.problem, code, r.opts(k, time_limit_s=limit, confirm_timeouts=bool(src)))
+                (r.problem, code, r.opts(k, time_limit_s=limit, confirm_timeouts=bool(src),
+                                         stop_on_failure=True))
                 for k, code in enumerate(r.solutions)
-            )
+            )  # fmt: skip
         costs = [r.cost for r in todo for _ in r.solutions]
         results = iter(self.run_budgeted(self.sandbox, jobs, costs))
         for r in todo:
@@ -264,6 +268,10 @@ class VerifyStage(SandboxedStage):
                 r.decision = Decision.drop("too_slow", **r.cost.detail(self.name))
                 continue
             r.first = [x for x in first if x is not None]
+        self._full_wrong_answers([r for r in todo if r.decision is None])
+        for r in todo:
+            if r.decision is not None or r.first is None:
+                continue
             verdicts = [x.verdict for x in r.first]
             passing = [x for x in r.first if x.verdict == "AC"]
             if not passing:
@@ -283,6 +291,26 @@ class VerifyStage(SandboxedStage):
                 )
                 continue
             self._set_limit(r, passing)
+
+    def _full_wrong_answers(self, rows: list[_Row]) -> None:
+        """Where no reference passes and the problem has no checker, each reference that answered
+        wrongly is run on every test (the first pass stopped at its first failure): which tests
+        each one passes says whether the tests hold one valid answer of several
+        (`_several_answers`)."""
+        jobs, owners = [], []
+        for r in rows:
+            if r.problem.get("checker") or any(x.verdict == "AC" for x in r.first or []):
+                continue
+            src = r.problem.get("time_limit_s")
+            for k, x in enumerate(r.first or []):
+                if x.verdict == "WA":
+                    opts = r.opts(k, time_limit_s=src or CALIBRATION_LIMIT_S, confirm_timeouts=bool(src))
+                    jobs.append((r.problem, r.solutions[k], opts))
+                    owners.append((r, k))
+        for (r, k), res in zip(owners, self.sandbox.run_many(jobs) if jobs else []):
+            r.cost.add(res.cpu_ms)
+            assert r.first is not None
+            r.first[k] = res
 
     def _set_limit(self, r: _Row, passing: list[RunResult]) -> None:
         """A row's time limit: its source's, else calibrated from the slowest passing reference,
