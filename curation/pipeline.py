@@ -312,7 +312,7 @@ def process_unit_reporting(
             new_dropped.append(part.dropped)
             if on_rows is not None:
                 with lock:
-                    rest = min(step, n - first) - heard[0]
+                    rest = max(0, min(step, n - first) - heard[0])
                     heard[0] = 0
                 if rest:
                     on_rows(rest)
