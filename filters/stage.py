@@ -17,8 +17,8 @@ from __future__ import annotations
 import inspect
 import json
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Any, ClassVar, cast
 
 import pyarrow as pa

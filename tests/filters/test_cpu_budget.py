@@ -53,7 +53,7 @@ def _listen(stage) -> list[tuple[str, str]]:
 
 def test_verify_drops_a_problem_past_its_cpu_budget_as_too_slow_with_its_cost(sb):
     rows = [rec("fast"), rec("slow", solutions=[SLOW])]
-    stage = VerifyStage(sandbox=sb, mutants=2, cpu_budget_s=0.5)
+    stage = VerifyStage(VerifyConfig(mutants=2, cpu_budget_s=0.5), sandbox=sb)
     result = stage.process(records_to_table(rows))
     assert [r["id"] for r in result.kept.to_pylist()] == ["fast"]
     (slow,) = result.dropped.to_pylist()
@@ -61,19 +61,19 @@ def test_verify_drops_a_problem_past_its_cpu_budget_as_too_slow_with_its_cost(sb
     detail = json.loads(slow["reject_detail"])
     assert detail["cpu_budget_s"] == 0.5 and detail["cpu_s"] >= 0.5
     # without a budget the same problem is judged to the end, and kept
-    unbounded = VerifyStage(sandbox=sb, mutants=2, cpu_budget_s=None).process(records_to_table(rows[1:]))
+    unbounded = VerifyStage(VerifyConfig(mutants=2, cpu_budget_s=None), sandbox=sb).process(records_to_table(rows[1:]))
     assert unbounded.kept.num_rows == 1
 
 
 def test_amplify_drops_a_problem_past_its_cpu_budget_as_too_slow(sb):
     rows = [rec("slow", solutions=[SLOW])]
-    result = AmplifyStage(sandbox=sb, mutants=2, rounds=1, candidates=4, cpu_budget_s=0.5).process(
+    result = AmplifyStage(AmplifyConfig(mutants=2, rounds=1, candidates=4, cpu_budget_s=0.5), sandbox=sb).process(
         records_to_table(rows)
     )
     (slow,) = result.dropped.to_pylist()
     assert slow["reject_reason"] == "too_slow"
     assert json.loads(slow["reject_detail"])["cpu_s"] >= 0.5
-    kept = AmplifyStage(sandbox=sb, mutants=2, rounds=1, candidates=4, cpu_budget_s=None).process(
+    kept = AmplifyStage(AmplifyConfig(mutants=2, rounds=1, candidates=4, cpu_budget_s=None), sandbox=sb).process(
         records_to_table(rows)
     )
     assert kept.kept.num_rows == 1 and kept.dropped.num_rows == 0
@@ -81,7 +81,7 @@ def test_amplify_drops_a_problem_past_its_cpu_budget_as_too_slow(sb):
 
 def test_each_problem_starts_and_ends_once_and_early_rejects_end_first(sb):
     rows = [rec("good"), rec("few", tests=TESTS[:3]), rec("wrong", solutions=["print(1)"]), rec("two")]
-    stage = VerifyStage(sandbox=sb, mutants=2)
+    stage = VerifyStage(VerifyConfig(mutants=2), sandbox=sb)
     events = _listen(stage)
     stage.process(records_to_table(rows))
     keys = [f"t/{r['id']}" for r in rows]
@@ -90,7 +90,7 @@ def test_each_problem_starts_and_ends_once_and_early_rejects_end_first(sb):
     assert sorted(done) == sorted(keys)
     assert done[0] == "t/few"  # too_few_tests, decided before any run
     assert done.index("t/wrong") < min(done.index("t/good"), done.index("t/two"))
-    amp = AmplifyStage(sandbox=sb, mutants=2, rounds=1, candidates=4)
+    amp = AmplifyStage(AmplifyConfig(mutants=2, rounds=1, candidates=4), sandbox=sb)
     events = _listen(amp)
     amp.process(records_to_table(rows[:2]))
     assert sorted(events) == sorted([(e, k) for k in keys[:2] for e in ("start", "done")])
