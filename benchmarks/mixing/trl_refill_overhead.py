@@ -55,6 +55,11 @@ def _reward(completions, kind, **kw):
     return [float(k == "solved" or (k == "half" and i % 2)) for i, k in enumerate(kind)]
 
 
+def _ratio(num: float, den: float) -> float:
+    """num / den, NaN where nothing was measured (den 0)."""
+    return float(num / den) if den else float("nan")
+
+
 def run_arm(
     refill: bool,
     steps: int,
@@ -182,15 +187,17 @@ def run_arm(
         "rollouts": tr.rollouts,
         "wall_s_mean": float(np.mean([r["wall_s"] for r in timed])),
         "rounds_mean": float(np.mean([r["rounds"] for r in timed])),
-        "trl_per_round_s": float(
-            sum(r["trl_generate_and_score_s"] for r in timed) / sum(r["rounds"] for r in timed)
+        # a timed window may hold no generating step (num_iterations=2 on a short run): NaN then
+        "trl_per_round_s": _ratio(
+            sum(r["trl_generate_and_score_s"] for r in timed), sum(r["rounds"] for r in timed)
         ),
         "refill_share_median": float(np.median(share)),
         "refill_share_max": float(share.max()),
         "refill_ms_mean": 1e3 * float(np.mean([r["refill_s"] for r in timed])),
         # over the timed steps together (with num_iterations=2 only every other step generates)
-        "logps_share_of_trl": sum(r["logps_s"] for r in timed)
-        / sum(r["trl_generate_and_score_s"] for r in timed),
+        "logps_share_of_trl": _ratio(
+            sum(r["logps_s"] for r in timed), sum(r["trl_generate_and_score_s"] for r in timed)
+        ),
         "logps_untrained_share": sum(r["logps_untrained_s"] for r in timed) / wall,
         "refill_share_total": sum(r["refill_s"] for r in timed) / wall,
         "beyond_generation_share": sum(r["refill_s"] + r["logps_untrained_s"] for r in timed)

@@ -78,11 +78,10 @@ def _rank_locked(
     counts = read_rollouts(rollouts)
     window = parse_window(keep_pass_rate) if keep_pass_rate else None
     stage = RankStage(
-        buckets=buckets,
+        DifficultyConfig(
+            buckets=buckets, two_pl=two_pl, keep_pass_rate=window, target_model=target_model
+        ),
         rollouts=counts,
-        two_pl=two_pl,
-        keep_pass_rate=window,
-        target_model=target_model,
     )
     rerun = rerun_stage(out, stage)
     funnel = {k: v for k, v in rerun.run.funnel().items() if k != "reasons_by_source"}

@@ -27,7 +27,8 @@ def test_trl_refill_overhead_runs_both_arms(tmp_path: Path) -> None:
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     rec = json.loads((tmp_path / "trl_refill_overhead.json").read_text())
-    refill, plain = rec["arms"]
+    refill, plain, iters2 = rec["arms"]  # the third: DynamicSampling with num_iterations=2
+    assert iters2["num_iterations"] == 2 and 0 <= iters2["beyond_generation_share"] < 1
     assert plain["rounds_mean"] == 1 and plain["rollouts"]["rounds"] == 2  # warm-up + 1 timed
     assert refill["rollouts"]["rollouts"] > refill["rollouts"]["trained_rollouts"] == 2 * 2 * 4
     for arm in (refill, plain):
