@@ -9,7 +9,8 @@ and the rejections (`too_slow` among them). The slice is rows [start, end) of
 `../shared/data/codecontests-subset300.jsonl.gz` (row 271 is 1238_e_keyboard_purchase_2831, which
 held the shared big build's amplify at 92% for 25 minutes).
 
-    python benchmarks/curating/slow_tail.py --before /work/main --start 266 --end 276 --timeout-s 2400 \\
+    # BASE: a checkout of the commit before (`git worktree add BASE <commit>`)
+    python benchmarks/curating/slow_tail.py --before BASE --start 266 --end 276 --timeout-s 2400 \\
         --out benchmarks/results/slow_tail.json
 
 An arm still running at `--timeout-s` is stopped with Ctrl-C and reported as it stood.
