@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 if not os.environ.get("CODEMIX_REPLAY_CODE"):  # else PYTHONPATH names the checkout measured
     sys.path.insert(0, str(HERE.parents[1]))
 
+from filters.stages.difficulty.irt import logit_to_unit  # noqa: E402
 from mixer import (  # noqa: E402
     GRESO,
     BetaPosteriorSampler,
@@ -59,10 +60,16 @@ RATES = HERE.parent / "data" / "b3_step0_rates.json"
 #: distance of its final weights (the mean over the last tenth of the run).
 SETTLE_TOL = 0.15
 RESULTS = HERE.parent / "results"
-PARTS = {"dev": [0, 1, 2, 3, 4], "fresh": [100, 101, 102, 103, 104]}
+PARTS = {"dev": [0, 1, 2, 3, 4], "fresh": [100, 101, 102, 103, 104],
+         "gen-dev": [0, 1, 2], "gen-fresh": [0, 1, 2, 3, 4]}  # fmt: skip
+#: The generated scenarios of a part (`generate_world`): development below 1000; the registered
+#: block (benchmarks/pages/mixing-generated.md) 1000-1039, run seeds 0-4, 200 steps.
+GEN_PARTS = {"gen-dev": list(range(0, 40)), "gen-fresh": list(range(1000, 1040))}
 SCENARIOS = ("b3", "learning", "revival", "contradict")
 DEAD_LOGIT = -6.0  # a problem measured at 0 of 16 (p = 0.0025)
 SOLVED_LOGIT = 6.0
+#: sd of the trainer's evaluation (`World.eval_loss`), sent to every arm as `Feedback.eval_loss`
+EVAL_NOISE = 0.002
 #: the sources the `learning` scenario lets one another's training carry over to
 RELATED = {"arith": ("lists",), "lists": ("arith", "algos", "compose"), "algos": ("lists",),
            "compose": ("lists",), "strings": ()}  # fmt: skip
@@ -100,6 +107,7 @@ class World:
     src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     ability: np.ndarray = field(default_factory=lambda: np.zeros(0))
     step: int = 0
+    eval_rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
 
     def __post_init__(self) -> None:
         self.names = sorted(set(self.source))
@@ -135,6 +143,13 @@ class World:
 
     def pass_rates(self) -> np.ndarray:
         return _sigmoid(self.logit + self.ability[self.src])
+
+    def eval_loss(self) -> float:
+        """The trainer's evaluation on the target: minus the mean pass rate of the problems whose
+        groups teach (a fixed held-out set measured with noise of sd `EVAL_NOISE`)."""
+        ok = self.useful(np.arange(len(self.logit)))
+        noise = EVAL_NOISE * self.eval_rng.standard_normal()
+        return float(-self.pass_rates()[ok].mean() + noise)
 
     def useful(self, problems: np.ndarray) -> np.ndarray:
         """Whether a group of each problem can teach (not the harmful source)."""
@@ -210,6 +225,257 @@ def load_world(scenario: str, steps: int, seed: int, rates: Path = RATES) -> Wor
     return w
 
 
+
+# ---- generated scenarios ------------------------------------------------------------------------
+#: What a generated scenario may hold (each drawn per scenario seed; see `generate_world`).
+GEN_FEATURES = ("revival", "saturation", "forgetting", "twins", "noise", "contradict", "misflag",
+                "label_only")  # fmt: skip
+#: How the build's difficulty of a source relates to its true step-0 pass rates.
+PRIOR_KINDS = ("good", "noisy", "shifted", "upside-down", "missing")
+
+
+@dataclass
+class GenWorld(World):
+    """A generated scenario (`generate_world`): sources with their own pass-rate shapes, build
+    columns of a drawn quality, and per-source dynamics. `spec` says what was drawn."""
+
+    spec: dict[str, Any] = field(default_factory=dict)
+    flags: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    batch: int = 16
+    group: int = 8
+
+    @property
+    def never_solved(self) -> np.ndarray:
+        return self.flags
+
+    def _idx(self, name: str | None) -> int | None:
+        return None if name is None or name not in self.names else self.names.index(name)
+
+    def useful(self, problems: np.ndarray) -> np.ndarray:
+        bad = [self.names.index(n) for n in (self.harmful, self.spec.get("noise")) if n]
+        return ~np.isin(self.src[problems], bad)
+
+    def setup(self, rng: np.random.Generator) -> None:
+        self._revival = np.zeros(len(self.logit))
+        r = self._idx(self.spec.get("revival"))
+        if r is not None:
+            m = self.src == r
+            self._revival[m] = rng.normal(-0.8, 1.0, m.sum()) - self.base[m]
+        h = self._idx(self.harmful)
+        if h is not None:
+            m = self.src == h
+            self.logit[m] = self.base[m] = _logit(rng.uniform(0.02, 0.12, m.sum()))
+
+    def advance(self, trained: np.ndarray) -> None:
+        self.step += 1
+        sp, S = self.spec, len(self.names)
+        r = self._idx(sp.get("revival"))
+        if r is not None:
+            start, ramp = int(sp["revival_at"] * self.steps), max(self.steps // 20, 1)
+            frac = min(max((self.step - start) / ramp, 0.0), 1.0)
+            m = self.src == r
+            self.logit[m] = self.base[m] + frac * self._revival[m]
+        per_src = np.bincount(self.src[trained], minlength=S).astype(float)
+        np.add.at(self.logit, trained, sp["problem_gain"])
+        gain = np.array([sp["gain"][n] for n in self.names]) * per_src
+        spill = np.zeros(S)
+        for a, b in sp["related"]:
+            ia, ib = self.names.index(a), self.names.index(b)
+            spill[ib] += 0.3 * gain[ia]
+            spill[ia] += 0.3 * gain[ib]
+        for a, b in sp["twins"]:  # twins share what is learnt
+            ia, ib = self.names.index(a), self.names.index(b)
+            spill[ib] += gain[ia]
+            spill[ia] += gain[ib]
+        f = self._idx(sp.get("forgetting"))
+        if f is not None:  # a source forgets when it is not trained
+            spill[f] -= sp["forget_rate"] * max(0.0, 1.0 - per_src[f] / 2.0)
+        noise = self._idx(sp.get("noise"))
+        if noise is not None:
+            gain[noise] = spill[noise] = 0.0
+            self.logit[self.src == noise] = 0.0  # a coin flip, whatever is trained
+        h = self._idx(self.harmful)
+        if h is not None:
+            victims = [self.names.index(v) for v in sp["victims"]]
+            spill[victims] -= 0.03 * per_src[h]
+            gain[h] = 0.0
+            spill[h] = -0.5 * float((gain + spill)[victims].clip(min=0.0).sum())
+        self.ability += gain + spill
+
+
+def generate_world(scenario_seed: int, steps: int, seed: int) -> GenWorld:
+    """Scenario `scenario_seed` of the generated family (the same for every run seed), set up for
+    run seed `seed` (the per-run draws: a revived source's new rates, the harmful source's luck).
+
+    Drawn per scenario: 3-10 sources of 20-300 problems (at most 1,200 in all); each source's
+    step-0 pass logits (normal around -3..2 with spread 0.5-2.5, bimodal with a dead part, dead,
+    or easy); the build's difficulty per source (`PRIOR_KINDS`: good, noisy, shifted by a
+    constant, upside-down, missing) and its `never_solved` flags (right: the problems below p 2%;
+    `misflag`: a live source flagged as never solved, at the top difficulty; `label_only`: a dead
+    source whose columns look learnable); learning (each informative group raises its problem's
+    logit by 0.1-0.4 and its source's by 0.005-0.03, related sources 0.3 of that) and any of
+    `GEN_FEATURES`: a source that saturates fast, one that forgets when not trained, a dead one
+    that revives at 15-60% of the run, twins (one source's problems again, sharing what is
+    learnt), a pure-noise source (coin-flip rewards: it looks informative and teaches nothing),
+    a contradicting-tests source (as `contradict`); G in {4, 8, 16}, B in {8, 16, 32}."""
+    rng = np.random.default_rng([scenario_seed, 52])
+    S = int(rng.integers(3, 11))
+    sizes = np.exp(rng.uniform(np.log(20), np.log(300), S)).astype(int)
+    if sizes.sum() > 1200:
+        sizes = np.maximum(20, (sizes * 1200 / sizes.sum()).astype(int))
+    on = {f: bool(rng.random() < 0.35) for f in GEN_FEATURES}
+    names = [f"s{k:02d}" for k in range(S)]
+    shapes = rng.choice(["normal", "normal", "bimodal", "dead", "easy"], S)
+    shapes[0] = "normal"  # something to learn from
+    logit, b, bsd, flags, source = [], [], [], [], []
+    quality = {n: str(rng.choice(PRIOR_KINDS, p=[0.45, 0.2, 0.15, 0.1, 0.1])) for n in names}
+    spec: dict[str, Any] = {"sources": {}, "features": on}
+    dead_sources = [n for n, sh in zip(names, shapes, strict=True) if sh == "dead"]
+    if on["revival"] and not dead_sources and S > 3:
+        shapes[-1] = "dead"
+        dead_sources = [names[-1]]
+    live = [n for n, sh in zip(names, shapes, strict=True) if sh in ("normal", "bimodal")]
+    roles: dict[str, str] = {}
+    if on["revival"] and dead_sources:
+        roles[dead_sources[0]] = "revival"
+    if on["label_only"]:
+        left = [n for n in dead_sources if n not in roles]
+        if left:
+            roles[left[0]] = "label_only"
+    if on["misflag"] and len(live) > 1:
+        roles[live[-1]] = "misflag"
+    for k, n in enumerate(names):
+        m = int(sizes[k])
+        sh = shapes[k]
+        if sh == "normal":
+            z = rng.normal(rng.uniform(-3, 2), rng.uniform(0.5, 2.5), m)
+        elif sh == "bimodal":
+            z = np.where(rng.random(m) < rng.uniform(0.3, 0.7), DEAD_LOGIT,
+                         rng.normal(rng.uniform(-2, 1), 1.0, m))  # fmt: skip
+        elif sh == "dead":
+            z = np.full(m, DEAD_LOGIT) + rng.normal(0, 0.3, m)
+        else:
+            z = rng.normal(3.5, 1.0, m)
+        q = quality[n]
+        nb = -z  # the build's logit difficulty of a model at ability 0
+        if q == "good":
+            db, sd = nb + rng.normal(0, 0.7, m), np.full(m, 0.7)
+        elif q == "noisy":
+            db, sd = nb + rng.normal(0, 2.0, m), np.full(m, 1.0)
+        elif q == "shifted":
+            db, sd = nb + rng.normal(0, 2.0) + rng.normal(0, 0.5, m), np.full(m, 0.5)
+        elif q == "upside-down":
+            db, sd = -nb + rng.normal(0, 0.7, m), np.full(m, 0.7)
+        else:
+            db, sd = np.full(m, np.nan), np.full(m, np.nan)
+        fl = z < -4.0
+        if roles.get(n) == "label_only":  # dead, but the columns say learnable
+            db, sd, fl = rng.normal(0.0, 1.0, m), np.full(m, 0.7), np.zeros(m, dtype=bool)
+            q = "label-only"
+        if roles.get(n) == "misflag":  # live, but flagged as no ranking model ever passing it
+            db, sd, fl = np.full(m, 4.0), np.full(m, 0.5), np.ones(m, dtype=bool)
+            q = "misflagged"
+        if q != "missing" and roles.get(n) != "misflag":
+            db = np.where(fl, 4.0, db)
+        logit.append(z)
+        b.append(db)
+        bsd.append(sd)
+        flags.append(fl)
+        source += [n] * m
+        spec["sources"][n] = {"size": m, "shape": str(sh), "prior": q, "role": roles.get(n)}
+    extra_names: list[str] = []
+    twins: list[tuple[str, str]] = []
+    if on["twins"]:
+        a = str(rng.choice(live or names[:1]))
+        t = f"s{S:02d}"
+        i = names.index(a)
+        logit.append(logit[i] + rng.normal(0, 0.2, len(logit[i])))
+        b.append(b[i].copy())
+        bsd.append(bsd[i].copy())
+        flags.append(flags[i].copy())
+        source += [t] * len(logit[i])
+        twins.append((a, t))
+        extra_names.append(t)
+        spec["sources"][t] = {**spec["sources"][a], "role": f"twin of {a}"}
+    noise = harmful = None
+    if on["noise"]:
+        noise = f"s{S + len(extra_names):02d}"
+        m = int(rng.integers(20, 150))
+        logit.append(np.zeros(m))
+        b.append(rng.normal(0.0, 0.7, m))  # the build measured coin flips: looks learnable
+        bsd.append(np.full(m, 0.7))
+        flags.append(np.zeros(m, dtype=bool))
+        source += [noise] * m
+        extra_names.append(noise)
+        spec["sources"][noise] = {"size": m, "shape": "coin", "prior": "good", "role": "noise"}
+    all_names = names + extra_names
+    victims: list[str] = []
+    if on["contradict"] and live:
+        harmful = f"s{S + len(extra_names):02d}"
+        m = int(rng.integers(30, 150))
+        logit.append(np.full(m, -3.0))  # set per run (setup): 2-12% by luck
+        b.append(rng.normal(1.5, 0.7, m))  # looks learnable, hard-ish
+        bsd.append(np.full(m, 0.7))
+        flags.append(np.zeros(m, dtype=bool))
+        source += [harmful] * m
+        all_names.append(harmful)
+        victims = list(rng.choice(live, size=min(2, len(live)), replace=False))
+        spec["sources"][harmful] = {"size": m, "shape": "luck", "prior": "good",
+                                    "role": f"contradicts, hurts {'+'.join(victims)}"}  # fmt: skip
+    gains = {n: float(rng.uniform(0.005, 0.03)) for n in all_names}
+    sat = forget = None
+    if on["saturation"]:
+        sat = str(rng.choice(live or names[:1]))
+        gains[sat] = 0.08
+        spec["sources"][sat]["role"] = (spec["sources"][sat]["role"] or "") + " saturates"
+    if on["forgetting"]:
+        forget = str(rng.choice(live or names[:1]))
+        spec["sources"][forget]["role"] = (spec["sources"][forget]["role"] or "") + " forgets"
+    related = []
+    for _ in range(int(rng.integers(0, 3))):
+        a, c = rng.choice(names, 2, replace=S < 2)
+        if a != c:
+            related.append((str(a), str(c)))
+    spec.update(
+        gain=gains, problem_gain=float(rng.uniform(0.1, 0.4)), related=related, twins=twins,
+        noise=noise, victims=victims, forgetting=forget, forget_rate=float(rng.uniform(0.01, 0.04)),
+        revival=next((n for n, r in roles.items() if r == "revival"), None),
+        revival_at=float(rng.uniform(0.15, 0.6)), saturation=sat,
+        group=int(rng.choice([4, 8, 16])), batch=int(rng.choice([8, 16, 32])),
+    )  # fmt: skip
+    z = np.concatenate(logit)
+    db = np.concatenate(b)
+    unit, unit_std = logit_to_unit(db, np.concatenate(bsd))
+    unit = np.clip(unit, 0.02, 0.98)
+    n_all = len(z)
+    w = GenWorld(
+        scenario=f"g{scenario_seed}",
+        problem_id=[f"g{scenario_seed}-{i}" for i in range(n_all)],
+        source=source,
+        difficulty=unit,
+        difficulty_std=unit_std,
+        logit=z,
+        steps=steps,
+        harmful=harmful,
+        spec=spec,
+        flags=np.concatenate(flags),
+        batch=spec["batch"],
+        group=spec["group"],
+    )
+    w.setup(np.random.default_rng([scenario_seed, seed, 7]))
+    return w
+
+
+def is_generated(scenario: str) -> bool:
+    return scenario.startswith("g") and scenario[1:].isdigit()
+
+
+def make_world(scenario: str, steps: int, seed: int) -> World:
+    """A named scenario (`SCENARIOS`) or a generated one (`g<scenario seed>`)."""
+    if is_generated(scenario):
+        return generate_world(int(scenario[1:]), steps, seed)
+    return load_world(scenario, steps, seed)
+
 # ---- arms -------------------------------------------------------------------------------------
 @dataclass
 class StepRecord:
@@ -238,7 +504,9 @@ class SamplerArm:
         dt = time.perf_counter() - t0
         p = world.pass_rates()[rows]
         rewards = (rng.random((len(rows), self.g)) < p[:, None]).astype(np.float64)
-        extra = {"grad_sketch": _sketch(world, rows, rewards, rng)} if self.sketch else {}
+        extra: dict[str, Any] = {"eval_loss": world.eval_loss()}
+        if self.sketch:
+            extra["grad_sketch"] = _sketch(world, rows, rewards, rng)
         t0 = time.perf_counter()
         out = self.sampler.learn(
             np.repeat(rows, self.g), rewards.ravel(), weights_id=wid, group_size=self.g, **extra
@@ -440,6 +708,12 @@ def _arms() -> dict[str, Maker]:
             FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps), g
         )
 
+    def stack_old(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
+        """The default stack before issue 52: ACODM rewarded by `contribution` under the model."""
+        s = FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps,
+                                         mixer="acodm", mixer_kwargs={"reward": "contribution"})  # fmt: skip
+        return SamplerArm(s, g)
+
     def speed(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
         return SpeedArm(ProblemSampler(w.groups, batch, seed=seed, num_steps=steps), g)
 
@@ -466,6 +740,11 @@ def _arms() -> dict[str, Maker]:
         "beta-prior-global": beta_global,
         "frontier-global": frontier_global,
         "frontier+dump": frontier("dump"),
+        # issue 52: the model's allocation alone (the default with its correction off), the
+        # issue's reference (`source_prior()` recomputed each step), the default before it
+        "frontier+model": frontier("model"),
+        "frontier+prior-recomputed": frontier("model", optimism=0.0, group_size=None),
+        "stack-old": stack_old,
         "frontier+acodm-advantage": frontier("acodm"),
         "dump+prior": with_prior("dump"),
         "acodm+prior": with_prior("acodm"),
@@ -483,13 +762,18 @@ ARMS = _arms()
 
 # ---- one run ----------------------------------------------------------------------------------
 def run(arm: str, scenario: str, seed: int, steps: int, batch: int, g: int) -> dict[str, Any]:
-    world = load_world(scenario, steps, seed)
+    """One arm on one scenario and seed; a generated scenario brings its own `batch` and `g`."""
+    world = make_world(scenario, steps, seed)
+    if isinstance(world, GenWorld):
+        batch, g = world.batch, world.group
     maker = ARMS[arm]
     try:
         a = maker(world, batch, g, steps, seed)
     except TypeError as e:  # an arm the code under test cannot build (an older codemix)
         return {"arm": arm, "scenario": scenario, "seed": seed, "skipped": str(e)}
-    rng = np.random.default_rng([seed, 11, SCENARIOS.index(scenario)])
+    key = SCENARIOS.index(scenario) if scenario in SCENARIOS else 100 + int(scenario[1:])
+    rng = np.random.default_rng([seed, 11, key])
+    world.eval_rng = np.random.default_rng([seed, 13, key])  # apart: rewards stay as they were
     recs: list[StepRecord] = []
     t0 = time.perf_counter()
     for _ in range(steps):
@@ -596,6 +880,68 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def family(runs: list[dict[str, Any]], versus: tuple[str, ...] = ("frontier+dump", "frontier+model"),
+           arm: str = "stack") -> dict[str, Any]:
+    """The registered reading of a block of generated scenarios (benchmarks/pages/
+    mixing-generated.md): per scenario the 5-seed mean gap closed of `arm`; their mean and worst;
+    against each arm of `versus`, how many scenarios `arm` is at least as good (paired mean
+    difference >= -2 standard errors; strictly: >= 0); the scenarios below uniform; and the
+    correction's effect split by whether a contradicting-tests source is there."""
+    by = {(r["scenario"], r["arm"], r["seed"]): r for r in runs}
+    scen = sorted({r["scenario"] for r in runs if is_generated(r["scenario"])}, key=lambda x: int(x[1:]))
+
+    def gaps(sc: str, a: str, key: str = "inf_per_rollout") -> np.ndarray:
+        out = []
+        for s in sorted({r["seed"] for r in runs if r["scenario"] == sc}):
+            r, u, o = by.get((sc, a, s)), by.get((sc, "uniform", s)), by.get((sc, "oracle", s))
+            if r is None or u is None or o is None:
+                continue
+            out.append((r[key] - u[key]) / (o[key] - u[key]))
+        return np.asarray(out)
+
+    per: dict[str, Any] = {}
+    for sc in scen:
+        g, g10 = gaps(sc, arm), gaps(sc, arm, "inf_per_rollout_first10")
+        if not g.size:
+            continue
+        row: dict[str, Any] = {"gap": float(g.mean()), "gap_first10": float(g10.mean())}
+        u = [by[(sc, "uniform", s)]["inf_per_rollout"] for s in range(10) if (sc, "uniform", s) in by]
+        a = [by[(sc, arm, s)]["inf_per_rollout"] for s in range(10) if (sc, arm, s) in by]
+        row["below_uniform"] = bool(np.mean(a) < np.mean(u))
+        row["harmful"] = any(by[k].get("harm_share") is not None for k in by if k[0] == sc)
+        for v in versus:
+            d = g - gaps(sc, v) if gaps(sc, v).size == g.size else np.zeros(0)
+            if d.size:
+                se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+                row[f"vs {v}"] = [round(float(d.mean()), 4), round(se, 4)]
+        per[sc] = row
+    if not per:
+        return {}
+    gs = np.array([r["gap"] for r in per.values()])
+    g10 = np.array([r["gap_first10"] for r in per.values()])
+    out: dict[str, Any] = {
+        "scenarios": len(per),
+        "gap": [round(float(gs.mean()), 4), round(float(gs.min()), 4), min(per, key=lambda k: per[k]["gap"])],
+        "gap_first10": [round(float(g10.mean()), 4), round(float(g10.min()), 4),
+                        min(per, key=lambda k: per[k]["gap_first10"])],
+        "below_uniform": [k for k, r in per.items() if r["below_uniform"]],
+    }  # fmt: skip
+    for v in versus:
+        rows = [(k, r[f"vs {v}"]) for k, r in per.items() if f"vs {v}" in r]
+        if not rows:
+            continue
+        out[f"as good as {v}"] = sum(m >= -2 * se for _, (m, se) in rows)
+        out[f"strictly as good as {v}"] = sum(m >= 0 for _, (m, se) in rows)
+        out[f"loses to {v}"] = [k for k, (m, se) in rows if m < -2 * se]
+        for label, sel in (("harmful", True), ("no harmful", False)):
+            d = np.array([m for k, (m, _) in rows if per[k]["harmful"] is sel])
+            if d.size:
+                se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+                out[f"vs {v}, {label}"] = [round(float(d.mean()), 4), round(se, 4), int(d.size)]
+    out["per_scenario"] = per
+    return out
+
+
 def _ms(x: list[float]) -> list[float] | None:
     if not x:
         return None
@@ -623,7 +969,10 @@ def main() -> None:
     ap.add_argument("--part", choices=sorted(PARTS), help="a registered set of seeds")
     ap.add_argument("--seeds", help="comma-separated seeds (instead of --part)")
     ap.add_argument("--arms", default=",".join(HEADLINE))
-    ap.add_argument("--scenarios", default=",".join(SCENARIOS))
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS),
+                    help="named scenarios and generated ones (g<scenario seed>)")
+    ap.add_argument("--generated", help="a range of generated scenario seeds, e.g. 1000-1039 "
+                    "(instead of --scenarios)")  # fmt: skip
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--batch", type=int, default=16, help="prompts per step")
     ap.add_argument("--group", type=int, default=8, help="completions per prompt")
@@ -643,6 +992,11 @@ def main() -> None:
             raise SystemExit(f"unknown arm {a!r}; choose from {', '.join(ARMS)}")
     needed = sorted(set(arms) | {"uniform", "oracle"}, key=list(ARMS).index)
     scenarios = [s for s in args.scenarios.split(",") if s]
+    if args.generated:
+        lo, _, hi = args.generated.partition("-")
+        scenarios = [f"g{k}" for k in range(int(lo), int(hi or lo) + 1)]
+    elif args.part in GEN_PARTS:
+        scenarios = [f"g{k}" for k in GEN_PARTS[args.part]]
     runs = []
     t0 = time.perf_counter()
     skipped = set()
@@ -657,7 +1011,11 @@ def main() -> None:
     for line in sorted(skipped):
         print(f"skipped {line}")
     summary = summarise(runs)
-    print_table(summary)
+    fam = family(runs)
+    if fam:
+        print(json.dumps({k: v for k, v in fam.items() if k != "per_scenario"}, indent=1))
+    else:
+        print_table(summary)
     # an ad hoc run (no --part) goes to the ignored results/quick/, not beside the registered parts
     named = f"sampling_replay_{args.part}.json" if args.part else "quick/sampling_replay_adhoc.json"
     out = args.out or RESULTS / named
@@ -670,6 +1028,7 @@ def main() -> None:
         "load": os.getloadavg(),
         "wall_s": round(time.perf_counter() - t0, 1),
         "summary": summary,
+        **({"family": fam} if fam else {}),
         "runs": [_for_the_record(r) for r in runs],
     }
     out.parent.mkdir(parents=True, exist_ok=True)
