@@ -743,7 +743,7 @@ def _arms() -> dict[str, Maker]:
         # issue 52: the model's allocation alone (the default with its correction off), the
         # issue's reference (`source_prior()` recomputed each step), the default before it
         "frontier+model": frontier("model"),
-        "frontier+prior-recomputed": frontier("model", optimism=0.0, group_size=None),
+        "frontier+prior-recomputed": frontier("model", optimism=0.0, group_size=8),
         "stack-old": stack_old,
         "frontier+acodm-advantage": frontier("acodm"),
         "dump+prior": with_prior("dump"),

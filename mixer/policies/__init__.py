@@ -15,6 +15,7 @@ from mixer.policies.acodm import ACODM
 from mixer.policies.base import Mixer
 from mixer.policies.baselines import ODM, AdvantageBandit, Static, Uniform
 from mixer.policies.dump import DUMP
+from mixer.policies.model import ACODMResidual, ModelAllocation
 from mixer.policies.proxy import ProxyACODM
 from mixer.policies.transfer import TransferBandit
 from mixer.registry import Registry
@@ -29,6 +30,8 @@ POLICIES: Registry[Mixer] = Registry(
         "odm": ODM,
         "acodm": ACODM,
         "acodm-proxy": ProxyACODM,
+        "acodm-residual": ACODMResidual,
+        "model": ModelAllocation,
         "advantage-bandit": AdvantageBandit,
         "dump": DUMP,
         "transfer-bandit": TransferBandit,

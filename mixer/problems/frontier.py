@@ -33,9 +33,10 @@ __all__ = ["DRAWS", "FrontierSampler", "SCORES"]
 
 SCORES = ("learnability", "learnability-low", "band")
 DRAWS = ("thompson", "proportional")
-#: The source mixer when none is given: ACODM rewarded by each source's share of the step's
-#: informative groups (docs/frontier.md, "The default stack").
-DEFAULT_MIXER, DEFAULT_MIXER_KWARGS = "acodm", {"reward": "contribution"}
+#: The source mixer when none is given: the problem model's allocation each step, with ACODM's
+#: learnt correction on top (`mixer.policies.model`; docs/frontier.md, "The default stack").
+DEFAULT_MIXER: str = "acodm-residual"
+DEFAULT_MIXER_KWARGS: dict[str, Any] = {}
 #: How many batches' worth of the problems the prior expects most learnable set the source
 #: mixer's first weights (see `FrontierSampler.source_prior`).
 PRIOR_DEPTH = 2
@@ -143,6 +144,10 @@ class FrontierSampler(ProblemSampler):
         for g in self.groups:
             self._slots.append(np.arange(start, start + len(g)))
             start += len(g)
+        self._group_size = PRIOR_GROUP_SIZE  # the completions per group seen last
+        follow = getattr(self.mixer, "follow", None)
+        if callable(follow):  # a policy that starts each step from the model's allocation
+            follow(self.model_allocation)
         self.set_prior(difficulty, difficulty_std, never_solved)
         if scorer is not None:
             self.set_scorer(scorer)
@@ -174,17 +179,40 @@ class FrontierSampler(ProblemSampler):
         (the weights: where this sampler's draws would fall with no source mixer)."""
         if self.prior is None:
             return None
+        return self.model_allocation(0.0, PRIOR_GROUP_SIZE)
+
+    def model_allocation(
+        self, optimism: float = 0.0, group_size: int | None = None, depth: float = PRIOR_DEPTH
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """From the model now: per source, the expected chance of an informative group among the
+        problems it would draw (its share of the `depth` batches' worth the model expects most
+        learnable in the whole pool; a source with none there: its best problem's), and each
+        source's share of their expected informative groups, with `explore` (the weights).
+
+        `optimism` (logit standard deviations): each problem's pass logit is moved towards 0 (p =
+        1/2) by up to that many standard deviations of its shared part (`PassRateModel.own_var`:
+        what its source's groups teach about it), so a source the model knows little about lately
+        (a flagged or a revived one, one not drawn for a while) is tried. `group_size`: the
+        completions per group (None: as many as the last groups had). `source_prior` is this at
+        step 0 with no optimism and `PRIOR_GROUP_SIZE`."""
         n = len(self._global)
         src = self._source_lookup[self._global]
         S = len(self.names)
-        mean, var = self.model.predict(np.arange(n))
-        inf = expected_informative(mean, var, PRIOR_GROUP_SIZE)
-        top = np.argsort(-inf, kind="stable")[: min(n, PRIOR_DEPTH * self.batch_size)]
-        mass = np.bincount(src[top], weights=inf[top], minlength=S)
+        j = np.arange(n)
+        mean, var = self.model.predict(j)
+        if optimism > 0:
+            reach = optimism * np.sqrt(np.maximum(var - self.model.own_var(j), 0.0))
+            mean = mean + np.clip(-mean, -reach, reach)
+        inf = expected_informative(mean, var, int(group_size or self._group_size))
+        top = np.argsort(-inf, kind="stable")[: min(n, max(1, int(depth * self.batch_size)))]
+        mass: np.ndarray = np.bincount(src[top], weights=inf[top], minlength=S).astype(np.float64)
         count = np.bincount(src[top], minlength=S)
-        best = np.array([inf[src == s].max() if (src == s).any() else 0.0 for s in range(S)])
+        best = np.zeros(S)
+        np.maximum.at(best, src, inf)
         learnability = np.where(count > 0, mass / np.maximum(count, 1), best)
-        weights = (1.0 - self.explore) * mass / max(float(mass.sum()), 1e-12) + self.explore / S
+        if mass.sum() <= 0:
+            mass = np.ones(S)
+        weights = (1.0 - self.explore) * mass / float(mass.sum()) + self.explore / S
         return learnability, weights
 
     def set_scorer(
@@ -344,9 +372,12 @@ class FrontierSampler(ProblemSampler):
     # ---- learning ----------------------------------------------------------------------------
     def _observe(self, out: GroupOutcome, successes: np.ndarray) -> None:
         self.model.observe(self._slot[out.problems], successes, out.attempts)
+        if out.attempts.size and out.attempts.max() > 0:
+            self._group_size = max(1, int(np.median(out.attempts[out.attempts > 0])))
 
     def _state(self) -> dict:
-        return {"model": self.model.state()}
+        return {"model": self.model.state(), "group_size": self._group_size}
 
     def _load_state(self, state: dict) -> None:
         self.model.load_state(state["model"])
+        self._group_size = int(state.get("group_size", PRIOR_GROUP_SIZE))

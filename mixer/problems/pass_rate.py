@@ -373,6 +373,12 @@ class PassRateModel:
             var = var + np.where(has, extra, 0.0)
         return mean, np.maximum(var, 0.0)
 
+    def own_var(self, j: np.ndarray) -> np.ndarray:
+        """The part of the pass-logit variance of slots `j` (`predict`) that is the problem's own
+        offset r_j; the rest is what problems share (their source's ability, the slope, their
+        bin, the signal's curve), which a source's next groups teach about all of its problems."""
+        return self._var_now(np.asarray(j, dtype=np.int64))
+
     # Expectations under logit p ~ N(mean, var), in closed form: E[sigmoid(z)] ~ sigmoid(k mean)
     # with k = 1 / sqrt(1 + pi var / 8) (the probit approximation), and its derivative in the mean
     # for E[sigmoid'(z)] = E[p (1 - p)]; both within about 5% of quadrature, at one sigmoid each.

@@ -164,7 +164,7 @@ def test_the_default_stack_draws_informative_problems_from_its_first_batch_on_b3
     first = []
     for seed in range(5):
         s = FrontierSampler.from_dataset(table, 16, seed=seed, num_steps=200)
-        assert type(s.mixer).__name__ == "ACODM" and s.mixer.reward_kind == "contribution"
+        assert type(s.mixer).__name__ == "ACODMResidual"
         first.append(inf[np.asarray(s.next_batch())].mean())
     assert inf.mean() < 0.16 and np.mean(first) > 0.4
 
@@ -268,8 +268,8 @@ def test_verl_gives_every_problem_sampler_the_rows_prior_and_the_frontier_its_ow
     for kind in ("mopps", "greso", "uniform"):
         s = build(kind, {}, rows, src.tolist(), 8, make_mixer("dump", 6), 0)
         assert s.prior is not None and s.prior.never_solved.sum() == 215
-    stack = build("frontier", {}, rows, src.tolist(), 8, None, 0, {"power": 1.0})
-    assert type(stack.mixer).__name__ == "ACODM" and stack.mixer.reward_kind == "contribution"
+    stack = build("frontier", {}, rows, src.tolist(), 8, None, 0, {"optimism": 1.0})
+    assert type(stack.mixer).__name__ == "ACODMResidual"
     bare = [{"source": s} for s in src]
     assert build("mopps", {}, bare, src.tolist(), 8, make_mixer("dump", 6), 0).prior is None
     with pytest.raises(KeyError, match="difficulty"):

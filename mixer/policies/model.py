@@ -1,0 +1,279 @@
+"""Source weights that follow the problem model, and ACODM's correction on top of them.
+
+`ModelAllocation` ("model"): each step the weights are the allocation of the problem sampler's
+model (`FrontierSampler.model_allocation`: each source's share of the expected informative groups
+among the problems the model would draw, with optimism for sources it knows little about lately).
+`ACODMResidual` ("acodm-residual", the default of `FrontierSampler`): that allocation times
+exp(rho), rho a per-source residual in log space, zero at the start, chosen by an actor-critic:
+the critic learns each source's value per informative group from the trainer's evaluation (how
+much the target improves per informative group of that source drawn, a signal that does not grow
+with the source's share), the actor moves rho towards the critic's regularised optimum, so a
+source whose groups look learnable but do not help the target (or hurt it) is held down, and
+otherwise the weights stay at the model's allocation. Without an evaluation in the feedback the
+critic learns nothing and rho stays 0. docs/mixer.md, "The default source weights".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from mixer.feedback import Feedback
+from mixer.log import logger
+from mixer.policies.base import Mixer
+
+__all__ = ["ACODMResidual", "Allocation", "CorrectionSettings", "ModelAllocation"]
+
+#: The critic's prior variance of the per-step intercept (what the target gains whatever is
+#: drawn), in units of the running mean square of the gains.
+INTERCEPT_VAR = 0.25
+#: A source is a reference for the others once the model rates it at least this share of the
+#: most learnable source's learnability and this many informative groups of it were drawn lately.
+LIVE, MIN_DRAWN = 0.25, 5.0
+#: The model's allocation: (optimism, group size or None, depth) -> (learnability, weights).
+Allocation = Callable[..., tuple[np.ndarray, np.ndarray]]
+
+
+class ModelAllocation(Mixer):
+    """Weights recomputed each step from the problem model (see the module docstring).
+
+    Args:
+        optimism: logit standard deviations (of what a source's problems share) by which each
+            problem's predicted pass logit is moved towards p = 1/2 before the allocation is
+            computed (0: none; `FrontierSampler.model_allocation`).
+        group_size: completions per group the allocation assumes (None: as many as the last
+            groups had).
+        depth: batches' worth of the problems the model rates best that the allocation counts.
+    Without a model to follow (`follow`; a `FrontierSampler` calls it) the weights stay where
+    `set_prior` put them (uniform without one).
+    """
+
+    name = "model"
+
+    def __init__(
+        self,
+        n_sources: int,
+        optimism: float = 1.0,
+        group_size: int | None = None,
+        depth: float = 2.0,
+        **kw: Any,
+    ) -> None:
+        super().__init__(n_sources, **kw)
+        if not optimism >= 0:
+            raise ValueError(f"optimism must be >= 0, got {optimism}")
+        if group_size is not None and group_size < 1:
+            raise ValueError(f"group_size must be >= 1 or None, got {group_size}")
+        if not depth > 0:
+            raise ValueError(f"depth must be > 0, got {depth}")
+        self.optimism, self.group_size, self.depth = float(optimism), group_size, float(depth)
+        self._provider: Allocation | None = None
+        #: the model's allocation the current weights were made from
+        self.allocation = self._policy.copy()
+        #: each source's expected chance of an informative group, as the model says now
+        self.learnability = np.ones(self.n_sources)
+
+    def follow(self, provider: Allocation) -> None:
+        """Take the weights from `provider(optimism, group_size, depth)` (its second value)."""
+        self._provider = provider
+
+    def _allocate(self) -> np.ndarray | None:
+        if self._provider is None:
+            return None
+        v, w = self._provider(self.optimism, self.group_size, self.depth)
+        self.learnability = np.asarray(v, dtype=np.float64).copy()
+        w = np.asarray(w, dtype=np.float64)
+        return w / w.sum()
+
+    def _start_from(self, learnability: np.ndarray, weights: np.ndarray) -> bool:
+        alloc = self._allocate()
+        if alloc is None:
+            self.allocation, self.learnability = weights.copy(), learnability.copy()
+        else:
+            self.allocation = alloc
+        self._policy = self._final(self.allocation)
+        return True
+
+    def _final(self, allocation: np.ndarray) -> np.ndarray:
+        return allocation
+
+    def _update(self, fb: Feedback) -> None:
+        alloc = self._allocate()
+        if alloc is not None:
+            self.allocation = alloc
+        self._learn(fb)
+        self._policy = self._final(self.allocation)
+
+    def _learn(self, fb: Feedback) -> None:  # noqa: B027 - optional hook
+        """Learn from the step's feedback before the weights are made (subclasses)."""
+
+    def _state(self) -> dict:
+        return {"allocation": self.allocation.copy(), "learnability": self.learnability.copy()}
+
+    def _load_state(self, st: dict) -> None:
+        self.allocation = np.asarray(st["allocation"], dtype=np.float64).copy()
+        self.learnability = np.asarray(st["learnability"], dtype=np.float64).copy()
+
+
+@dataclass(frozen=True)
+class CorrectionSettings:
+    """The knobs of `ACODMResidual`'s actor-critic, validated once.
+
+    correction: False switches the correction off (the weights are the model's allocation).
+    strength: how far the actor lowers a source's log-weight per unit of the value it surely
+        lacks against the source surely worth most (relative to that one's value): a source
+        surely worth nothing moves by -strength (at most -`reach`).
+    reach: the lowest residual, in log-weight (the correction only lowers sources).
+    threshold: standard errors of the critic's estimates: a source is lowered by what its value
+        plus `threshold` of them falls short of the best source's value minus `threshold` of
+        them.
+    prior_std: the critic's prior std of a source's value per informative group, in units of
+        the typical per-step gain.
+    drift: variance the critic's per-source estimates gain per step (old evidence fades).
+    actor_rate: share of the way to the critic's optimum the residual moves each step.
+    """
+
+    correction: bool = True
+    strength: float = 6.0
+    reach: float = 5.0
+    threshold: float = 2.0
+    prior_std: float = 3.0
+    drift: float = 0.002
+    actor_rate: float = 0.5
+
+    def __post_init__(self) -> None:
+        for name in ("strength", "reach", "threshold", "drift"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not self.prior_std > 0:
+            raise ValueError(f"prior_std must be > 0, got {self.prior_std}")
+        if not 0.0 < self.actor_rate <= 1.0:
+            raise ValueError(f"actor_rate must be in (0, 1], got {self.actor_rate}")
+
+
+class ACODMResidual(ModelAllocation):
+    """The model's allocation with an actor-critic's correction in log space (module docstring).
+
+    Critic: a Bayesian linear regression of the drop in `Feedback.eval_loss` between two
+    evaluations on the informative groups drawn from each source in the steps between them (as a
+    share of the groups of a step), with an intercept per step (what the target gains whatever
+    is drawn): beta_i, source i's value per informative group, with a N(0, prior_std^2) prior
+    (in units of the running RMS of the drops) that drifts by `drift` a step. The evaluation a
+    step's feedback carries is taken as measured on the policy that generated that step's
+    rollouts (before the step's update), so the drop between two evaluations is credited to
+    the steps before the later one.
+    Actor: a residual rho in log space, zero at the start, moving (`actor_rate`) towards
+    strength * min(0, ucb_i - best) / best, where ucb_i is beta_i plus `threshold` standard
+    errors and best the largest beta_j minus `threshold` standard errors over the sources drawn
+    (nothing while best <= 0), bounded below by -`reach`; weights = allocation * exp(rho),
+    normalised. A source is lowered only once it is surely worth less per informative group than
+    another; where the values agree the weights are the model's allocation.
+    Settings: a `CorrectionSettings` (`settings=`) or its fields as keywords.
+    """
+
+    name = "acodm-residual"
+
+    def __init__(
+        self,
+        n_sources: int,
+        optimism: float = 1.0,
+        group_size: int | None = None,
+        depth: float = 2.0,
+        settings: CorrectionSettings | None = None,
+        **kw: Any,
+    ) -> None:
+        fields = set(CorrectionSettings.__dataclass_fields__)
+        given = {k: kw.pop(k) for k in list(kw) if k in fields}
+        if settings is not None and given:
+            raise ValueError(f"give settings= or its fields ({', '.join(given)}), not both")
+        self.settings = settings or CorrectionSettings(**given)
+        super().__init__(n_sources, optimism, group_size, depth, **kw)
+        n = self.n_sources
+        self.rho = np.zeros(n)
+        # critic: theta = [intercept, beta_1..beta_n] over features [steps, x_1..x_n]
+        self.theta = np.zeros(n + 1)
+        self.cov = np.diag([INTERCEPT_VAR] + [self.settings.prior_std**2] * n)
+        self.acc = np.zeros(n + 1)  # features since the last evaluation
+        self.last_eval: float | None = None
+        self.y_scale = 0.0  # running RMS of the drops (0: none seen)
+        self.drawn_inf = np.zeros(n)  # informative groups drawn, recency-weighted
+
+    def _final(self, allocation: np.ndarray) -> np.ndarray:
+        if not self.settings.correction:
+            return allocation
+        w = allocation * np.exp(self.rho - self.rho.max())
+        return w / w.sum()
+
+    def _learn(self, fb: Feedback) -> None:
+        st = self.settings
+        counts = np.where(np.isfinite(fb.counts), fb.counts, 0.0)
+        inf = counts * np.where(np.isfinite(fb.zero_adv), 1.0 - fb.zero_adv, 0.0)
+        total = float(counts.sum())
+        x = inf / total if total > 0 else np.zeros(self.n_sources)
+        self.drawn_inf = 0.95 * self.drawn_inf + inf
+        self.cov[1:, 1:] += st.drift * np.eye(self.n_sources) * st.prior_std**2
+        if fb.eval_loss is not None and np.isfinite(fb.eval_loss):
+            if self.last_eval is not None and self.acc[0] > 0:
+                self._critic(self.acc, self.last_eval - float(fb.eval_loss))
+            self.last_eval = float(fb.eval_loss)
+            self.acc = np.zeros(self.n_sources + 1)
+        self.acc += np.concatenate([[1.0], x])
+        if st.correction:
+            self.rho += st.actor_rate * (self._target() - self.rho)
+
+    def _critic(self, phi: np.ndarray, y: float) -> None:
+        if self.y_scale == 0.0:
+            if y == 0.0:
+                return
+            self.y_scale = abs(y)
+        yn = y / self.y_scale
+        self.y_scale = float(np.sqrt(0.95 * self.y_scale**2 + 0.05 * y * y))
+        P = self.cov
+        Pphi = P @ phi
+        k = Pphi / (1.0 + float(phi @ Pphi))
+        self.theta = self.theta + k * (yn - float(phi @ self.theta))
+        self.cov = P - np.outer(k, Pphi)
+
+    def _target(self) -> np.ndarray:
+        """The critic's optimum for rho (see the class docstring)."""
+        st = self.settings
+        n = self.n_sources
+        if self.y_scale == 0.0:
+            return np.zeros(n)
+        beta = self.theta[1:]
+        sd = np.sqrt(np.maximum(np.diag(self.cov)[1:], 0.0))
+        ucb = beta + st.threshold * sd
+        live = (self.learnability >= LIVE * float(self.learnability.max())) & (
+            self.drawn_inf >= MIN_DRAWN
+        )
+        ref = float(ucb[live].max()) if live.any() else 0.0
+        if not ref > 0:  # no source is surely worth anything yet: nothing to compare with
+            return np.zeros(n)
+        gap = np.minimum(ucb - ref, 0.0)
+        return np.maximum(st.strength * gap / ref, -st.reach)
+
+    def _state(self) -> dict:
+        return {
+            **super()._state(),
+            "rho": self.rho.copy(),
+            "theta": self.theta.copy(),
+            "cov": self.cov.copy(),
+            "acc": self.acc.copy(),
+            "last_eval": self.last_eval,
+            "y_scale": self.y_scale,
+            "drawn_inf": self.drawn_inf.copy(),
+            "settings": asdict(self.settings),
+        }
+
+    def _load_state(self, st: dict) -> None:
+        super()._load_state(st)
+        f64 = lambda x: np.asarray(x, dtype=np.float64).copy()  # noqa: E731
+        self.rho, self.theta, self.cov = f64(st["rho"]), f64(st["theta"]), f64(st["cov"])
+        self.acc, self.drawn_inf = f64(st["acc"]), f64(st["drawn_inf"])
+        self.last_eval = None if st["last_eval"] is None else float(st["last_eval"])
+        self.y_scale = float(st["y_scale"])
+        saved = st.get("settings")
+        if saved is not None and saved != asdict(self.settings):
+            logger.info("%s: resuming with settings other than the saved run's", self.name)

@@ -1,0 +1,103 @@
+"""The default source weights (issue 52): the problem model's allocation each step, and ACODM's
+correction on top, on B3's measured step-0 rates (benchmarks/data/b3_step0_rates.json)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mixer import FrontierSampler
+from mixer.policies import make_mixer
+from mixer.policies.model import ACODMResidual, CorrectionSettings, ModelAllocation
+from tests.mixer.test_prior import b3
+
+
+def _table(never_solved: np.ndarray | None = None) -> dict:
+    src, d, sd, never, _ = b3()
+    ns = never if never_solved is None else never_solved
+    return {"source": src.tolist(), "difficulty": d.tolist(), "difficulty_std": sd.tolist(),
+            "never_solved": ns.tolist()}  # fmt: skip
+
+
+def _step(s: FrontierSampler, p: np.ndarray, rng: np.random.Generator, **fb: float) -> np.ndarray:
+    rows = np.asarray(s.next_batch())
+    rewards = (rng.random((len(rows), 8)) < p[rows][:, None]).astype(float)
+    s.learn(np.repeat(rows, 8), rewards.ravel(), weights_id=s.last_weights_id, **fb)
+    return rows
+
+
+def test_the_default_follows_the_model_to_a_source_flagged_never_solved_that_is_live():
+    """compose is flagged never solved in B3's build (75 of 78 problems); if the policy passes it
+    at p 0.3, the weights find it within a few steps, as the model learns it."""
+    src, _, _, _, p = b3()
+    names = sorted(set(src.tolist()))
+    k = names.index("compose")
+    truth = np.where(src == "compose", 0.3, p)
+    s = FrontierSampler.from_dataset(_table(), 16, seed=0, num_steps=100)
+    assert isinstance(s.mixer, ACODMResidual)
+    start = s.mixer.weights()[k]
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        _step(s, truth, rng)
+    assert start < 0.1 and s.mixer.weights()[k] > 2 * start
+    assert np.allclose(s.mixer.rho, 0.0)  # no evaluation given: no correction
+
+
+def test_the_correction_holds_down_a_source_whose_groups_hurt_the_evaluation():
+    """The trainer's evaluation worsens with every informative group of mislabeled drawn and
+    improves with the others': the correction lowers mislabeled below the model's allocation;
+    with the correction off the weights are the allocation."""
+    src, _, _, _, p = b3()
+    names = sorted(set(src.tolist()))
+    h = names.index("mislabeled")
+    truth = np.where(src == "mislabeled", 0.3, p)  # looks learnable
+    runs = {}
+    for on in (True, False):
+        s = FrontierSampler.from_dataset(_table(), 16, seed=1, num_steps=100,
+                                         mixer_kwargs={"correction": on})  # fmt: skip
+        rng, noise = np.random.default_rng(1), np.random.default_rng(2)
+        loss = 1.0
+        for _ in range(40):
+            rows = _step(s, truth, rng, eval_loss=loss)
+            loss += 0.002 * float((src[rows] == "mislabeled").sum())
+            loss -= 0.001 * float((src[rows] != "mislabeled").sum()) + 0.0005 * noise.normal()
+        runs[on] = s.mixer
+    on, off = runs[True], runs[False]
+    assert on.rho[h] < -1.0 and on.weights()[h] < 0.5 * on.allocation[h]
+    assert np.allclose(off.rho, 0.0) or not off.settings.correction
+    assert np.allclose(off._policy, off.allocation)
+
+
+def test_settings_are_validated_once_and_given_one_way():
+    with pytest.raises(ValueError, match="actor_rate"):
+        CorrectionSettings(actor_rate=0.0)
+    with pytest.raises(ValueError, match="not both"):
+        ACODMResidual(3, settings=CorrectionSettings(), strength=2.0)
+    assert ACODMResidual(3, strength=2.0).settings.strength == 2.0
+    with pytest.raises(ValueError, match="optimism"):
+        make_mixer("model", 3, optimism=-1.0)
+
+
+def test_without_a_model_the_allocation_is_the_prior_and_stays():
+    m = ModelAllocation(3)
+    assert m.set_prior([0.5, 0.2, 0.1], [0.6, 0.3, 0.1])
+    w0 = m.weights()
+    m.update({"reward": [0.5, 0.5, 0.5], "counts": [4, 4, 4]})
+    assert np.allclose(m.weights(), w0)
+
+
+def test_resume_of_the_default_is_exact():
+    src, _, _, _, p = b3()
+    a = FrontierSampler.from_dataset(_table(), 16, seed=3, num_steps=50)
+    rng = np.random.default_rng(3)
+    for t in range(6):
+        _step(a, p, rng, eval_loss=1.0 - 0.01 * t)
+    state = a.state_dict()
+    b = FrontierSampler.from_dataset(_table(), 16, seed=99, num_steps=50)
+    b.load_state_dict(state)
+    ra, rb = np.random.default_rng(4), np.random.default_rng(4)
+    for t in range(4):
+        xa = _step(a, p, ra, eval_loss=0.9 - 0.01 * t)
+        xb = _step(b, p, rb, eval_loss=0.9 - 0.01 * t)
+        assert np.array_equal(xa, xb)
+        assert np.array_equal(a.mixer.weights(), b.mixer.weights())
