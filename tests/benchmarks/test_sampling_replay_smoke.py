@@ -26,3 +26,24 @@ def test_a_short_replay_counts_rollouts_and_orders_oracle_stack_uniform() -> Non
     assert len(runs["stack"]["per_step"]["weights"]) == 15  # the mixer's weights, every step
     summary = replay.summarise(list(runs.values()))["b3"]
     assert summary["oracle"]["gap_closed"][0] == 1.0 and summary["uniform"]["gap_closed"][0] == 0.0
+
+
+def test_generated_scenarios_are_seeded_and_read_as_registered() -> None:
+    """A generated scenario is the same for every run seed but its per-run draws, carries its own
+    G and B, counts every rollout, and `family` reads a block as the page registers it."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import sampling_replay as replay
+    finally:
+        sys.path.remove(str(BENCH))
+    a, b = replay.generate_world(3, 40, 0), replay.generate_world(3, 40, 1)
+    assert a.names == b.names and a.spec == b.spec and (a.difficulty[a.flags] >= 0.97).all()
+    assert a.problem_id == b.problem_id and a.group in (4, 8, 16) and a.batch in (8, 16, 32)
+    runs = [replay.run(arm, "g3", seed, 12, 0, 0)
+            for arm in ("uniform", "oracle", "stack", "frontier+model") for seed in (0, 1)]  # fmt: skip
+    assert all(r["rollouts"] == 12 * a.group * a.batch for r in runs)
+    fam = replay.family(runs, versus=("frontier+model",))
+    assert fam["scenarios"] == 1 and fam["as good as frontier+model"] in (0, 1)
+    oracle = [r["inf_per_rollout"] for r in runs if r["arm"] == "oracle"]
+    uniform = [r["inf_per_rollout"] for r in runs if r["arm"] == "uniform"]
+    assert min(oracle) > max(uniform)
