@@ -30,6 +30,12 @@ class ProblemCost:
     against the stage's budget for a problem (`cpu_budget_s`; None: no budget). Thread-safe: a
     problem's runs end on several threads."""
 
+    #: why `cpu_s` is a measured column of every stage that keeps a budget
+    MEASURED_REASON = (
+        "in a too_slow row's reject_detail: the CPU its runs took, measured (whether a "
+        "problem crosses cpu_budget_s is a measurement too)"
+    )
+
     def __init__(self, budget_s: float | None) -> None:
         self.budget_ms = None if budget_s is None else 1000.0 * budget_s
         self.ms = 0.0

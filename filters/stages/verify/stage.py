@@ -146,8 +146,7 @@ class VerifyStage(SandboxedStage):
         "source gives no limit",
         "test_strength": "a mutant slower than its time limit is killed by the timeout: which "
         "ones are depends on measured times",
-        "cpu_s": "in a too_slow row's reject_detail: the CPU its runs took, measured (whether a "
-        "problem crosses cpu_budget_s is a measurement too)",
+        "cpu_s": ProblemCost.MEASURED_REASON,
     }
     output_schema = pa.schema(
         [
