@@ -1,7 +1,7 @@
-"""README's two commands on a fresh clone beside CPU burners, with and without `../shared` (issue 57).
+"""README's two commands on a fresh clone beside CPU burners, with and without `../shared/data` (issue 57).
 
-For each case, clones this checkout's HEAD into a fresh folder (with `../shared` beside it, a
-link to this checkout's `../shared`, or with nothing beside it), starts `--burners` busy loops
+For each case, clones this checkout's HEAD into a fresh folder (with the shared folder beside
+it, a link to the one beside this checkout, so that `../shared/data` resolves, or with nothing), starts `--burners` busy loops
 (`burners.py`), and runs the two bash commands under README.md's "Two commands" exactly as
 written, one after the other, in the clone: the build of the embedded demo, then the tests.
 Writes each command's return code, wall time, the last line of its output (pytest's summary),
