@@ -38,6 +38,7 @@ from curation.store import (
 )
 from filters.contracts import (
     MANIFEST,
+    PROBLEM_ID,
     PROBLEMS_DIR,
     REJECTED_DIR,
     REJECTED_SCHEMA,
@@ -116,7 +117,9 @@ class BuildConfig:
         self.extra = dict(self.extra)
         unknown = sorted(set(self.extra) - (set(STAGE_SETTINGS) - _OWN_FIELDS))
         if unknown:
-            raise TypeError(f"BuildConfig(extra=...) names no registered stage of its own: {', '.join(unknown)}")
+            raise TypeError(
+                f"BuildConfig(extra=...) names no registered stage of its own: {', '.join(unknown)}"
+            )
         for stage, settings_class in STAGE_SETTINGS.items():
             given = self.settings_of(stage)
             if given is None:
@@ -145,7 +148,9 @@ class BuildConfig:
             self.extra[stage] = settings
 
     @classmethod
-    def with_settings(cls, sources: list[SourceSpec], settings: dict[str, Any], **fields: Any) -> BuildConfig:
+    def with_settings(
+        cls, sources: list[SourceSpec], settings: dict[str, Any], **fields: Any
+    ) -> BuildConfig:
         """A configuration from stage name -> settings object, each put in its field or in `extra`."""
         own = {k: v for k, v in settings.items() if k in _OWN_FIELDS}
         extra = {k: v for k, v in settings.items() if k not in _OWN_FIELDS}
@@ -269,13 +274,20 @@ OPTION_OF = {
     "shard_rows": "--shard-rows",
     "batch_rows": "--batch-rows",
     "max_record_bytes": "--max-record-bytes",
-    **{f"{stage}.{setting}": f"--{name.replace('_', '-')}" for name, (stage, setting) in FLAT_SETTINGS.items()},
+    **{
+        f"{stage}.{setting}": f"--{name.replace('_', '-')}"
+        for name, (stage, setting) in FLAT_SETTINGS.items()
+    },
     "decontam.against": "--decontaminate-against/--no-decontaminate",
 }
 
 
 def _short(value: Any) -> str:
-    if isinstance(value, list) and value and all(isinstance(v, dict) and "name" in v for v in value):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, dict) and "name" in v for v in value)
+    ):
         value = [v["name"] + (f":{v['path']}" if v.get("path") else "") + (f" (limit {v['limit']})" if v.get("limit") else "")
                  for v in value]  # fmt: skip
     text = json.dumps(value, default=str) if not isinstance(value, str) else value
@@ -298,9 +310,14 @@ def config_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     old, new = _flat(old), _flat(new)
     order = list(OPTION_OF)
     changes = []
-    for key in sorted(set(old) | set(new), key=lambda k: (k not in OPTION_OF, order.index(k) if k in OPTION_OF else 0, k)):
+    for key in sorted(
+        set(old) | set(new),
+        key=lambda k: (k not in OPTION_OF, order.index(k) if k in OPTION_OF else 0, k),
+    ):
         if old.get(key) != new.get(key):
-            changes.append(f"{OPTION_OF.get(key, key)}: {_short(old.get(key))} -> {_short(new.get(key))}")
+            changes.append(
+                f"{OPTION_OF.get(key, key)}: {_short(old.get(key))} -> {_short(new.get(key))}"
+            )
     return changes
 
 
@@ -345,14 +362,18 @@ def _prepare_out(out: Loc, cfg: BuildConfig, force: bool) -> tuple[bool, bool]:
         clear_outputs(out)
     elif out.exists() and not _empty_but_leftovers(out):
         if not force:
-            raise UserError(f"{out} is not empty and holds no codemix build; choose an empty --out directory or pass --force")
+            raise UserError(
+                f"{out} is not empty and holds no codemix build; choose an empty --out directory or pass --force"
+            )
     else:  # a build killed before it wrote its configuration left a bare .work: nothing to keep
         (out / WORK_DIR).rmtree()
     write_json(work_cfg, cfg_json)
     return False, False
 
 
-def _environment(stages: list[Stage], remote: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+def _environment(
+    stages: list[Stage], remote: dict[str, list[dict[str, Any]]] | None = None
+) -> dict[str, Any]:
     """What each stage found about its surroundings, for the manifest (stages with nothing to say
     are left out). A stage that ran in tasks elsewhere (`remote`: each task's report) is reported
     by its weakest one (`weakest`), with the number of tasks that reported."""
@@ -445,7 +466,9 @@ def _make_out(out: Path) -> bool:
     """Create `out` (and its parents) if need be; whether it was created. One line for a path that
     cannot be a build's directory: a file, a directory that cannot be created or written."""
     if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file, not a directory; choose a new or empty directory for the build")
+        raise UserError(
+            f"--out {out} is a file, not a directory; choose a new or empty directory for the build"
+        )
     created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -454,7 +477,9 @@ def _make_out(out: Path) -> bool:
             f"--out {out}: cannot create the directory ({e.strerror}); choose a --out in a directory you can write to"
         ) from None
     if not os.access(out, os.W_OK | os.X_OK):
-        raise UserError(f"--out {out}: the directory is not writable; choose a --out in a directory you can write to")
+        raise UserError(
+            f"--out {out}: the directory is not writable; choose a --out in a directory you can write to"
+        )
     return created
 
 
@@ -518,7 +543,9 @@ def _build_locked(
     return BuildResult(shown, manifest, runs, resumed=resumed)
 
 
-def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], stages: list[Stage]) -> dict[str, Any]:
+def _finish(
+    out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], stages: list[Stage]
+) -> dict[str, Any]:
     kept: Iterator[pa.Table] = pipe.kept()
     first = next(kept, None)
     if first is None:  # nothing kept: the record's columns, as a rejected row has them
@@ -527,7 +554,10 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
         kept_schema = pa.schema([f for f in first.schema if f.name != ROW_COLUMN])
         kept = itertools.chain([first], kept)
     problems = write_shards(kept, out / PROBLEMS_DIR, cfg.shard_rows, kept_schema)
-    rejected = write_shards(pipe.rejected(), out / REJECTED_DIR, cfg.shard_rows, REJECTED_SCHEMA)
+    measured = sorted({c for s in stages for c in s.measured_columns})
+    costs: list[dict[str, Any]] = []
+    rejected = write_shards(_without_measured(pipe.rejected(), set(measured), costs), out / REJECTED_DIR,
+                            cfg.shard_rows, REJECTED_SCHEMA)  # fmt: skip
     input_counts = Counter(runs[0].kept) + Counter(runs[0].dropped)
     output_counts = Counter(runs[-1].kept)
     manifest = {
@@ -536,8 +566,9 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
         "config": cfg.as_dict(),
         "stage_config": {s.name: s.config() for s in stages},
         "environment": _environment(stages, pipe.environments),
-        "measured_columns": sorted({c for s in stages for c in s.measured_columns}),
+        "measured_columns": measured,
         "measured_reasons": _measured_reasons(stages),
+        "measured_rejections": costs,
         "decontamination": _decontamination(cfg, stages),
         "counts": {
             "input": dict(sorted(input_counts.items())),
@@ -550,6 +581,43 @@ def _finish(out: Path, cfg: BuildConfig, pipe: Pipeline, runs: list[StageRun], s
     }
     manifest["notes"] = source_notes(out, manifest)  # reads the rejected shards just written
     return manifest
+
+
+def _detail_keys(detail: str | None) -> set[str]:
+    parsed = json.loads(detail) if detail else None
+    return set(parsed) if isinstance(parsed, dict) else set()
+
+
+def _without_measured(
+    tables: Iterator[pa.Table], measured: set[str], taken: list[dict[str, Any]]
+) -> Iterator[pa.Table]:
+    """The rejected rows with the measured keys taken out of their `reject_detail` (a `too_slow`
+    row's `cpu_s`), so that the rejected shards hold no value a run measured and are the same
+    bytes from build to build; what is taken out goes to `taken` (the manifest's
+    `measured_rejections`: problem_id, stage and the values)."""
+    for t in tables:
+        details = t.column("reject_detail").to_pylist()
+        if not any(measured & _detail_keys(d) for d in details):
+            yield t
+            continue
+        out: list[str | None] = []
+        for pid, stage, d in zip(
+            t.column(PROBLEM_ID).to_pylist(), t.column("reject_stage").to_pylist(), details
+        ):
+            if measured & _detail_keys(d):
+                parsed = json.loads(d)
+                taken.append(
+                    {
+                        PROBLEM_ID: pid,
+                        "stage": stage,
+                        **{k: parsed.pop(k) for k in sorted(measured & set(parsed))},
+                    }
+                )
+                d = json.dumps(parsed, ensure_ascii=False)
+            out.append(d)
+        yield t.set_column(
+            t.column_names.index("reject_detail"), "reject_detail", pa.array(out, pa.string())
+        )
 
 
 def _decontamination(cfg: BuildConfig, stages: list[Stage]) -> list[dict[str, Any]]:

@@ -107,6 +107,10 @@ def _rejected(out: Path) -> dict[str, Any]:
             if kind == "too_slow":
                 slow.append({"problem_id": r["problem_id"], "stage": r["reject_stage"],
                              **{k: v for k, v in json.loads(r["reject_detail"]).items() if k != "note"}})  # fmt: skip
+    # the measured cost (cpu_s) is in the manifest since the rejected shards hold no measured value
+    costs = {(c["problem_id"], c["stage"]): c for c in json.loads((out / "manifest.json").read_text()).get("measured_rejections", [])}
+    for s in slow:
+        s.update({k: v for k, v in costs.get((s["problem_id"], s["stage"]), {}).items() if k not in s})
     return {"reasons": dict(sorted(reasons.items())), "too_slow": slow}
 
 

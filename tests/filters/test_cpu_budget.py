@@ -103,3 +103,25 @@ def test_the_budget_has_a_documented_default_and_a_range():
     cfg = build_config(verify_cpu_budget=5.0, amplify_cpu_budget=7.5)
     assert (cfg.verify.cpu_budget_s, cfg.amplify.cpu_budget_s) == (5.0, 7.5)
     assert build_config().verify.cpu_budget_s == DEFAULT_CPU_BUDGET_S
+
+
+def test_a_built_too_slow_row_keeps_its_measured_cost_in_the_manifest_not_in_the_shard(tmp_path):
+    """The rejected shards hold nothing a run measured, so two builds write them byte for byte
+    alike (issue 58): a `too_slow` row's `cpu_s` goes to the manifest's `measured_rejections`."""
+    import pyarrow.parquet as pq
+
+    from curation.build import build
+
+    src = tmp_path / "src.jsonl"
+    src.write_text("".join(json.dumps({k: v for k, v in rec(i, **kw).items() if k != "problem_id"}) + "\n"
+                           for i, kw in (("fast", {}), ("slow", {"solutions": [SLOW]}))))  # fmt: skip
+    cfg = build_config(source=[str(src)], skip=["amplify", "dedup", "difficulty"], no_decontaminate=True,
+                       verify_cpu_budget=0.5, mutants=2)  # fmt: skip
+    result = build(cfg, tmp_path / "out", workers=2, write_report=False)
+    (slow,) = pq.read_table(next((tmp_path / "out" / "rejected").glob("*.parquet"))).to_pylist()
+    assert slow["reject_reason"] == "too_slow"
+    assert json.loads(slow["reject_detail"]) == {
+        "cpu_budget_s": 0.5, "note": json.loads(slow["reject_detail"])["note"]}  # fmt: skip
+    (cost,) = result.manifest["measured_rejections"]
+    assert cost["problem_id"] == slow["problem_id"] and cost["stage"] == "verify" and cost["cpu_s"] >= 0.5
+    assert "cpu_s" in result.manifest["measured_columns"]
