@@ -55,8 +55,10 @@ def _run(cmd: list[str], seed: int, events: list[dict[str, Any]], t0: float,
     """Run one build process; SIGINT it once `stop`'s stage reaches its fraction. Its return code."""
     env = dict(os.environ, PYTHONHASHSEED=str(seed), OMP_NUM_THREADS="1")
     env.pop("PYTHONPATH", None)
-    proc = subprocess.Popen(cmd, cwd=HERE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            text=True, env=env)  # fmt: skip
+    # a process started in the background (`nohup ... &`) inherits SIGINT ignored, and Python then
+    # never turns it into KeyboardInterrupt: the build must hear Ctrl-C as a terminal would send it
+    proc = subprocess.Popen(cmd, cwd=HERE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     assert proc.stderr is not None
     sent = False
     for line in proc.stderr:
@@ -157,6 +159,8 @@ def main() -> None:
         for t in threads:
             t.join()
         ok = rcs["straight"][-1] == 0 and rcs["interrupted"][-1] == 0
+        if ok and len(rcs["interrupted"]) < 2:
+            raise SystemExit(f"the interrupted arm was never stopped (return codes {rcs['interrupted']})")
         result: dict[str, Any] = {
             "command": " ".join(sys.argv),
             "build": " ".join(_command(Path("OUT"), args.workers)[1:]),

@@ -51,8 +51,9 @@ def _run(checkout: Path, src: Path, out: Path, workers: int, events: list[dict[s
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("PYTHONPATH", None)
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=checkout, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            text=True, env=env)  # fmt: skip
+    # started in the background, a process inherits SIGINT ignored: restore it, so the stop works
+    proc = subprocess.Popen(cmd, cwd=checkout, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     assert proc.stderr is not None
     stopped = threading.Timer(timeout_s, proc.send_signal, (signal.SIGINT,))
     stopped.start()
