@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -107,6 +107,10 @@ class FrontierSampler(ProblemSampler):
     `FrontierSettings` (`settings=`), or given as keywords. Other arguments are
     `ProblemSampler`'s. `exhaust` is always "recycle": problems are redrawn.
     """
+
+    #: `from_dataset`: a named difficulty column must exist (None: no prior); with nothing else
+    #: given this is the recommended RL sampler (docs/frontier.md)
+    prior_columns_required: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -251,32 +255,6 @@ class FrontierSampler(ProblemSampler):
                 )
             self._new_model(signal=True)
         self.scorer = scorer  # None: draw without scoring; the model keeps the last signals
-
-    @classmethod
-    def from_dataset(
-        cls,
-        dataset: Any,
-        batch_size: int,
-        group_by: str = "source",
-        difficulty_column: str | None = "difficulty",
-        std_column: str | None = "difficulty_std",
-        **kw: Any,
-    ) -> FrontierSampler:
-        """`ProblemSampler.from_dataset`, where a named difficulty column must exist (None: no
-        prior). With nothing else given this is the recommended RL sampler (docs/frontier.md)."""
-        from filters.contracts import UserError
-        from mixer.rows import dataset_column
-
-        for col in (difficulty_column, std_column):
-            if col and dataset_column(dataset, col) is None:
-                raise UserError(
-                    f"the dataset has no column {col!r} (pass difficulty_column=None to "
-                    "sample without a prior)"
-                )
-        sampler = super().from_dataset(
-            dataset, batch_size, group_by, difficulty_column, std_column, **kw
-        )
-        return cast("FrontierSampler", sampler)
 
     def describe(self) -> str:
         line = super().describe() + f"; score {self.score}, explore {self.explore:g}"

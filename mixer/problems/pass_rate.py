@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from filters.stages.difficulty.irt import unit_to_logit
-from mixer.problems.prior import TAU
+from mixer.problems.prior import TAU, checked_unit
 from mixer.settings import resolve
 
 __all__ = ["PassRateModel", "PassRateSettings", "prior_from_unit"]
@@ -81,20 +81,8 @@ def prior_from_unit(
     s = np.full(n, np.nan)
     if difficulty is None:
         return b, s
-    d = np.asarray(difficulty, dtype=np.float64).reshape(-1)
-    if d.shape[0] != n:
-        raise ValueError(f"difficulty has {d.shape[0]} values for {n} problems")
+    d, sd = checked_unit(difficulty, difficulty_std, n)
     ok = np.isfinite(d)
-    if ((d[ok] < 0) | (d[ok] > 1)).any():
-        raise ValueError(
-            "difficulty must lie in [0, 1] (codemix's scale; NaN when unknown); pass "
-            "difficulty_scale='logit' for item-response logits"
-        )
-    sd = np.full(n, np.nan) if difficulty_std is None else np.asarray(difficulty_std, np.float64)
-    if sd.shape[0] != n:
-        raise ValueError(f"difficulty_std has {sd.shape[0]} values for {n} problems")
-    if (sd[np.isfinite(sd)] < 0).any():
-        raise ValueError("difficulty_std must be >= 0 (NaN when unknown)")
     b[ok], s_ok = unit_to_logit(d[ok], np.where(np.isfinite(sd[ok]), sd[ok], np.nan))
     s[ok] = s_ok
     return b, s

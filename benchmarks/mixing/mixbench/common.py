@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from mixbench.paper_acodm import PaperACODM, wants_paper
 from mixer import ACODM, Mixer, make_mixer
 from mixer.policies.acodm import N_FEATURES
 
@@ -75,8 +74,11 @@ def build_mixer(
             kw.setdefault(k, v)
     if spec.policy == "acodm" and "features" in kw:
         return FeatureMaskedACODM(n_sources, seed=seed, names=list(names), **kw)
-    if spec.policy == "acodm" and wants_paper(kw):  # a variant archived out of mixer/ (issue 52)
-        return PaperACODM(n_sources, seed=seed, names=list(names), **kw)
+    if spec.policy == "acodm":
+        from mixbench.paper_acodm import PaperACODM, wants_paper
+
+        if wants_paper(kw):  # a variant archived out of mixer/ (issue 52)
+            return PaperACODM(n_sources, seed=seed, names=list(names), **kw)
     if spec.policy == "acodm-proxy":  # a saved policy comes as policy_file (with its sha)
         kw.pop("state_sha", None)
         state = kw.pop("state", None)  # the policy learnt so far, while proxy runs train it
