@@ -28,18 +28,22 @@ from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixer import GRESO, FrontierSampler, MixedSampler, ProblemSampler  # noqa: E402
 
 
-def _time(sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generator) -> float:
-    """Mean seconds per step of next_batch + feedback (the mixer's update for MixedSampler)."""
+def _time(
+    sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generator, cpu: bool = False
+) -> float:
+    """Mean seconds per step of next_batch + feedback (the mixer's update for MixedSampler);
+    `cpu`: this process's CPU seconds (less moved by other jobs on a shared machine)."""
     from mixer import feedback_from_rewards
 
+    clock = time.process_time if cpu else time.perf_counter
     total = 0.0
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0 = clock()
         idx = np.asarray(sampler.next_batch())
-        t1 = time.perf_counter()
+        t1 = clock()
         rep = np.repeat(idx, group)
         r = (rng.random(rep.size) < p[rep]).astype(float)
-        t2 = time.perf_counter()
+        t2 = clock()
         if isinstance(sampler, ProblemSampler):
             sampler.learn(rep, r, weights_id=sampler.last_weights_id, group_size=group)
         else:
@@ -47,7 +51,7 @@ def _time(sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generat
                 r, np.repeat(sampler.last_sources, group), len(sampler.names)
             )
             sampler.mixer.update(fb)
-        total += (t1 - t0) + (time.perf_counter() - t2)
+        total += (t1 - t0) + (clock() - t2)
     return total / steps
 
 
@@ -95,6 +99,8 @@ def main(argv: list[str] | None = None) -> dict:
                 continue
             _time(sampler, p, 2, group, rng)  # warm up
             row[f"{name}_ms"] = 1e3 * _time(sampler, p, steps, group, rng)
+            if only is not None:
+                row[f"{name}_cpu_ms"] = 1e3 * _time(sampler, p, steps, group, rng, cpu=True)
         rows.append(row)
         if only is not None:  # a subset: its times only
             print(
