@@ -26,10 +26,15 @@ FAV = 2
 def test_with_no_variant_chosen_it_is_acodm_and_mixbench_builds_it_for_archived_keywords() -> None:
     a, b = PaperACODM(N, seed=0, warmup=10), ACODM(N, seed=0, warmup=10)
     assert np.array_equal(run_stream(a, "adv_abs", FAV, 60), run_stream(b, "adv_abs", FAV, 60))
-    spec = MixerSpec("acodm-paper", "acodm", n_norms=2, **PaperACODM.paper_recipe())
-    assert type(build_mixer(spec, 3, ["a", "b", "c"], seed=0)) is PaperACODM
+    names = ["a", "b", "c"]
+    spec = MixerSpec("acodm-paper", "acodm", **PaperACODM.paper_recipe())
+    paper = build_mixer(spec, 3, names, seed=0, horizon=40, n_norms=2)
+    assert type(paper) is PaperACODM and paper.n_norms == 2
+    # the trainers pass every ACODM arm the norms' count; only the paper's state reads it
     plain = MixerSpec("acodm-target", "acodm", reward="target")
-    assert type(build_mixer(plain, 3, ["a", "b", "c"], seed=0)) is ACODM
+    assert type(build_mixer(plain, 3, names, seed=0, horizon=40, n_norms=2)) is ACODM
+    proxy = MixerSpec("acodm-proxy", "acodm-proxy")
+    assert build_mixer(proxy, 3, names, seed=0, horizon=40, n_norms=2).horizon == 40
     with pytest.raises(ValueError, match="allocation"):
         PaperACODM(N, allocation="greedy")
 
