@@ -114,7 +114,8 @@ KIND_NAMES = {"easy": "copy", "medium": "add", "medium2": "max", "hard": "muladd
 
 def parse_arm(text: str) -> SamplerArm:
     """An arm of ARMS by name, optionally with sampler keywords: `frontier[explore=0.25,power=2]`
-    (`model_kwargs={'tau': 0.5}` for the pass-rate model)."""
+    (`model={'tau': 0.5}` for the pass-rate model's `PassRateSettings`; the commands on
+    benchmarks/pages/frontier.md say `model_kwargs`, its name before issue 52)."""
     name, _, rest = text.partition("[")
     if name not in ARMS:
         sys.exit(

@@ -28,18 +28,22 @@ from mixbench.cli import results_dir, stamp  # noqa: E402
 from mixer import GRESO, FrontierSampler, MixedSampler, ProblemSampler  # noqa: E402
 
 
-def _time(sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generator) -> float:
-    """Mean seconds per step of next_batch + feedback (the mixer's update for MixedSampler)."""
+def _time(
+    sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generator, cpu: bool = False
+) -> float:
+    """Mean seconds per step of next_batch + feedback (the mixer's update for MixedSampler);
+    `cpu`: this process's CPU seconds (less moved by other jobs on a shared machine)."""
     from mixer import feedback_from_rewards
 
+    clock = time.process_time if cpu else time.perf_counter
     total = 0.0
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0 = clock()
         idx = np.asarray(sampler.next_batch())
-        t1 = time.perf_counter()
+        t1 = clock()
         rep = np.repeat(idx, group)
         r = (rng.random(rep.size) < p[rep]).astype(float)
-        t2 = time.perf_counter()
+        t2 = clock()
         if isinstance(sampler, ProblemSampler):
             sampler.learn(rep, r, weights_id=sampler.last_weights_id, group_size=group)
         else:
@@ -47,7 +51,7 @@ def _time(sampler, p: np.ndarray, steps: int, group: int, rng: np.random.Generat
                 r, np.repeat(sampler.last_sources, group), len(sampler.names)
             )
             sampler.mixer.update(fb)
-        total += (t1 - t0) + (time.perf_counter() - t2)
+        total += (t1 - t0) + (clock() - t2)
     return total / steps
 
 
@@ -55,10 +59,16 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out-dir", type=Path, default=None, help="results/ (--quick: results/quick/)")
+    ap.add_argument("--samplers", help="comma-separated: only these (default: all)")
+    ap.add_argument("--sizes", help="comma-separated problem counts (default by --quick)")
+    ap.add_argument("--steps", type=int, help="timed steps per sampler (default by --quick)")
     args = ap.parse_args(argv)
     args.out_dir = results_dir(args.out_dir, args.quick)
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-    steps = 5 if args.quick else 20
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",")]
+    steps = args.steps or (5 if args.quick else 20)
+    only = set(args.samplers.split(",")) if args.samplers else None
     batch, group, n_src = 256, 8, 4
     rows = []
     for n in sizes:
@@ -76,18 +86,30 @@ def main(argv: list[str] | None = None) -> dict:
             "greso": GRESO(groups, batch, mixer="advantage-bandit", seed=0),
             "frontier": FrontierSampler(groups, batch, **frontier),
             "stack": FrontierSampler(groups, batch, difficulty=difficulty, seed=0),
-            "frontier_proportional": FrontierSampler(groups, batch, **frontier, draw="proportional"),
+            "frontier_proportional": FrontierSampler(
+                groups, batch, **frontier, draw="proportional"
+            ),
             "frontier_low": FrontierSampler(groups, batch, **frontier, **low),
             "frontier_scored": FrontierSampler(
                 groups, batch, **frontier, **low, scorer=lambda idx, s=signal: s[idx]
             ),
         }
         for name, sampler in samplers.items():
+            if only is not None and name not in only:
+                continue
             _time(sampler, p, 2, group, rng)  # warm up
             row[f"{name}_ms"] = 1e3 * _time(sampler, p, steps, group, rng)
+            if only is not None:
+                row[f"{name}_cpu_ms"] = 1e3 * _time(sampler, p, steps, group, rng, cpu=True)
+        rows.append(row)
+        if only is not None:  # a subset: its times only
+            print(
+                f"{n:>9,} problems: "
+                + ", ".join(f"{k} {v:.2f}" for k, v in row.items() if k.endswith("_ms"))
+            )
+            continue
         row["frontier_vs_mixed"] = row["frontier_ms"] / row["mixed_ms"]
         row["scored_vs_low"] = row["frontier_scored_ms"] / row["frontier_low_ms"]
-        rows.append(row)
         print(
             f"{n:>9,} problems: MixedSampler {row['mixed_ms']:.2f} ms/step, GRESO {row['greso_ms']:.2f}, "
             f"FrontierSampler {row['frontier_ms']:.2f} ({row['frontier_vs_mixed']:.1f}x; proportional "

@@ -19,12 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mixbench.cli import Bench, bench_main  # noqa: E402
 from mixbench.common import MixerSpec  # noqa: E402
+from mixbench.paper_acodm import PaperACODM  # noqa: E402
 from mixbench.rl import RLConfig, run_rl  # noqa: E402
 from mixbench.tasks import CLEAN  # noqa: E402
 
-from mixer import ACODM  # noqa: E402
-
-PAPER = ACODM.paper_recipe()
+PAPER = PaperACODM.paper_recipe()
 ARMS = {
     "uniform": MixerSpec("uniform", "uniform"),
     "static": MixerSpec("static", "static"),

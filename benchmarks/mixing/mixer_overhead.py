@@ -22,8 +22,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mixer import ACODM, Feedback, MixedSampler, make_mixer  # noqa: E402
+from mixbench.paper_acodm import PaperACODM  # noqa: E402
+
+from mixer import Feedback, MixedSampler, make_mixer  # noqa: E402
 
 POLICIES: list[tuple[str, str, dict]] = [
     ("uniform", "uniform", {}),
@@ -71,9 +74,10 @@ def time_updates(name: str, kw: dict, n: int, updates: int) -> dict:
     kw = dict(kw)
     deployed = kw.pop("deployed", False)
     fbs = _stream(n, updates + 50, sketch=kw.pop("sketch", False))
-    if kw.pop("paper", False):
-        kw.update(ACODM.paper_recipe(), n_norms=N_NORMS)
-    m = make_mixer(name, n, seed=0, **({"warmup": 10} if name == "acodm" else {}), **kw)
+    if kw.pop("paper", False):  # archived out of mixer/ (benchmarks/mixing/mixbench/paper_acodm.py)
+        m = PaperACODM(n, seed=0, warmup=10, n_norms=N_NORMS, **PaperACODM.paper_recipe(), **kw)
+    else:
+        m = make_mixer(name, n, seed=0, **({"warmup": 10} if name == "acodm" else {}), **kw)
     if deployed:  # a proxy-trained policy in the target run: acting only, learning done
         m.deploy()
         if name == "acodm-proxy":

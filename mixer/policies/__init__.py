@@ -2,9 +2,10 @@
 registry (`POLICIES`, `make_mixer`), so switching policy is one argument.
 
 The wing's modules: `base` (the `Mixer` interface), `baselines` (uniform, static, ODM, an
-|advantage| bandit), `acodm` (the actor-critic) with `nets` (its numpy networks) and `proxy` (its
-proxy-run mode), `dump` (DUMP), `transfer` (a TAC-style transfer bandit) and `sketch` (gradient
-sketches some policies read). docs/mixer.md, "Adding a policy", says how a new one joins.
+|advantage| bandit), `acodm` (the actor-critic) with `actor_critic` (the state and networks it
+shares with `proxy`, its proxy-run mode) and `nets` (its numpy networks), `model` (the problem
+model's allocation and the default's correction), `dump` (DUMP), `transfer` (a TAC-style
+transfer bandit) and `sketch` (gradient sketches some policies read). docs/mixer.md, "Adding a policy", says how a new one joins.
 """
 
 from __future__ import annotations

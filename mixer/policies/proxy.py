@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from mixer.feedback import Feedback
-from mixer.policies.acodm import _ActorCritic, _saved_policy
+from mixer.policies.actor_critic import _ActorCritic, _saved_policy
 from mixer.policies.baselines import softmax
 from mixer.policies.nets import Adam
 from mixer.policies.sketch import alignment_scores

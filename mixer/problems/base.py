@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -109,6 +109,9 @@ class ProblemSampler(MixedSampler):
     [0, 1] scale, or item-response logits with `difficulty_scale="logit"`) and `never_solved`
     are the build's prior (`set_prior`); `from_dataset` reads them from the dataset's columns.
     """
+
+    #: whether `from_dataset` refuses a dataset without the difficulty columns it names
+    prior_columns_required: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -224,9 +227,17 @@ class ProblemSampler(MixedSampler):
     ) -> ProblemSampler:
         """Sources from a column of the dataset the trainer reads (`MixedSampler.from_dataset`),
         with the prior read from `difficulty_column` / `std_column` (and a `never_solved` column)
-        where the dataset has them (None: no prior). Global index = row."""
+        where the dataset has them (None: no prior; a named column must exist where the class sets
+        `prior_columns_required`). Global index = row."""
+        from filters.contracts import UserError
         from mixer.rows import dataset_column
 
+        for col in (difficulty_column, std_column) if cls.prior_columns_required else ():
+            if col and dataset_column(dataset, col) is None:
+                raise UserError(
+                    f"the dataset has no column {col!r} (pass difficulty_column=None to "
+                    "sample without a prior)"
+                )
         sampler = cast("ProblemSampler", super().from_dataset(dataset, batch_size, group_by, **kw))
         if difficulty_column is not None and dataset_column(dataset, difficulty_column) is not None:
             cls._read_prior(sampler, dataset, difficulty_column, std_column)

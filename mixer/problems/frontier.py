@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 
 from mixer.policies.base import Mixer
 from mixer.problems.base import PRIOR_GROUP_SIZE, GroupOutcome, ProblemSampler
-from mixer.problems.pass_rate import PassRateModel
+from mixer.problems.pass_rate import PassRateModel, PassRateSettings
 from mixer.problems.prior import expected_informative
+from mixer.settings import resolve
 
-__all__ = ["DRAWS", "FrontierSampler", "SCORES"]
+__all__ = ["DRAWS", "FrontierSampler", "FrontierSettings", "SCORES"]
 
 SCORES = ("learnability", "learnability-low", "band")
 DRAWS = ("thompson", "proportional")
@@ -40,6 +42,37 @@ DEFAULT_MIXER_KWARGS: dict[str, Any] = {}
 #: How many batches' worth of the problems the prior expects most learnable set the source
 #: mixer's first weights (see `FrontierSampler.source_prior`).
 PRIOR_DEPTH = 2
+
+
+@dataclass(frozen=True)
+class FrontierSettings:
+    """`FrontierSampler`'s knobs, validated once (their meaning: the `FrontierSampler` docstring).
+    `model` may be given as a mapping of `PassRateSettings` fields."""
+
+    score: str = "learnability"
+    draw: str = "thompson"
+    band: tuple[float, float] = (0.2, 0.8)
+    explore: float = 0.05
+    power: float = 1.0
+    candidates: float = 4.0
+    model: PassRateSettings = field(default_factory=PassRateSettings)
+
+    def __post_init__(self) -> None:
+        if self.score not in SCORES:
+            raise ValueError(f"score must be one of {SCORES}, got {self.score!r}")
+        if self.draw not in DRAWS:
+            raise ValueError(f"draw must be one of {DRAWS}, got {self.draw!r}")
+        if not 0.0 <= self.explore <= 1.0:
+            raise ValueError(f"explore must be in [0, 1], got {self.explore}")
+        if not self.power > 0:
+            raise ValueError(f"power must be > 0, got {self.power}")
+        if not self.candidates >= 1:
+            raise ValueError(f"candidates must be >= 1, got {self.candidates}")
+        lo, hi = (float(x) for x in self.band)
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ValueError(f"band must be (lo, hi) with 0 <= lo < hi <= 1, got {self.band}")
+        if isinstance(self.model, Mapping):
+            object.__setattr__(self, "model", PassRateSettings(**self.model))
 
 
 class FrontierSampler(ProblemSampler):
@@ -66,12 +99,18 @@ class FrontierSampler(ProblemSampler):
         power: with `draw="proportional"`, scores are raised to this power before normalising.
         never_solved: bool per global index, problems no ranking model solved (their difficulty is
             a bound; `mixer.problems.prior`); `from_dataset` reads a `never_solved` column.
-        model_kwargs: keywords for `PassRateModel` (half_life, drift, tau, ...).
         scorer: a callable from global indices (an int array) to one float per problem, higher for
             problems the policy is more likely to pass now (NaN: unknown); see `set_scorer`.
         candidates: with a scorer, problems scored per problem drawn (at least 1).
-    Other arguments are `ProblemSampler`'s. `exhaust` is always "recycle": problems are redrawn.
+        model: the `PassRateSettings` of the pass-rate model (a mapping of its fields works too).
+    `score`, `draw`, `band`, `explore`, `power`, `candidates` and `model` are the fields of one
+    `FrontierSettings` (`settings=`), or given as keywords. Other arguments are
+    `ProblemSampler`'s. `exhaust` is always "recycle": problems are redrawn.
     """
+
+    #: `from_dataset`: a named difficulty column must exist (None: no prior); with nothing else
+    #: given this is the recommended RL sampler (docs/frontier.md)
+    prior_columns_required: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -85,34 +124,19 @@ class FrontierSampler(ProblemSampler):
         mixer_kwargs: Mapping[str, Any] | None = None,
         reward_range: tuple[float, float] = (0.0, 1.0),
         difficulty_scale: str = "unit",
-        score: str = "learnability",
-        draw: str = "thompson",
-        band: tuple[float, float] = (0.2, 0.8),
-        explore: float = 0.05,
-        power: float = 1.0,
-        model_kwargs: Mapping[str, Any] | None = None,
         exhaust: str = "recycle",
         scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None,
-        candidates: float = 4.0,
         never_solved: Sequence[bool] | np.ndarray | None = None,
+        settings: FrontierSettings | None = None,
+        **kw: Any,
     ) -> None:
         if exhaust != "recycle":
             raise ValueError(
                 "FrontierSampler redraws problems by design; exhaust must be 'recycle'"
             )
-        if score not in SCORES:
-            raise ValueError(f"score must be one of {SCORES}, got {score!r}")
-        if draw not in DRAWS:
-            raise ValueError(f"draw must be one of {DRAWS}, got {draw!r}")
-        if not 0.0 <= explore <= 1.0:
-            raise ValueError(f"explore must be in [0, 1], got {explore}")
-        if not power > 0:
-            raise ValueError(f"power must be > 0, got {power}")
-        if not candidates >= 1:
-            raise ValueError(f"candidates must be >= 1, got {candidates}")
-        lo, hi = (float(x) for x in band)
-        if not 0.0 <= lo < hi <= 1.0:
-            raise ValueError(f"band must be (lo, hi) with 0 <= lo < hi <= 1, got {band}")
+        self.settings = st = resolve(FrontierSettings, settings, kw)
+        if kw:
+            raise TypeError(f"FrontierSampler got unexpected keywords: {', '.join(kw)}")
         if mixer is None:  # the default stack: ACODM allocates across sources
             mixer, mixer_kwargs = DEFAULT_MIXER, {**DEFAULT_MIXER_KWARGS, **(mixer_kwargs or {})}
         super().__init__(
@@ -125,15 +149,9 @@ class FrontierSampler(ProblemSampler):
             reward_range=reward_range,
             difficulty_scale=difficulty_scale,
         )
-        self.score, self.draw, self.band, self.explore, self.power = (
-            score,
-            draw,
-            (lo, hi),
-            float(explore),
-            float(power),
-        )
-        self.model_kwargs = dict(model_kwargs or {})
-        self.candidates = float(candidates)
+        self.score, self.draw, self.band = st.score, st.draw, (float(st.band[0]), float(st.band[1]))
+        self.explore, self.power = float(st.explore), float(st.power)
+        self.candidates = float(st.candidates)
         self.scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None = None
         # slot k of the model = k-th problem in source order; _slot maps a global index to it
         self._global = np.concatenate(self.groups)
@@ -168,7 +186,7 @@ class FrontierSampler(ProblemSampler):
             p = self.prior.take(self._global)
             b, s, ns = -p.mean, p.std, p.never_solved
         self.model = PassRateModel(
-            src, len(self.names), b, s, signal=signal, never_solved=ns, **self.model_kwargs
+            src, len(self.names), b, s, signal=signal, never_solved=ns, settings=self.settings.model
         )
 
     def source_prior(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -237,32 +255,6 @@ class FrontierSampler(ProblemSampler):
                 )
             self._new_model(signal=True)
         self.scorer = scorer  # None: draw without scoring; the model keeps the last signals
-
-    @classmethod
-    def from_dataset(
-        cls,
-        dataset: Any,
-        batch_size: int,
-        group_by: str = "source",
-        difficulty_column: str | None = "difficulty",
-        std_column: str | None = "difficulty_std",
-        **kw: Any,
-    ) -> FrontierSampler:
-        """`ProblemSampler.from_dataset`, where a named difficulty column must exist (None: no
-        prior). With nothing else given this is the recommended RL sampler (docs/frontier.md)."""
-        from filters.contracts import UserError
-        from mixer.rows import dataset_column
-
-        for col in (difficulty_column, std_column):
-            if col and dataset_column(dataset, col) is None:
-                raise UserError(
-                    f"the dataset has no column {col!r} (pass difficulty_column=None to "
-                    "sample without a prior)"
-                )
-        sampler = super().from_dataset(
-            dataset, batch_size, group_by, difficulty_column, std_column, **kw
-        )
-        return cast("FrontierSampler", sampler)
 
     def describe(self) -> str:
         line = super().describe() + f"; score {self.score}, explore {self.explore:g}"

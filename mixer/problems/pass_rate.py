@@ -37,14 +37,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from filters.stages.difficulty.irt import unit_to_logit
-from mixer.problems.prior import TAU
+from mixer.problems.prior import TAU, checked_unit
+from mixer.settings import resolve
 
-__all__ = ["PassRateModel", "prior_from_unit"]
+__all__ = ["PassRateModel", "PassRateSettings", "prior_from_unit"]
 
 _PRUNE = 1e-2  # buffer rows whose weight fell below this are dropped
 # E[f(z)], z ~ N(m, v) = sum_i w_i f(m + sqrt(2 v) x_i) / sqrt(pi)
@@ -79,23 +81,62 @@ def prior_from_unit(
     s = np.full(n, np.nan)
     if difficulty is None:
         return b, s
-    d = np.asarray(difficulty, dtype=np.float64).reshape(-1)
-    if d.shape[0] != n:
-        raise ValueError(f"difficulty has {d.shape[0]} values for {n} problems")
+    d, sd = checked_unit(difficulty, difficulty_std, n)
     ok = np.isfinite(d)
-    if ((d[ok] < 0) | (d[ok] > 1)).any():
-        raise ValueError(
-            "difficulty must lie in [0, 1] (codemix's scale; NaN when unknown); pass "
-            "difficulty_scale='logit' for item-response logits"
-        )
-    sd = np.full(n, np.nan) if difficulty_std is None else np.asarray(difficulty_std, np.float64)
-    if sd.shape[0] != n:
-        raise ValueError(f"difficulty_std has {sd.shape[0]} values for {n} problems")
-    if (sd[np.isfinite(sd)] < 0).any():
-        raise ValueError("difficulty_std must be >= 0 (NaN when unknown)")
     b[ok], s_ok = unit_to_logit(d[ok], np.where(np.isfinite(sd[ok]), sd[ok], np.nan))
     s[ok] = s_ok
     return b, s
+
+
+@dataclass(frozen=True)
+class PassRateSettings:
+    """`PassRateModel`'s knobs, validated once.
+
+    half_life: updates after which a group's weight in the ability fit has halved.
+    drift: variance (logit^2) a problem's own estimate loses per update.
+    tau: the policy's own deviation from the curated difficulty (logit std), added to every prior.
+    default_std: uncertainty of a difficulty given without a std.
+    no_prior_std: a problem's uncertainty when nothing in the whole set has a difficulty.
+    min_std, max_std: the range a problem's prior std is clipped to.
+    ability_prior, slope_prior: (mean, std) of c_s and of a; None: (0, 1) and (1, 0.25) with a
+        curated difficulty (the policy starts near the models that ranked the build, on their
+        scale), (0, 3) and (1, 0.5) without one.
+    bins: curated-difficulty bins per source with their own offset u (0: none, the default).
+    bin_std: the prior std of each bin's offset (logit).
+    signal_prior: (mean, std) of the signal's slope g_0, per standard deviation of the signal.
+    signal_knots: where, in standard deviations of the first signal values given, the
+        calibration's slope may change: the signal enters as g_0 z + sum_i g_i (z - knot_i)+, a
+        piecewise-linear curve fitted to the rewards, since a likelihood is not a pass logit
+        (log p flattens near p = 1 where the logit does not); the g_i have prior
+        N(0, signal_prior std^2).
+    """
+
+    half_life: float = 10.0
+    drift: float = 0.02
+    tau: float = TAU
+    default_std: float = 1.0
+    no_prior_std: float = 2.0
+    min_std: float = 0.3
+    max_std: float = 3.0
+    ability_prior: tuple[float, float] | None = None
+    slope_prior: tuple[float, float] | None = None
+    bins: int = 0
+    bin_std: float = 1.0
+    signal_prior: tuple[float, float] = (0.0, 3.0)
+    signal_knots: tuple[float, ...] = (-1.0, 0.0, 1.0)
+
+    def __post_init__(self) -> None:
+        h, d, t, lo, hi = self.half_life, self.drift, self.tau, self.min_std, self.max_std
+        if h <= 0 or d < 0 or t < 0 or lo <= 0 or hi < lo:
+            raise ValueError("need half_life > 0, drift >= 0, tau >= 0 and 0 < min_std <= max_std")
+        if isinstance(self.bins, bool) or int(self.bins) != self.bins or self.bins < 0:
+            raise ValueError(f"bins must be an integer >= 0, got {self.bins!r}")
+        if not self.bin_std > 0:
+            raise ValueError(f"bin_std must be > 0, got {self.bin_std}")
+        if not float(self.signal_prior[1]) > 0:
+            raise ValueError(f"signal_prior's std must be > 0, got {self.signal_prior[1]}")
+        if not np.isfinite(np.asarray(self.signal_knots, dtype=np.float64)).all():
+            raise ValueError("signal_knots must be finite")
 
 
 class PassRateModel:
@@ -104,24 +145,9 @@ class PassRateModel:
     Args:
         difficulty, difficulty_std: logit difficulty and its std per slot (NaN where unknown), or
             None for no prior at all (every problem starts at its source's mean ability).
-        half_life: updates after which a group's weight in the ability fit has halved.
-        drift: variance (logit^2) a problem's own estimate loses per update.
-        tau: the policy's own deviation from the curated difficulty (logit std), added to every prior.
-        default_std: uncertainty of a difficulty given without a std.
-        no_prior_std: a problem's uncertainty when nothing in the whole set has a difficulty.
-        ability_prior, slope_prior: (mean, std) of c_s and of a; None: (0, 1) and (1, 0.25) with a
-            curated difficulty (the policy starts near the models that ranked the build, on
-            their scale), (0, 3) and (1, 0.5) without one.
-        never_solved: bool per slot, problems no ranking model passed (their own offset per source).
-        bins: curated-difficulty bins per source with their own offset u (0: none, the default).
-        bin_std: the prior std of each bin's offset (logit).
         signal: whether the model takes a per-problem signal of the policy now (`observe_signal`).
-        signal_prior: (mean, std) of its slope g_0, per standard deviation of the signal.
-        signal_knots: where, in standard deviations of the first signal values given, the
-            calibration's slope may change: the signal enters as g_0 z + sum_i g_i (z - knot_i)+,
-            a piecewise-linear curve fitted to the rewards, since a likelihood is not a pass
-            logit (log p flattens near p = 1 where the logit does not); the g_i have prior
-            N(0, signal_prior std^2).
+        never_solved: bool per slot, problems no ranking model passed (their own offset per source).
+        settings: a `PassRateSettings`, or its fields as keywords.
     """
 
     def __init__(
@@ -130,37 +156,21 @@ class PassRateModel:
         n_sources: int,
         difficulty: np.ndarray | None = None,
         difficulty_std: np.ndarray | None = None,
-        half_life: float = 10.0,
-        drift: float = 0.02,
-        tau: float = TAU,
-        default_std: float = 1.0,
-        no_prior_std: float = 2.0,
-        min_std: float = 0.3,
-        max_std: float = 3.0,
-        ability_prior: tuple[float, float] | None = None,
-        slope_prior: tuple[float, float] | None = None,
-        bins: int = 0,
-        bin_std: float = 1.0,
         signal: bool = False,
-        signal_prior: tuple[float, float] = (0.0, 3.0),
-        signal_knots: tuple[float, ...] = (-1.0, 0.0, 1.0),
         never_solved: np.ndarray | None = None,
+        settings: PassRateSettings | None = None,
+        **kw: Any,
     ) -> None:
+        self.settings = st = resolve(PassRateSettings, settings, kw)
+        if kw:
+            raise TypeError(f"PassRateModel got unexpected keywords: {', '.join(kw)}")
         self.sources = np.asarray(sources, dtype=np.int64).reshape(-1)
         self.n_sources = int(n_sources)
         n = len(self.sources)
         if n == 0:
             raise ValueError("no problems")
-        if half_life <= 0 or drift < 0 or tau < 0 or min_std <= 0 or max_std < min_std:
-            raise ValueError("need half_life > 0, drift >= 0, tau >= 0 and 0 < min_std <= max_std")
-        if isinstance(bins, bool) or int(bins) != bins or bins < 0:
-            raise ValueError(f"bins must be an integer >= 0, got {bins!r}")
-        if not bin_std > 0:
-            raise ValueError(f"bin_std must be > 0, got {bin_std}")
-        if not float(signal_prior[1]) > 0:
-            raise ValueError(f"signal_prior's std must be > 0, got {signal_prior[1]}")
-        self.half_life, self.drift, self.tau = float(half_life), float(drift), float(tau)
-        self.signal_prior = (float(signal_prior[0]), float(signal_prior[1]))
+        self.half_life, self.drift, self.tau = float(st.half_life), float(st.drift), float(st.tau)
+        self.signal_prior = (float(st.signal_prior[0]), float(st.signal_prior[1]))
         b = np.full(n, np.nan) if difficulty is None else np.asarray(difficulty, np.float64).copy()
         s = (
             np.full(n, np.nan)
@@ -170,6 +180,7 @@ class PassRateModel:
         if b.shape != (n,) or s.shape != (n,):
             raise ValueError(f"difficulty and difficulty_std need one value per problem ({n})")
         self.has_prior = bool(np.isfinite(b).any())
+        ability_prior, slope_prior = st.ability_prior, st.slope_prior
         if ability_prior is None:
             ability_prior = (0.0, 1.0) if self.has_prior else (0.0, 3.0)
         if slope_prior is None:
@@ -180,11 +191,11 @@ class PassRateModel:
         if ns.shape != (n,):
             raise ValueError(f"never_solved needs one value per problem ({n})")
         self.never_solved = ns.copy()
-        self.b, s = self._fill_unknown(b, s, default_std, no_prior_std)
-        self.bins, self.bin_std = int(bins), float(bin_std)
+        self.b, s = self._fill_unknown(b, s, st.default_std, st.no_prior_std)
+        self.bins, self.bin_std = int(st.bins), float(st.bin_std)
         self.bin, self.n_bins = self._bin_slots(self.b, ns)
         self.u = np.zeros(self.n_bins)
-        self.prior_var = np.clip(s, min_std, max_std) ** 2 + self.tau**2
+        self.prior_var = np.clip(s, st.min_std, st.max_std) ** 2 + self.tau**2
         self.m = np.zeros(n)  # posterior mean of r_j
         self.v = self.prior_var.copy()  # its variance when last updated
         self.last = np.zeros(n)  # update count at that time
@@ -193,9 +204,7 @@ class PassRateModel:
         self.has_signal = bool(signal)
         self.sig = np.full(n, np.nan)
         self.sig_center, self.sig_scale = 0.0, 0.0  # scale 0: no signal seen yet
-        self.knots = np.asarray(signal_knots, dtype=np.float64).reshape(-1)
-        if not np.isfinite(self.knots).all():
-            raise ValueError("signal_knots must be finite")
+        self.knots = np.asarray(st.signal_knots, dtype=np.float64).reshape(-1)
         n_g = 1 + len(self.knots) if self.has_signal else 0
         self.g = np.zeros(n_g)
         if n_g:

@@ -31,6 +31,7 @@ from filters.stages.difficulty.irt import unit_to_logit
 __all__ = [
     "DifficultyPrior",
     "TAU",
+    "checked_unit",
     "expected_informative",
     "floats_of",
     "informative_probability",
@@ -55,6 +56,36 @@ def expected_informative(mean: np.ndarray, var: np.ndarray, group_size: int) -> 
     z = mean[..., None] + np.sqrt(2.0 * np.maximum(var, 0.0))[..., None] * _GH_X
     p = 0.5 * (1.0 + np.tanh(0.5 * z))
     return informative_probability(p, group_size) @ _GH_W / math.sqrt(math.pi)
+
+
+def checked_unit(
+    difficulty: Sequence[float] | np.ndarray,
+    difficulty_std: Sequence[float] | np.ndarray | None,
+    n: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """codemix's [0, 1] `difficulty` / `difficulty_std` columns as float arrays (NaN where unknown;
+    std all NaN when None), each `n` long (default: as many as `difficulty`). Values outside
+    [0, 1], negative stds or other lengths raise ValueError."""
+    d = np.asarray(difficulty, dtype=np.float64).reshape(-1)
+    if n is not None and d.shape[0] != n:
+        raise ValueError(f"difficulty has {d.shape[0]} values for {n} problems")
+    n = d.shape[0]
+    sd = (
+        np.full(n, np.nan)
+        if difficulty_std is None
+        else np.asarray(difficulty_std, dtype=np.float64).reshape(-1)
+    )
+    if sd.shape[0] != n:
+        raise ValueError(f"difficulty_std has {sd.shape[0]} values for {n} problems")
+    ok = np.isfinite(d)
+    if ((d[ok] < 0) | (d[ok] > 1)).any():
+        raise ValueError(
+            "difficulty must lie in [0, 1] (codemix's scale; NaN when unknown); pass "
+            "difficulty_scale='logit' for item-response logits"
+        )
+    if (sd[np.isfinite(sd)] < 0).any():
+        raise ValueError("difficulty_std must be >= 0 (NaN when unknown)")
+    return d, sd
 
 
 @dataclass(frozen=True)
@@ -88,23 +119,8 @@ class DifficultyPrior:
 
         `never_solved` (bool per problem; None: none) marks the problems no ranking model solved
         (see the module docstring). Values outside [0, 1] or negative stds raise ValueError."""
-        d = np.asarray(difficulty, dtype=np.float64).reshape(-1)
-        n = d.shape[0]
-        sd = (
-            np.full(n, np.nan)
-            if difficulty_std is None
-            else np.asarray(difficulty_std, dtype=np.float64).reshape(-1)
-        )
-        if sd.shape[0] != n:
-            raise ValueError(f"difficulty_std has {sd.shape[0]} values for {n} problems")
-        ok = np.isfinite(d)
-        if ((d[ok] < 0) | (d[ok] > 1)).any():
-            raise ValueError(
-                "difficulty must lie in [0, 1] (codemix's scale; NaN when unknown); pass "
-                "difficulty_scale='logit' for item-response logits"
-            )
-        if (sd[np.isfinite(sd)] < 0).any():
-            raise ValueError("difficulty_std must be >= 0 (NaN when unknown)")
+        d, sd = checked_unit(difficulty, difficulty_std)
+        n, ok = d.shape[0], np.isfinite(d)
         if not 0.0 < never_solved_pass < 1.0:
             raise ValueError(f"never_solved_pass must lie in (0, 1), got {never_solved_pass}")
         ns = np.zeros(n, dtype=bool)

@@ -107,7 +107,7 @@ def test_state_round_trips_exactly_through_the_sampler():
             24,
             difficulty=_unit(b),
             seed=7,
-            model_kwargs={"bins": 4},
+            model={"bins": 4},
         )
 
     def step(s, g):
@@ -146,13 +146,13 @@ def test_nan_difficulties_no_prior_one_problem_group_one_and_partial_credit():
         {"a": range(6), "one": [6]},
         6,
         difficulty=[0.1, 0.3, np.nan, 0.7, 0.9, np.nan, np.nan],
-        model_kwargs={"bins": 3},
+        model={"bins": 3},
         reward_range=(-1.0, 1.0),
         seed=0,
     )
     assert s.model.n_bins == 4  # three in "a", one for the lone problem
     none = FrontierSampler(
-        {"a": range(6), "one": [6]}, 6, model_kwargs={"bins": 3}, reward_range=(-1.0, 1.0)
+        {"a": range(6), "one": [6]}, 6, model={"bins": 3}, reward_range=(-1.0, 1.0)
     )
     assert none.model.n_bins == 2
     for sampler in (s, none):
@@ -163,7 +163,7 @@ def test_nan_difficulties_no_prior_one_problem_group_one_and_partial_credit():
         pr = sampler.predicted_pass_rate(range(7))
         assert np.isfinite(pr).all() and np.isfinite(sampler.scores(range(7))).all()
         assert pr[:3].mean() > pr[3:6].mean()
-    s2 = FrontierSampler({"a": range(4)}, 4, reward_range=(-1.0, 1.0), model_kwargs={"bins": 2})
+    s2 = FrontierSampler({"a": range(4)}, 4, reward_range=(-1.0, 1.0), model={"bins": 2})
     s2.next_batch()
     out = s2.learn(
         np.repeat(np.arange(4), 4), np.tile([1.0, -1.0, 0.0, 0.5], 4), weights_id=s2.last_weights_id

@@ -46,7 +46,7 @@ def test_it_prefers_problems_failed_over_problems_nearly_solved(draw):
             draw=draw,
             mixer="uniform",
             explore=0.0,
-            model_kwargs={
+            model={
                 "tau": 0.0,
                 "min_std": 1e-3,
                 "ability_prior": (0.0, 1e-3),

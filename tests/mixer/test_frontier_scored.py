@@ -194,7 +194,7 @@ def test_resume_with_a_scorer_reproduces_draws_and_predictions_exactly():
         FrontierSampler(groups, 16, difficulty=difficulty, seed=3).load_state_dict(state)
     other_knots = FrontierSampler(
         groups, 16, difficulty=difficulty, seed=3, scorer=np.zeros_like,
-        model_kwargs={"signal_knots": (0.0,)},
+        model={"signal_knots": (0.0,)},
     )  # fmt: skip
     with pytest.raises(ValueError, match="signal knots"):
         other_knots.load_state_dict(state)

@@ -67,13 +67,23 @@ class FeatureMaskedACODM(ACODM):
 def build_mixer(
     spec: MixerSpec, n_sources: int, names: Sequence[str], seed: int, **extra: Any
 ) -> Mixer:
-    """The mixer of one arm for one seed (extra keywords, e.g. `horizon`, go in when the policy takes them)."""
+    """The mixer of one arm for one seed (extra keywords, e.g. `horizon`, go in when the policy
+    takes them: `n_norms`, the weight matrices the trainer sends norms of, only to an arm that
+    reads the paper's state)."""
+    from mixbench.paper_acodm import PaperACODM, wants_paper
+
     kw = dict(spec.kw)
+    paper = spec.policy == "acodm" and wants_paper(
+        kw
+    )  # a variant archived out of mixer/ (issue 52)
     if spec.policy in ("acodm", "acodm-proxy"):
         for k, v in extra.items():
-            kw.setdefault(k, v)
+            if k != "n_norms" or paper:
+                kw.setdefault(k, v)
     if spec.policy == "acodm" and "features" in kw:
         return FeatureMaskedACODM(n_sources, seed=seed, names=list(names), **kw)
+    if paper:
+        return PaperACODM(n_sources, seed=seed, names=list(names), **kw)
     if spec.policy == "acodm-proxy":  # a saved policy comes as policy_file (with its sha)
         kw.pop("state_sha", None)
         state = kw.pop("state", None)  # the policy learnt so far, while proxy runs train it
