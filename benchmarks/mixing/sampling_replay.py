@@ -997,17 +997,41 @@ def main() -> None:
         scenarios = [f"g{k}" for k in range(int(lo), int(hi or lo) + 1)]
     elif args.part in GEN_PARTS:
         scenarios = [f"g{k}" for k in GEN_PARTS[args.part]]
-    runs = []
+    # an ad hoc run (no --part) goes to the ignored results/quick/, not beside the registered parts
+    named = f"sampling_replay_{args.part}.json" if args.part else "quick/sampling_replay_adhoc.json"
+    out = args.out or RESULTS / named
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # each finished scenario is appended to <out>.partial.jsonl; a rerun of the same command
+    # takes the scenarios found there and runs only the others (resume after an interruption)
+    partial = out.with_name(out.name + ".partial.jsonl")
+    key = {"seeds": seeds, "arms": needed, "steps": args.steps, "batch": args.batch,
+           "group": args.group}  # fmt: skip
+    done: dict[str, list[dict[str, Any]]] = {}
+    if partial.exists():
+        for line in partial.read_text().splitlines():
+            rec0 = json.loads(line)
+            if rec0["key"] == key:
+                done[rec0["scenario"]] = rec0["runs"]
+        if done:
+            print(f"resuming: {len(done)} scenarios from {partial}")
+    runs: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     skipped = set()
     for sc in scenarios:
+        if sc in done:
+            runs += done[sc]
+            continue
+        mine = []
         for seed in seeds:
             for arm in needed:
                 r = run(arm, sc, seed, args.steps, args.batch, args.group)
                 if "skipped" in r:
                     skipped.add(f"{arm}: {r['skipped']}")
                 else:
-                    runs.append(r)
+                    mine.append(_for_the_record(r))
+        runs += mine
+        with partial.open("a") as f:
+            f.write(json.dumps({"key": key, "scenario": sc, "runs": mine}) + "\n")
     for line in sorted(skipped):
         print(f"skipped {line}")
     summary = summarise(runs)
@@ -1016,9 +1040,6 @@ def main() -> None:
         print(json.dumps({k: v for k, v in fam.items() if k != "per_scenario"}, indent=1))
     else:
         print_table(summary)
-    # an ad hoc run (no --part) goes to the ignored results/quick/, not beside the registered parts
-    named = f"sampling_replay_{args.part}.json" if args.part else "quick/sampling_replay_adhoc.json"
-    out = args.out or RESULTS / named
     rec = {
         "command": " ".join(sys.argv[1:]),
         "seeds": seeds,
@@ -1029,10 +1050,10 @@ def main() -> None:
         "wall_s": round(time.perf_counter() - t0, 1),
         "summary": summary,
         **({"family": fam} if fam else {}),
-        "runs": [_for_the_record(r) for r in runs],
+        "runs": runs,
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rec, indent=0))
+    partial.unlink(missing_ok=True)
     print(f"\n{len(runs)} runs in {rec['wall_s']} s -> {out}")
 
 
