@@ -978,7 +978,23 @@ def main() -> None:
     ap.add_argument("--group", type=int, default=8, help="completions per prompt")
     ap.add_argument("--out", type=Path, help="results file (default by part)")
     ap.add_argument("--code", type=Path, help="a checkout of codemix to measure (default: this one)")
+    ap.add_argument("--merge", nargs="+", type=Path, help="results files of one block run in parts: "
+                    "read their runs together (summary and family) into --out, run nothing")  # fmt: skip
     args = ap.parse_args()
+    if args.merge:
+        merged = [json.loads(f.read_text()) for f in args.merge]
+        runs0 = [r for m in merged for r in m["runs"]]
+        fam0 = family(runs0)
+        rec0 = {"command": " ".join(sys.argv[1:]), "parts": [m["command"] for m in merged],
+                "load": [m["load"] for m in merged], "wall_s": [m["wall_s"] for m in merged],
+                "summary": summarise(runs0), **({"family": fam0} if fam0 else {}), "runs": runs0}  # fmt: skip
+        if fam0:
+            print(json.dumps({k: v for k, v in fam0.items() if k != "per_scenario"}, indent=1))
+        out0 = args.out or RESULTS / "quick" / "sampling_replay_merged.json"
+        out0.parent.mkdir(parents=True, exist_ok=True)
+        out0.write_text(json.dumps(rec0, indent=0))
+        print(f"{len(runs0)} runs -> {out0}")
+        return
     if args.code is not None:  # re-run this script against another checkout's packages
         import subprocess
 
