@@ -978,7 +978,23 @@ def main() -> None:
     ap.add_argument("--group", type=int, default=8, help="completions per prompt")
     ap.add_argument("--out", type=Path, help="results file (default by part)")
     ap.add_argument("--code", type=Path, help="a checkout of codemix to measure (default: this one)")
+    ap.add_argument("--merge", nargs="+", type=Path, help="results files of one block run in parts: "
+                    "read their runs together (summary and family) into --out, run nothing")  # fmt: skip
     args = ap.parse_args()
+    if args.merge:
+        merged = [json.loads(f.read_text()) for f in args.merge]
+        runs0 = [r for m in merged for r in m["runs"]]
+        fam0 = family(runs0)
+        rec0 = {"command": " ".join(sys.argv[1:]), "parts": [m["command"] for m in merged],
+                "load": [m["load"] for m in merged], "wall_s": [m["wall_s"] for m in merged],
+                "summary": summarise(runs0), **({"family": fam0} if fam0 else {}), "runs": runs0}  # fmt: skip
+        if fam0:
+            print(json.dumps({k: v for k, v in fam0.items() if k != "per_scenario"}, indent=1))
+        out0 = args.out or RESULTS / "quick" / "sampling_replay_merged.json"
+        out0.parent.mkdir(parents=True, exist_ok=True)
+        out0.write_text(json.dumps(rec0, indent=0))
+        print(f"{len(runs0)} runs -> {out0}")
+        return
     if args.code is not None:  # re-run this script against another checkout's packages
         import subprocess
 
@@ -997,17 +1013,41 @@ def main() -> None:
         scenarios = [f"g{k}" for k in range(int(lo), int(hi or lo) + 1)]
     elif args.part in GEN_PARTS:
         scenarios = [f"g{k}" for k in GEN_PARTS[args.part]]
-    runs = []
+    # an ad hoc run (no --part) goes to the ignored results/quick/, not beside the registered parts
+    named = f"sampling_replay_{args.part}.json" if args.part else "quick/sampling_replay_adhoc.json"
+    out = args.out or RESULTS / named
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # each finished scenario is appended to <out>.partial.jsonl; a rerun of the same command
+    # takes the scenarios found there and runs only the others (resume after an interruption)
+    partial = out.with_name(out.name + ".partial.jsonl")
+    key = {"seeds": seeds, "arms": needed, "steps": args.steps, "batch": args.batch,
+           "group": args.group}  # fmt: skip
+    done: dict[str, list[dict[str, Any]]] = {}
+    if partial.exists():
+        for line in partial.read_text().splitlines():
+            rec0 = json.loads(line)
+            if rec0["key"] == key:
+                done[rec0["scenario"]] = rec0["runs"]
+        if done:
+            print(f"resuming: {len(done)} scenarios from {partial}")
+    runs: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     skipped = set()
     for sc in scenarios:
+        if sc in done:
+            runs += done[sc]
+            continue
+        mine = []
         for seed in seeds:
             for arm in needed:
                 r = run(arm, sc, seed, args.steps, args.batch, args.group)
                 if "skipped" in r:
                     skipped.add(f"{arm}: {r['skipped']}")
                 else:
-                    runs.append(r)
+                    mine.append(_for_the_record(r))
+        runs += mine
+        with partial.open("a") as f:
+            f.write(json.dumps({"key": key, "scenario": sc, "runs": mine}) + "\n")
     for line in sorted(skipped):
         print(f"skipped {line}")
     summary = summarise(runs)
@@ -1016,9 +1056,6 @@ def main() -> None:
         print(json.dumps({k: v for k, v in fam.items() if k != "per_scenario"}, indent=1))
     else:
         print_table(summary)
-    # an ad hoc run (no --part) goes to the ignored results/quick/, not beside the registered parts
-    named = f"sampling_replay_{args.part}.json" if args.part else "quick/sampling_replay_adhoc.json"
-    out = args.out or RESULTS / named
     rec = {
         "command": " ".join(sys.argv[1:]),
         "seeds": seeds,
@@ -1029,10 +1066,10 @@ def main() -> None:
         "wall_s": round(time.perf_counter() - t0, 1),
         "summary": summary,
         **({"family": fam} if fam else {}),
-        "runs": [_for_the_record(r) for r in runs],
+        "runs": runs,
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rec, indent=0))
+    partial.unlink(missing_ok=True)
     print(f"\n{len(runs)} runs in {rec['wall_s']} s -> {out}")
 
 

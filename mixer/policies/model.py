@@ -123,12 +123,16 @@ class CorrectionSettings:
 
     correction: False switches the correction off (the weights are the model's allocation).
     strength: how far the actor lowers a source's log-weight per unit of the value it surely
-        lacks against the source surely worth most (relative to that one's value): a source
-        surely worth nothing moves by -strength (at most -`reach`).
+        lacks against a reference source (relative to that one's value): a source surely worth
+        nothing moves by -strength (at most -`reach`).
     reach: the lowest residual, in log-weight (the correction only lowers sources).
-    threshold: standard errors of the critic's estimates: a source is lowered by what its value
-        plus `threshold` of them falls short of the best source's value minus `threshold` of
-        them.
+    threshold: standard errors of the critic's estimates: a source is lowered by the part of
+        its shortfall against a reference that exceeds `threshold` standard errors of the
+        difference (so while the evaluation does not tell the sources apart, nothing moves).
+    dominant: a source whose share of the model's allocation is at least this is also lowered
+        by what its value plus `threshold` standard errors falls short of the best such
+        optimistic value among the references (optimism: a source taking most of the draws
+        while the evaluation does not move is tested against the others; 1 or more: never).
     prior_std: the critic's prior std of a source's value per informative group, in units of
         the typical per-step gain.
     drift: variance the critic's per-source estimates gain per step (old evidence fades).
@@ -142,9 +146,10 @@ class CorrectionSettings:
     prior_std: float = 3.0
     drift: float = 0.002
     actor_rate: float = 0.5
+    dominant: float = 0.5
 
     def __post_init__(self) -> None:
-        for name in ("strength", "reach", "threshold", "drift"):
+        for name in ("strength", "reach", "threshold", "drift", "dominant"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not self.prior_std > 0:
@@ -165,11 +170,17 @@ class ACODMResidual(ModelAllocation):
     rollouts (before the step's update), so the drop between two evaluations is credited to
     the steps before the later one.
     Actor: a residual rho in log space, zero at the start, moving (`actor_rate`) towards
-    strength * min(0, ucb_i - best) / best, where ucb_i is beta_i plus `threshold` standard
-    errors and best the largest beta_j minus `threshold` standard errors over the sources drawn
-    (nothing while best <= 0), bounded below by -`reach`; weights = allocation * exp(rho),
-    normalised. A source is lowered only once it is surely worth less per informative group than
-    another; where the values agree the weights are the model's allocation.
+    -strength * max_j max(0, beta_j - beta_i - threshold * se(beta_j - beta_i)) / beta_j over
+    the references j (sources the model rates learnable, with at least 5 informative groups
+    drawn lately and beta_j > 0; se from the posterior covariance): a significance gate, so a
+    source is lowered only by the part of its shortfall the evidence is sure of, and while the
+    evaluation does not tell the sources apart (it does not move, or moves with noise only) rho
+    stays at 0 and the weights are the model's allocation. A source holding at least `dominant`
+    of the allocation is also lowered by strength * min(0, ucb_i - top) / top (ucb = beta plus
+    `threshold` standard errors, top the largest ucb of a reference): optimism, so a source
+    that takes most of the draws and does not move the evaluation (a source that looks
+    learnable and teaches nothing) is tested against the sources drawn less. Bounded below by
+    -`reach`; weights = allocation * exp(rho), normalised.
     Settings: a `CorrectionSettings` (`settings=`) or its fields as keywords.
     """
 
@@ -243,16 +254,33 @@ class ACODMResidual(ModelAllocation):
         if self.y_scale == 0.0:
             return np.zeros(n)
         beta = self.theta[1:]
-        sd = np.sqrt(np.maximum(np.diag(self.cov)[1:], 0.0))
-        ucb = beta + st.threshold * sd
-        live = (self.learnability >= LIVE * float(self.learnability.max())) & (
+        cov = self.cov[1:, 1:]
+        var = np.maximum(np.diag(cov), 0.0)
+        sd = np.sqrt(var)
+        ref = (self.learnability >= LIVE * float(self.learnability.max())) & (
             self.drawn_inf >= MIN_DRAWN
         )
-        ref = float(ucb[live].max()) if live.any() else 0.0
-        if not ref > 0:  # no source is surely worth anything yet: nothing to compare with
-            return np.zeros(n)
-        gap = np.minimum(ucb - ref, 0.0)
-        return np.maximum(st.strength * gap / ref, -st.reach)
+        out = np.zeros(n)
+        if not ref.any():
+            return out
+        # evidence: lowered by the part of its shortfall against a reference that is significant
+        j = np.flatnonzero(ref & (beta > 0))
+        if j.size:
+            d = beta[j][None, :] - beta[:, None]
+            sdd = np.sqrt(np.maximum(var[j][None, :] + var[:, None] - 2.0 * cov[:, j], 1e-12))
+            short = np.maximum(d - st.threshold * sdd, 0.0) / beta[j][None, :]
+            short[j, np.arange(j.size)] = 0.0
+            out = -st.strength * short.max(1)
+        # optimism, only against a source that takes most of the draws: lowered by what its
+        # optimistic value falls short of the best optimistic value
+        big = self.allocation >= st.dominant
+        if big.any():
+            ucb = beta + st.threshold * sd
+            top = float(ucb[ref].max())
+            if top > 0:
+                low = st.strength * np.minimum(ucb - top, 0.0) / top
+                out = np.where(big, np.minimum(out, low), out)
+        return np.maximum(out, -st.reach)
 
     def _state(self) -> dict:
         return {

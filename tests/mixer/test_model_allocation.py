@@ -101,3 +101,22 @@ def test_resume_of_the_default_is_exact():
         xb = _step(b, p, rb, eval_loss=0.9 - 0.01 * t)
         assert np.array_equal(xa, xb)
         assert np.array_equal(a.mixer.weights(), b.mixer.weights())
+
+
+def test_a_flat_evaluation_lowers_no_source_on_the_evidence():
+    """Where the evaluation does not move (B3's fixed rates; its drops are noise only), the
+    critic cannot tell the sources apart: no source below the `dominant` share of the allocation
+    is lowered (the first default lowered well-drawn good sources by chance here,
+    benchmarks/pages/mixing-generated.md); only a source holding most of the allocation may be
+    tested by optimism."""
+    src, _, _, _, p = b3()
+    s = FrontierSampler.from_dataset(_table(), 16, seed=5, num_steps=100)
+    rng, noise = np.random.default_rng(5), np.random.default_rng(6)
+    m = s.mixer
+    assert isinstance(m, ACODMResidual)
+    tested = np.zeros(len(m.rho), dtype=bool)
+    for _ in range(60):
+        _step(s, p, rng, eval_loss=1.0 + 0.002 * noise.normal())
+        tested |= m.allocation >= m.settings.dominant
+        assert np.allclose(m.rho[~tested], 0.0)
+    assert (~tested).sum() >= 4
