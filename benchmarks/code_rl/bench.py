@@ -52,7 +52,15 @@ from code_rl.difficulty import ensure_difficulty, ranking_checkpoints  # noqa: E
 from code_rl.families import V1, TaskSet  # noqa: E402
 from code_rl.families_v2 import BANDS, TARGET_SOURCES, V2  # noqa: E402
 from code_rl.frozen import freeze, load_frozen  # noqa: E402
-from code_rl.grpo import Arm, RunConfig, config_dict, run_lean, run_trl  # noqa: E402
+from code_rl.grpo import (  # noqa: E402
+    Arm,
+    RunConfig,
+    config_dict,
+    offline_filter,
+    ranking_pass_rates,
+    run_lean,
+    run_trl,
+)
 from code_rl.model import load  # noqa: E402
 from code_rl.pretrain import ensure_model  # noqa: E402
 from code_rl.report import (  # noqa: E402
@@ -101,6 +109,18 @@ ARMS = {
     "stack": Arm("stack", problems="frontier", default=True),
     "oracle": Arm(
         "oracle", problems="oracle", problem_kw={"band": (0.1, 0.9), "every": 25, "samples": 4}
+    ),
+    # B3 v3's baselines (issue 53): uniform over problems (every train problem equally likely:
+    # sources weighted by size, uniform inside), DAPO with the usual offline pass-rate filter from
+    # the ranking's rollouts (`--prior-rollouts`: drop what the ranking models always or never
+    # pass, what `codemix rank --keep-pass-rate` drops), the default stack without its prior
+    "uniform-problems": Arm("uniform-problems", mixer="static-size"),
+    "dapo-filter": Arm("dapo-filter", problems="dapo", keep_pass_rate=(1e-9, 1 - 1e-9)),
+    "stack-noprior": Arm(
+        "stack-noprior",
+        problems="frontier",
+        default=True,
+        problem_kw={"difficulty_column": None, "std_column": None},
     ),
 }
 QUALITY_ARMS = {"uniform", "frontier-scored"}
@@ -242,11 +262,18 @@ def run_one(
     loop: str,
     out: Path,
     inputs: str | None = None,
+    rates: dict[str, float] | None = None,
 ) -> dict[str, Any]:
+    """One run of `arm` on `seed`, written to `out`; `rates`: the ranking's pass rate of each
+    problem (`ranking_pass_rates`), for an arm with the offline filter."""
     from datasets import load_from_disk
 
     ds = load_from_disk(data["trl"])
     train, held = ds["train"], ds[HELD_OUT]
+    if arm.keep_pass_rate is not None:
+        if rates is None:
+            raise SystemExit(f"arm {arm.name}: the offline filter needs --prior-rollouts FILE")
+        train = offline_filter(train, rates, arm.keep_pass_rate)
     model, tok = load(Path(ckpt), cfg.device)
     if arm.name not in QUALITY_ARMS:  # the scorer's quality is measured on the policies of these
         cfg = dataclasses.replace(cfg, quality_at=())
@@ -260,6 +287,7 @@ def run_one(
     res.update(
         arm=arm.name,
         seed=seed,
+        train_problems=len(train),
         config=config_dict(cfg),
         wall_s=time.perf_counter() - t0,
         process_cpu_s=time.process_time() - c0,
@@ -422,6 +450,12 @@ def main(argv: list[str] | None = None) -> int:
         help="loop attempt 2: each step trains on this many informative groups, drawn --prompts "
         f"(default {FILL_PROMPTS} with --fill) at a time, at most {FILL_ROUNDS} rounds",
     )
+    ap.add_argument(
+        "--prior-rollouts",
+        type=Path,
+        default=None,
+        help="the ranking's rollouts file (codemix rank --rollouts): the offline filter's pass rates",
+    )
     ap.add_argument("--cache", type=Path, default=HERE / "cache")
     ap.add_argument("--results", type=Path, default=None, help="default results/ (--quick, --smoke: "
                     "../results/quick/code_rl/, ignored by git)")  # fmt: skip
@@ -489,6 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         lrs = [a.lr or LR_V2]
     else:
         lrs = [a.lr or cfg.lr]
+    rates = ranking_pass_rates(a.prior_rollouts) if a.prior_rollouts else None
     pilot: dict[float, dict[str, Any]] = {}
     for lr in lrs:
         cfg_lr = dataclasses.replace(cfg, lr=lr)
@@ -514,7 +549,9 @@ def main(argv: list[str] | None = None) -> int:
                     with claim(out) as mine:
                         if not mine or out.exists():
                             continue
-                        r = run_one(data, model_rec["checkpoint"], arm, seed, cfg_lr, loop, out, fp)
+                        r = run_one(
+                            data, model_rec["checkpoint"], arm, seed, cfg_lr, loop, out, fp, rates
+                        )
                     last = r["curve"][-1]
                     metric = last.get("pass1_target", last["pass1"])
                     print(

@@ -32,7 +32,16 @@ from code_rl.rollout import PhaseClock, evaluate, grade, prompt_ids, sample, san
 from mixer import PROBLEM_SAMPLERS, FrontierSampler, GroupOutcome, ProblemSampler, make_mixer
 from mixer.problems.scorers import ReferenceLikelihood, dataset_references
 
-__all__ = ["RunConfig", "Arm", "make_sampler", "run_lean", "run_trl", "lr_factor"]
+__all__ = [
+    "RunConfig",
+    "Arm",
+    "make_sampler",
+    "run_lean",
+    "run_trl",
+    "lr_factor",
+    "ranking_pass_rates",
+    "offline_filter",
+]
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,10 @@ class Arm:
     problem_kw: dict[str, Any] = field(default_factory=dict)
     mixer_kw: dict[str, Any] = field(default_factory=dict)
     default: bool = False
+    # the offline pass-rate filter (issue 53): train only on problems whose pass rate in the
+    # ranking's rollouts (other models' attempts, as `codemix rank` reads them) lies in this
+    # window, what `codemix rank --keep-pass-rate` keeps; `offline_filter` applies it
+    keep_pass_rate: tuple[float, float] | None = None
 
 
 #: with a rollout budget, the oracle probes each time it has generated this many more rollouts
@@ -123,8 +136,10 @@ def sampler_horizon(cfg: RunConfig) -> int:
 
 def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSampler:
     horizon = sampler_horizon(cfg)
-    if arm.default:
-        return FrontierSampler.from_dataset(train, cfg.prompts, seed=seed, num_steps=horizon)
+    if arm.default:  # the default stack; `problem_kw` only for its ablations (no prior)
+        return FrontierSampler.from_dataset(
+            train, cfg.prompts, seed=seed, num_steps=horizon, **arm.problem_kw
+        )
     names = sorted(set(train["source"]))
     kw = dict(arm.mixer_kw)
     policy = arm.mixer
@@ -145,6 +160,35 @@ def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSamp
         num_steps=horizon,
         **{**extra, **arm.problem_kw},
     )
+
+
+def ranking_pass_rates(rollouts: Any) -> dict[str, float]:
+    """Each problem's pass rate pooled over every model of a rollouts file (the JSONL `codemix
+    rank --rollouts` reads: `problem_id`, `model`, `passed`, `attempts` a line)."""
+    import json
+    from pathlib import Path
+
+    passed: dict[str, int] = {}
+    attempts: dict[str, int] = {}
+    for line in Path(rollouts).read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            pid = str(r["problem_id"])
+            passed[pid] = passed.get(pid, 0) + int(r["passed"])
+            attempts[pid] = attempts.get(pid, 0) + int(r["attempts"])
+    return {k: passed[k] / attempts[k] for k in attempts if attempts[k]}
+
+
+def offline_filter(train: Any, rates: dict[str, float], window: tuple[float, float]) -> Any:
+    """The rows of `train` whose ranking pass rate lies in `window` (inclusive; a problem the
+    ranking never attempted is kept, as `codemix rank` keeps it): DAPO's usual offline filter."""
+    lo, hi = window
+    keep = [
+        i for i, pid in enumerate(train["problem_id"]) if pid not in rates or lo <= rates[pid] <= hi
+    ]
+    if not keep:
+        raise ValueError(f"the offline filter {window} keeps no train problem")
+    return train.select(keep)
 
 
 class CountingScorer:
