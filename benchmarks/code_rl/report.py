@@ -544,3 +544,164 @@ def table_v2(summary: dict[str, Any]) -> str:
             f"{_fmt(a.get('draws_per_drawn_problem'), '.1f')} | {ps.get('trivial', float('nan')):.2f} / {ps.get('mislabeled', float('nan')):.2f} | {cpu} |"
         )
     return "\n".join(lines)
+
+
+# B3 v3's registered measure (issue 53): the area under held-out pass@1 over the rollout budget,
+# and rollouts to uniform's final read on a fitted curve, with seed-bootstrap intervals; nothing
+# hangs on one crossing of a noisy curve.
+
+#: the fitted curve's time constants tried (rollouts), a log grid from 1/64 to 64 budgets
+_TAUS = np.geomspace(1 / 64, 64, 241)
+
+
+def fit_curve(xs: np.ndarray, ys: np.ndarray, start: float, budget: float) -> tuple[float, float]:
+    """Least-squares fit of y = start + A (1 - exp(-x / tau)) to the points (xs, ys) (every seed's
+    evaluations pooled; every arm shares the start, the frozen policy's pass@1): (A, tau). tau on
+    a log grid of `budget` multiples, A in closed form for each; A may be negative (a falling arm)."""
+    xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float) - start
+    best = (np.inf, 0.0, float(budget))
+    for t in _TAUS * budget:
+        g = 1.0 - np.exp(-xs / t)
+        den = float(g @ g)
+        a = float(g @ ys) / den if den > 0 else 0.0
+        err = float(((ys - a * g) ** 2).sum())
+        if err < best[0]:
+            best = (err, a, float(t))
+    return best[1], best[2]
+
+
+def fitted_value(fit: tuple[float, float], start: float, x: float) -> float:
+    a, tau = fit
+    return start + a * (1.0 - np.exp(-x / tau))
+
+
+def fitted_reach(fit: tuple[float, float], start: float, target: float) -> float:
+    """Rollouts at which the fitted curve reaches `target` (inf if it never does)."""
+    a, tau = fit
+    gain = target - start
+    if gain <= 0:
+        return 0.0
+    if a <= gain:
+        return float("inf")
+    return float(-tau * np.log(1.0 - gain / a))
+
+
+def _points(runs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    xs = np.concatenate([_curve(r, "rollouts")[0] for r in runs])
+    ys = np.concatenate([_curve(r, "rollouts")[1] for r in runs])
+    return xs, ys
+
+
+def registered_measure(
+    runs: dict[str, dict[int, dict[str, Any]]],
+    start: float,
+    budget: float,
+    base: str = BASE,
+    versus: tuple[str, ...] = ("dapo-filter",),
+    boots: int = 2000,
+    seed: int = 0,
+    level: float = 0.90,
+) -> dict[str, Any]:
+    """Per arm, on the seeds every compared arm ran: the area (mean over seeds of each run's mean
+    pass@1 over [0, budget] rollouts), and the rollouts at which its fitted curve reaches the
+    baseline's fitted value at the budget (its "final"), over the budget (the baseline's own
+    ratio is 1 by construction); each with a seed-bootstrap interval (seeds drawn with replacement,
+    the same draw for every arm: paired) and standard error, and the paired differences against
+    the baseline and each arm of `versus`: area difference and ratio difference with their SE and
+    the share of resamples in which the arm is ahead."""
+    if base not in runs:
+        raise ValueError(f"no {base} runs")
+    seeds = sorted(set.intersection(*(set(r) for r in runs.values())))
+    if len(seeds) < 2:
+        raise ValueError(f"the arms share {len(seeds)} seeds; the bootstrap needs at least 2")
+
+    def point(pick: list[int]) -> dict[str, tuple[float, float]]:
+        fb = fit_curve(*_points([runs[base][s] for s in pick]), start, budget)
+        target = fitted_value(fb, start, budget)
+        out = {}
+        for arm, by_seed in runs.items():
+            chosen = [by_seed[s] for s in pick]
+            area = float(np.mean([_area(*_curve(r, "rollouts"), budget) for r in chosen]))
+            fit = fb if arm == base else fit_curve(*_points(chosen), start, budget)
+            out[arm] = (area, fitted_reach(fit, start, target) / budget)
+        return out
+
+    rng = np.random.default_rng(seed)
+    whole = point(seeds)
+    draws = [point(list(rng.choice(seeds, size=len(seeds), replace=True))) for _ in range(boots)]
+    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+
+    def stats(vals: np.ndarray) -> dict[str, Any]:
+        fin = vals[np.isfinite(vals)]
+        return {
+            "interval": [  # "never" (inf) is the largest value: no interpolation into it
+                float(np.quantile(vals, lo_q, method="inverted_cdf")),
+                float(np.quantile(vals, hi_q, method="inverted_cdf")),
+            ],
+            "se": float(fin.std(ddof=1)) if len(fin) > 1 else None,
+            "never_share": float(np.mean(~np.isfinite(vals))),
+        }
+
+    arms: dict[str, Any] = {}
+    for arm in runs:
+        area = np.array([d[arm][0] for d in draws])
+        ratio = np.array([d[arm][1] for d in draws])
+        rec: dict[str, Any] = {
+            "area": whole[arm][0],
+            "area_boot": stats(area),
+            "rollouts_to_base_final_x": whole[arm][1],
+            "ratio_boot": stats(ratio),
+            "vs": {},
+        }
+        for other in (base, *versus):
+            if other == arm or other not in runs:
+                continue
+            da = area - np.array([d[other][0] for d in draws])
+            dr = ratio - np.array([d[other][1] for d in draws])
+            rec["vs"][other] = {
+                "area_diff": whole[arm][0] - whole[other][0],
+                "area_diff_se": float(da.std(ddof=1)),
+                "ratio_diff": whole[arm][1] - whole[other][1],
+                "ratio_diff_se": float(dr[np.isfinite(dr)].std(ddof=1))
+                if np.isfinite(dr).sum() > 1
+                else None,
+                "ahead_share": float(np.mean(ratio < np.array([d[other][1] for d in draws]))),
+            }
+        arms[arm] = rec
+    return {
+        "seeds": seeds,
+        "start": start,
+        "budget": budget,
+        "base": base,
+        "base_fitted_final": fitted_value(
+            fit_curve(*_points([runs[base][s] for s in seeds]), start, budget), start, budget
+        ),
+        "boots": boots,
+        "level": level,
+        "arms": arms,
+    }
+
+
+def judge_v3_claim(measure: dict[str, Any], arm: str = "stack") -> dict[str, Any]:
+    """Issue 53's target for `arm` on the registered measure: its fitted rollouts to uniform's
+    final at most 0.5x uniform's, and fewer than DAPO-with-filter's, each beyond two standard
+    errors (the bootstrap's); says by how much when it is not met."""
+    rec = measure["arms"][arm]
+    ratio, se = rec["rollouts_to_base_final_x"], rec["ratio_boot"]["se"]
+    half = bool(se is not None and np.isfinite(ratio) and ratio + 2 * se <= 0.5)
+    vs = rec["vs"].get("dapo-filter")
+    below = bool(
+        vs is not None
+        and vs["ratio_diff_se"] is not None
+        and np.isfinite(vs["ratio_diff"])
+        and vs["ratio_diff"] + 2 * vs["ratio_diff_se"] < 0
+    )
+    return {
+        "arm": arm,
+        "ratio": ratio,
+        "ratio_se": se,
+        "at_most_half_beyond_2se": half,
+        "short_of_half_by": None if half else ratio + 2 * (se or 0.0) - 0.5,
+        "below_dapo_filter_beyond_2se": below if vs is not None else None,
+        "passed": half and below,
+    }
