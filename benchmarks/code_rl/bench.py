@@ -72,7 +72,7 @@ from code_rl.report import (  # noqa: E402
     table,
     table_v2,
 )
-from code_rl.rollout import start_rates  # noqa: E402
+from code_rl.rollout import sandbox_cpu_s, start_rates  # noqa: E402
 
 LEARN = {"score": "learnability-low", "explore": 0.25}
 ARMS = {
@@ -115,6 +115,9 @@ ARMS = {
     # the ranking's rollouts (`--prior-rollouts`: drop what the ranking models always or never
     # pass, what `codemix rank --keep-pass-rate` drops), the default stack without its prior
     "uniform-problems": Arm("uniform-problems", mixer="static-size"),
+    # the oracle that bounds (issue 53): fresh probes each round of 32 problems it may draw (4
+    # completions each, counted apart), the top 4 by p(1 - p) drawn
+    "oracle-topb": Arm("oracle-topb", problems="oracle-topb", problem_kw={"pool": 32, "samples": 4}),
     "dapo-filter": Arm("dapo-filter", problems="dapo", keep_pass_rate=(1e-9, 1 - 1e-9)),
     "stack-noprior": Arm(
         "stack-noprior",
@@ -469,11 +472,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
+    t_start, cpu_start = time.perf_counter(), cpu_seconds()
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
     if a.results is None:
         a.results = HERE / "results" if mode == "full" else HERE.parent / "results" / "quick" / "code_rl"
     v = VERSIONS[a.tasks]
     size = a.size or v.size
+    if a.fill and a.loop != "lean" and set(a.arms or ()) != {"dapo"}:  # before any input is made
+        raise SystemExit(
+            "--fill in the TRL loop is the trainer's refill of DAPO's sampler: --arms dapo "
+            "(the lean loop's uniform arm)"
+        )
     where = frozen_dir(VERSIONS["v2"], "small") if mode != "full" else frozen_dir(v, size)
     inputs = None if a.prepare else load_frozen(where)
     fp = None
@@ -505,11 +514,6 @@ def main(argv: list[str] | None = None) -> int:
         else default_arms
     )
     over = {k: n for k, n in (("steps", a.steps), ("prompts", a.prompts)) if n is not None}
-    if a.fill and a.loop != "lean" and set(arms) != {"dapo"}:
-        raise SystemExit(
-            "--fill in the TRL loop is the trainer's refill of DAPO's sampler: --arms dapo "
-            "(the lean loop's uniform arm)"
-        )
     if a.fill:  # page b3v2.md, section 5: rounds of 4 prompts until 4 informative groups
         over = {"prompts": FILL_PROMPTS, "refill_rounds": FILL_ROUNDS, **over, "fill": a.fill}
     if a.rollouts:  # page b3v2.md, section 7: the same rollouts for every arm
@@ -537,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
             for seed in seeds:  # every arm on a seed before the next: a part ends with pairs
                 for name in arms:
                     arm = ARMS[name]
-                    if loop == "trl" and arm.problems == "oracle":  # its probes need the lean loop
+                    if loop == "trl" and arm.problems.startswith("oracle"):  # probes: lean loop
                         if seed == seeds[0]:
                             print(
                                 f"{setting} {name}: skipped (the oracle's probes; use --loop lean)"
@@ -562,7 +566,34 @@ def main(argv: list[str] | None = None) -> int:
             pilot[lr] = report(root, a, mode, v, inputs, model_rec, data, fp, seeds, parts)
     if a.part == "pilot" and len(pilot) == len(PILOT_LRS):
         print("pilot: " + json.dumps(choose_lr(pilot, set(seeds)), default=str))
+    if mode != "full":  # what the small modes cost, in CPU seconds (issue 53: not wall, on a load)
+        spent = {k: round(v - cpu_start.get(k, 0.0), 2) for k, v in cpu_seconds().items()}
+        spent["total"] = round(sum(spent.values()), 2)
+        rec = {"mode": mode, "cpu_s": spent, "wall_s": round(time.perf_counter() - t_start, 2),
+               "load": os.getloadavg(), "threads": torch.get_num_threads()}  # fmt: skip
+        a.results.mkdir(parents=True, exist_ok=True)
+        (a.results / f"{mode}-cost.json").write_text(json.dumps(rec, indent=1))
+        print(
+            f"{mode}: {spent['total']:.0f} CPU-s (this process {spent['process']:.0f}, its "
+            f"subprocesses {spent['children']:.0f}, the sandbox {spent['sandbox']:.0f}), "
+            f"{rec['wall_s']:.0f} s wall at load {rec['load'][0]:.1f}",
+            flush=True,
+        )
     return 0
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds so far: this process's, its finished subprocesses' (the `codemix` build,
+    export and rank, reaped sandbox workers), and its live children's (the sandbox pool)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "process": own.ru_utime + own.ru_stime,
+        "children": kids.ru_utime + kids.ru_stime,
+        "sandbox": sandbox_cpu_s(),
+    }
 
 
 def report(

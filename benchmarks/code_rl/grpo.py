@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from code_rl.oracle import OracleSampler
+from code_rl.oracle import OracleSampler, TopBOracle
 from code_rl.rollout import PhaseClock, evaluate, grade, prompt_ids, sample, sandbox_cpu_s
 from mixer import PROBLEM_SAMPLERS, FrontierSampler, GroupOutcome, ProblemSampler, make_mixer
 from mixer.problems.scorers import ReferenceLikelihood, dataset_references
@@ -147,7 +147,8 @@ def make_sampler(arm: Arm, train: Any, cfg: RunConfig, seed: int) -> ProblemSamp
         sizes = np.array([sum(1 for s in train["source"] if s == n) for n in names], dtype=float)
         policy, kw = "static", {"weights": sizes / sizes.sum(), **kw}
     mixer = make_mixer(policy, len(names), names=names, seed=seed, **kw)
-    cls = OracleSampler if arm.problems == "oracle" else PROBLEM_SAMPLERS.lookup(arm.problems)
+    oracles = {"oracle": OracleSampler, "oracle-topb": TopBOracle}
+    cls = oracles.get(arm.problems) or PROBLEM_SAMPLERS.lookup(arm.problems)
     extra: dict[str, Any] = {}
     if cls is FrontierSampler:
         has = any(d is not None for d in train["difficulty"])
@@ -493,6 +494,21 @@ def run_lean(
         # (problem, completion ids x G, rewards, zero advantage)
         kept: list[tuple[int, list[list[int]], np.ndarray, bool]] = []
         for _ in range(cfg.refill_rounds):
+            if isinstance(sampler, TopBOracle):  # fresh probes of what it may draw, uncharged
+                model.eval()
+                cands = sampler.candidates()
+                with clock("probe"):
+                    rates, n_tok = probe_pass_rates(
+                        model,
+                        tok,
+                        [ids[i] for i in cands],
+                        [gts[i] for i in cands],
+                        sampler.samples,
+                        cfg.max_new_tokens,
+                    )
+                sampler.choose(cands, rates)
+                probe["rollouts"] += len(cands) * sampler.samples
+                probe["tokens"] += n_tok
             with clock("sampler"):
                 batch = sampler.next_batch()
             model.eval()
@@ -552,7 +568,7 @@ def run_lean(
         "trace": trace.record(),
         "phases": clock.record(),
     }
-    if isinstance(sampler, OracleSampler):
+    if isinstance(sampler, OracleSampler | TopBOracle):
         out_rec["probe"] = {**probe, "points": sampler.probes}
     return out_rec
 

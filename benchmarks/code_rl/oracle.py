@@ -16,7 +16,7 @@ import numpy as np
 
 from mixer import ProblemSampler, make_mixer
 
-__all__ = ["OracleSampler"]
+__all__ = ["OracleSampler", "TopBOracle"]
 
 
 class OracleSampler(ProblemSampler):
@@ -61,3 +61,54 @@ class OracleSampler(ProblemSampler):
             return super()._take(s, k)
         pool = self.eligible[s]
         return self.rng.choice(pool, size=k, replace=k > len(pool)).tolist()
+
+
+class TopBOracle(ProblemSampler):
+    """B3 v3's oracle (issue 53): each round it probes fresh, with the policy being trained, the
+    problems it may draw (`pool` train problems drawn uniformly without replacement, all of them
+    when `pool` is None or larger), `samples` completions each, and draws the `batch_size` with
+    the highest informativeness p(1 - p) of their probe (ties broken at random). The benchmark
+    makes the probes (`candidates`, then `choose`) and counts them apart from the arm's rollouts.
+    A reference, not a method: what choosing by the current pass rate can buy, at no charge."""
+
+    def __init__(
+        self,
+        groups: Mapping[str, Sequence[int] | np.ndarray],
+        batch_size: int,
+        pool: int | None = 32,
+        samples: int = 4,
+        **kw: Any,
+    ) -> None:
+        kw.pop("mixer", None)  # its draws are the probe's top B; the source weights stay uniform
+        super().__init__(groups, batch_size, **kw)
+        self.pool, self.samples = pool, int(samples)
+        self.all = np.concatenate([np.asarray(g, dtype=np.int64) for g in self.groups])
+        self.chosen: np.ndarray | None = None
+        self.probes: list[dict[str, Any]] = []
+
+    def candidates(self) -> np.ndarray:
+        """The problems to probe this round."""
+        k = len(self.all) if self.pool is None else min(int(self.pool), len(self.all))
+        return np.sort(self.rng.choice(self.all, size=k, replace=False))
+
+    def choose(self, candidates: np.ndarray, rates: np.ndarray) -> None:
+        """The next batch: the `batch_size` candidates of highest p(1 - p)."""
+        rates = np.asarray(rates, dtype=float)
+        info = rates * (1.0 - rates)
+        order = np.lexsort((self.rng.random(len(candidates)), -info))
+        self.chosen = np.asarray(candidates)[order[: self.batch_size]]
+        self.probes.append(
+            {"candidates": len(candidates), "live": int((info > 0).sum()),
+             "chosen_info": round(float(info[order[: self.batch_size]].mean()), 4)}
+        )  # fmt: skip
+
+    def next_batch(self) -> list[int]:
+        idx = super().next_batch()  # the bookkeeping of a draw (weights id, ledger of batches)
+        if self.chosen is None:  # no probe before this draw: as uniform
+            return idx
+        idx = [int(i) for i in self.chosen[: len(idx)]]
+        self.chosen = None
+        self.last_problems = np.asarray(idx, dtype=np.int64)
+        if self.last_weights_id is not None and self.last_weights_id in self._batches:
+            self._batches[self.last_weights_id] = self.last_problems
+        return idx

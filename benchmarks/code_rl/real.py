@@ -206,7 +206,7 @@ def arms() -> dict[str, Arm]:
     """The arms `run` accepts: bench.py's, less the oracle (its probes need the lean loop)."""
     from code_rl.bench import ARMS
 
-    return {k: v for k, v in ARMS.items() if v.problems != "oracle"}
+    return {k: v for k, v in ARMS.items() if not v.problems.startswith("oracle")}
 
 
 def _main_probe(a: argparse.Namespace) -> int:

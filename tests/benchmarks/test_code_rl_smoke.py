@@ -70,16 +70,25 @@ def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
     assert trl["frontier-scored"]["scoring_tokens"] > 0
     assert trl["dapo"]["loop"] == "trl" and trl["dapo"]["rollouts"] >= 8
     assert "oracle" not in trl and "trl oracle: skipped" in out
+    # what the run cost, in CPU seconds (issue 53: counted, not wall): this process, its finished
+    # subprocesses (the build, export, rank) and the live sandbox, each counted once
+    cost = json.loads((results / "smoke-cost.json").read_text())
+    parts = cost["cpu_s"]
+    assert parts["process"] > 0 and parts["children"] > 0 and parts["sandbox"] >= 0
+    assert parts["total"] == pytest.approx(
+        parts["process"] + parts["children"] + parts["sandbox"], abs=0.02
+    )
+    assert "smoke: " in out and " CPU-s (this process " in out
     # loop attempts 2 and 3 (b3v2.md, sections 5 and 7): each step trains on `--fill` informative
     # groups, drawn --prompts at a time, every generated rollout counted, until the run has
     # generated --rollouts (then evaluated once more)
-    _run(*common, "--fill", "2", "--rollouts", "160", "--arms", "uniform", "oracle")
-    root = results / "smoke-small-r160x4x2-fill2-lean"
+    _run(*common, "--fill", "2", "--rollouts", "96", "--arms", "uniform", "oracle")
+    root = results / "smoke-small-r96x4x2-fill2-lean"
     filled = json.loads((root / "uniform" / "seed0.json").read_text())
     ends = [p["rollouts"] for p in filled["curve"]]
-    assert ends[-1] >= 160 > ends[-2] and filled["config"]["rollouts"] == 160
+    assert ends[-1] >= 96 > ends[-2] and filled["config"]["rollouts"] == 96
     oracle = json.loads((root / "oracle" / "seed0.json").read_text())
-    assert oracle["curve"][-1]["rollouts"] >= 160 and oracle["probe"]["rollouts"] > 0
+    assert oracle["curve"][-1]["rollouts"] >= 96 and oracle["probe"]["rollouts"] > 0
     ft = filled["trace"]
     assert filled["config"]["fill"] == 2 and filled["config"]["prompts"] == 4
     assert all(r % 8 == 0 for r in ft["rollouts"])  # whole rounds of 4 prompts x 2 completions
@@ -99,15 +108,15 @@ def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
         "--prompts",
         "2",
         "--rollouts",
-        "160",
+        "96",
         "--arms",
         "dapo",
     )
     trl_fill = json.loads(
-        (results / "smoke-small-r160x2x2-fill2-trl" / "dapo" / "seed0.json").read_text()
+        (results / "smoke-small-r96x2x2-fill2-trl" / "dapo" / "seed0.json").read_text()
     )
     ends = [p["rollouts"] for p in trl_fill["curve"]]
-    assert trl_fill["loop"] == "trl" and ends[-1] >= 160 > ends[-2]
+    assert trl_fill["loop"] == "trl" and ends[-1] >= 96 > ends[-2]
     assert trl_fill["curve"][-1]["step"] < trl_fill["config"]["steps"]
     refused = subprocess.run(
         [

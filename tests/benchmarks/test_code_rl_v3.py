@@ -16,7 +16,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from code_rl import report  # noqa: E402
 from code_rl.families_v2 import TARGET_SOURCES  # noqa: E402
-from code_rl.grpo import offline_filter, ranking_pass_rates  # noqa: E402
 
 RUNS = ROOT / "benchmarks" / "code_rl" / "results" / "v2-full-small-r16384x4x8-fill4-lean-lr0.0001"
 FROZEN = ROOT / "benchmarks" / "code_rl" / "frozen" / "v2-small"
@@ -64,6 +63,8 @@ def test_the_registered_measure_on_b3_v2s_fresh_seeds() -> None:
 
 
 def test_the_offline_filter_drops_what_the_ranking_always_or_never_passes(tmp_path: Path) -> None:
+    pytest.importorskip("psutil", reason="the benchmark's loop needs the trl extra")
+    from code_rl.grpo import offline_filter, ranking_pass_rates
     from datasets import load_from_disk
 
     train = load_from_disk(str(FROZEN / "trl"))["train"]
@@ -85,3 +86,40 @@ def test_the_offline_filter_drops_what_the_ranking_always_or_never_passes(tmp_pa
     assert ids[2] in kept["problem_id"]  # and problems the ranking never attempted stay
     with pytest.raises(ValueError, match="keeps no train problem"):
         offline_filter(train.select([0, 1]), rates, (1e-9, 1 - 1e-9))
+
+
+def test_the_top_b_oracle_draws_the_most_informative_of_fresh_probes() -> None:
+    """B3 v3's oracle in the lean loop on the frozen model: each round it probes `pool` problems
+    with the policy being trained (counted apart from the arm's rollouts) and draws the B whose
+    probe is most informative."""
+    pytest.importorskip("transformers", reason="the benchmark's model needs the trl extra")
+    pytest.importorskip("psutil", reason="the benchmark's loop needs the trl extra")
+    from code_rl.grpo import Arm, RunConfig, make_sampler, run_lean
+    from code_rl.oracle import TopBOracle
+    from datasets import load_from_disk
+
+    ds = load_from_disk(str(FROZEN / "trl"))
+    train, held = ds["train"].select(range(0, 480, 12)), ds["test"].select(range(0, 240, 24))
+    arm = Arm("oracle-topb", problems="oracle-topb", problem_kw={"pool": 8, "samples": 2})
+    cfg = RunConfig(steps=2, prompts=2, group=2, max_new_tokens=24, eval_every=2,
+                    eval_samples=1, final_samples=1, lr=1e-4, schedule="constant")  # fmt: skip
+    s = make_sampler(arm, train, cfg, seed=0)
+    assert isinstance(s, TopBOracle)
+    cands = s.candidates()
+    assert len(cands) == 8 == len(set(cands.tolist()))
+    rates = np.array([0.0, 1.0, 0.5, 0.25, 1.0, 0.0, 0.75, 0.0])
+    s.choose(cands, rates)  # p(1 - p): 0.25 for the third, 0.1875 for the fourth and seventh
+    drawn = s.next_batch()
+    assert drawn[0] == int(cands[2]) and drawn[1] in (int(cands[3]), int(cands[6]))
+    assert s.probes[-1] == {
+        "candidates": 8,
+        "live": 3,
+        "chosen_info": round((0.25 + 0.1875) / 2, 4),
+    }
+    from code_rl.model import load
+
+    model, tok = load(FROZEN / "checkpoint")
+    run = run_lean(model, tok, train, held, arm, cfg, seed=0)
+    assert run["probe"]["rollouts"] == 2 * 8 * 2  # two rounds, 8 problems, 2 completions each
+    assert run["curve"][-1]["rollouts"] == 2 * 2 * 2  # the arm's own rollouts only
+    assert [p["candidates"] for p in run["probe"]["points"]] == [8, 8]
