@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         size, seed, steps = spec.split(":")
         name = f"{size}-seed{seed}-{steps}"
         c0, t0 = time.process_time(), time.perf_counter()
-        rec = ensure_model(a.cache / name, ds["test"], size=size, steps=int(steps),
+        held = ds["test"].select(range(min(a.limit, len(ds["test"])))) if a.limit else ds["test"]
+        rec = ensure_model(a.cache / name, held, size=size, steps=int(steps),
                            every=int(steps), seed=int(seed), tasks=V2)  # fmt: skip
         pre_cpu = time.process_time() - c0
         model, tok = load(a.cache / name / f"model-{size}" / f"step-{steps}")  # its last step
