@@ -114,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
 
     ds = load_from_disk(str(FROZEN / "trl"))
     rows = concatenate_datasets([ds["train"], ds["test"]])
+    sources = dict(zip(rows["problem_id"], rows["source"], strict=True))
     if a.limit:
         rows = rows.select(range(min(a.limit, len(rows))))
-    sources = dict(zip(rows["problem_id"], rows["source"], strict=True))
     a.out.mkdir(parents=True, exist_ok=True)
     lines: list[dict] = []
     models: dict[str, Any] = {}

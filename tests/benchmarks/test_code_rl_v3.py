@@ -123,3 +123,29 @@ def test_the_top_b_oracle_draws_the_most_informative_of_fresh_probes() -> None:
     assert run["probe"]["rollouts"] == 2 * 8 * 2  # two rounds, 8 problems, 2 completions each
     assert run["curve"][-1]["rollouts"] == 2 * 2 * 2  # the arm's own rollouts only
     assert [p["candidates"] for p in run["probe"]["points"]] == [8, 8]
+
+
+def test_the_other_models_prior_is_codemix_s_fit_and_compared_like_v2s() -> None:
+    """other_prior.py: the item-response fit orders problems by how often the ranking models pass
+    them, and `compare` of v2's prior against the committed probe of the frozen policy gives the
+    probe's own Spearman (-0.959 overall, b3v3.md section 6b)."""
+    pytest.importorskip("psutil", reason="the benchmark's loop needs the trl extra")
+    from code_rl.other_prior import compare, fit_difficulty
+    from datasets import concatenate_datasets, load_from_disk
+
+    lines = [
+        {"problem_id": p, "model": m, "passed": k, "attempts": 4}
+        for m in ("a", "b")
+        for p, k in (("easy", 4), ("mid", 2), ("hard", 0))
+    ]
+    d = fit_difficulty(lines, ["easy", "mid", "hard"])
+    assert d["easy"] < d["mid"] < d["hard"]
+    probe = json.loads((RUNS.parent / "v3-prior" / "policy-probe.json").read_text())
+    ds = load_from_disk(str(FROZEN / "trl"))
+    rows = concatenate_datasets([ds["train"], ds["test"]])
+    v2 = dict(zip(rows["problem_id"], rows["difficulty"], strict=True))
+    sources = dict(zip(rows["problem_id"], rows["source"], strict=True))
+    got = compare(v2, probe, sources)
+    assert got["overall"] == probe["spearman_prior"] == pytest.approx(-0.959, abs=1e-3)
+    for s, v in probe["per_source"].items():
+        assert got["per_source"][s] == v["spearman_prior"]
