@@ -6,8 +6,9 @@ of its own pre-training run) are `frozen/v2-small`. Here each `--models` entry S
 pre-trained from scratch (`pretrain.ensure_model`, another initialisation seed and data order, and
 another size or length: other lineages), samples `--samples` completions of every problem of the
 frozen export, graded by the sandbox; the attempts go to a rollouts file (the file `codemix rank
---rollouts` reads) and codemix's item-response fit (`filters.stages.difficulty.irt.fit_irt`, the
-1PL fit `codemix rank` makes) turns them into a difficulty per problem. Reported: each model's cost
+--rollouts` reads) and codemix's item-response fit (`filters.stages.difficulty.irt.fit_irt`, 1PL,
+prior mean 0 and std 2: what `codemix rank` fits for a problem with no label or feature prior)
+turns them into a difficulty per problem. Reported: each model's cost
 (CPU seconds) and pass rate, and the Spearman of the new prior and of v2's prior against the
 policy's step-0 pass rates (a `real.py probe` file of the frozen policy on the train split),
 overall and inside each source.
