@@ -123,7 +123,7 @@ def test_past_the_retry_limit_the_build_stops_naming_the_unit_and_error(tmp_path
     attempts.mkdir()
     ex = RayExecutor(retries=1, say=lambda line: None)
     pipe = Pipeline(tmp_path / "work", [_failing_stage(attempts, "/u9", times=99)], batch_rows=4, executor=ex)
-    with pytest.raises(TaskFailed, match=r"stage flaky, unit 2 failed 2 times; last error: OSError: disk went away \(try 1\)"):
+    with pytest.raises(TaskFailed, match=r"stage flaky, unit 2, rows \d+-\d+ failed 2 times; last error: OSError: disk went away \(try 1\)"):
         pipe.run(_units(tmp_path, 10, 4))
     assert len(list(attempts.glob("try-*"))) == 2
 
@@ -183,8 +183,8 @@ def test_consecutive_row_stages_stream_a_unit_on_without_a_barrier(tmp_path, ray
 
 
 def test_a_lost_task_loses_at_most_the_chunk_it_was_judging(tmp_path, ray_instance):
-    """The worker running a unit dies (os._exit) in its third chunk; the retried task resumes after
-    the chunks the first one committed as parts, so only that chunk is judged twice."""
+    """The worker judging u5 dies (os._exit); the unit's other slices were tasks of their own
+    (slices of at most a chunk, here 1 row: 8 rows for 2 CPUs), so only u5's slice is judged twice."""
     import os as _os
 
     from curation.executors import RayExecutor
@@ -212,5 +212,5 @@ def test_a_lost_task_loses_at_most_the_chunk_it_was_judging(tmp_path, ray_instan
     runs = pipe.run(_units(tmp_path, 8, 8))
     assert sum(runs[-1].kept.values()) == 8
     twice = sorted(p.name.rsplit("-", 1)[0] for p in judged.glob("*-1"))
-    assert twice == ["u4", "u5"]  # the chunk it was judging; u0-u3 were kept as parts
-    assert len(said) == 1 and "unit 0" in said[0]
+    assert twice == ["u5"]  # the slice it was judging; the others were committed by their tasks
+    assert len(said) == 1 and "unit 0, rows 5-6" in said[0]
