@@ -174,8 +174,11 @@ class RayExecutor(Executor):
         return self._ray.put(obj)
 
     def rows_reporter(self, on_rows: Callable[[int], None]) -> Callable[[int], None]:
-        if self._actor is None:
-            self._actor = _counter_class(self._ray).remote()
+        if self._actor is None:  # on the driver's node: a lost worker node does not take it along
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            here = NodeAffinitySchedulingStrategy(self._ray.get_runtime_context().get_node_id(), soft=True)
+            self._actor = _counter_class(self._ray).options(scheduling_strategy=here).remote()
         key, self._next_key = self._next_key, self._next_key + 1
         self._counters[key] = on_rows
         return _RowsToActor(self._actor, key)
@@ -183,7 +186,15 @@ class RayExecutor(Executor):
     def _poll(self) -> None:
         if self._actor is None or not self._counters:
             return
-        for key, n in self._ray.get(self._actor.take.remote()).items():
+        from ray.exceptions import RayError
+
+        try:
+            counts = self._ray.get(self._actor.take.remote())
+        except RayError as e:  # the counter is gone (its node): the build goes on, its progress stops
+            self.say(f"warning: progress across nodes is lost ({_error_line(e)}); the build goes on")
+            self._counters = {}
+            return
+        for key, n in counts.items():
             if n and key in self._counters:
                 self._counters[key](n)
 
@@ -265,7 +276,10 @@ class RayExecutor(Executor):
 
     def close(self) -> None:
         if self._actor is not None:
-            self._ray.kill(self._actor)
+            try:
+                self._ray.kill(self._actor)
+            except Exception:  # gone with its node already
+                pass
             self._actor = None
         if self._started:
             self._ray.shutdown()
