@@ -30,7 +30,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from email.utils import parsedate_to_datetime
-from typing import Any
 
 from curation.outlock import LOCK_FILE, _command
 from curation.storage import Loc
@@ -178,7 +177,7 @@ def hold_object_lock(
                 continue
             held, stale_etag, age = got
             if not _ours(held):  # a file of the user's under that name: never overwritten
-                raise UserError(f"{out / LOCK_FILE} exists and is not a codemix lock; choose another --out")
+                raise UserError(f"{out / LOCK_FILE} exists and is not a codemix lock; choose another --out") from None
             if age <= lease_s:
                 raise _busy(out, _describe(held), doing) from None
             try:  # a dead build's: take it over, unless another writer did first

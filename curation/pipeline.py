@@ -721,7 +721,9 @@ def process_row_slice(
         rows = on_rows[k] if on_rows is not None else None
         heard = [0]
 
-        def listen(event: str, key: str, rows: Callable[[int], None] | None = rows) -> None:
+        def listen(
+            event: str, key: str, rows: Callable[[int], None] | None = rows, heard: list[int] = heard
+        ) -> None:
             if event == "done" and rows is not None:
                 heard[0] += 1
                 rows(1)

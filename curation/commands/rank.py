@@ -17,7 +17,14 @@ from curation.outlock import hold_out_lock
 from curation.pipeline import rerun_stage
 from curation.record_files import text_lines
 from curation.storage import Loc, is_uri, local_build
-from curation.store import MANIFEST, PROBLEMS_DIR, REJECTED_DIR, REPORT_DIR, read_manifest, write_json
+from curation.store import (
+    MANIFEST,
+    PROBLEMS_DIR,
+    REJECTED_DIR,
+    REPORT_DIR,
+    read_manifest,
+    write_json,
+)
 from filters.contracts import RecordError, UserError
 from filters.stages.difficulty import DifficultyConfig, RankStage, parse_window, read_rollouts
 
