@@ -71,6 +71,7 @@ __all__ = [
     "Progress",
     "ProblemListener",
     "PART_AFTER_S",
+    "SLICES_PER_CPU",
 ]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)

@@ -188,6 +188,7 @@ PUBLIC = {
         'Pipeline',
         'ProblemListener',
         'Progress',
+        'SLICES_PER_CPU',
         'StageRerun',
         'StageRun',
         'UnitStats',

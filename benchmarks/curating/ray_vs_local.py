@@ -61,6 +61,12 @@ def child(args: argparse.Namespace) -> None:
     res = build(cfg, args.child_out, workers=args.workers, executor=args.executor, force=True,
                 write_report=False, progress=progress)  # fmt: skip
     info["wall_s"] = round(time.perf_counter() - t0, 2)
+    import resource
+
+    # CPU of the build: this process and its reaped children (a local build's sandbox workers;
+    # a Ray build's workers are the raylet's children, not counted here)
+    cpu = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    info["cpu_s"] = round(sum(r.ru_utime + r.ru_stime for r in cpu), 1)
     info["stages"] = {k: round(v[1] - v[0], 2) for k, v in stages.items()}
     info["problems_in"] = sum(res.manifest["counts"]["input"].values())
     info["problems_out"] = sum(res.manifest["counts"]["output"].values())
