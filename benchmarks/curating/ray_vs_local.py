@@ -39,6 +39,29 @@ def _load() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
 
+def _tree_cpu_s() -> float:
+    import resource
+
+    hz = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                stats[int(pid)] = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+    me, tree, grew = os.getpid(), {os.getpid()}, True
+    while grew:
+        grew = False
+        for pid, st in stats.items():
+            if pid not in tree and int(st[1]) in tree:
+                tree.add(pid)
+                grew = True
+    live = sum(sum(int(x) for x in stats[p][11:15]) for p in tree if p != me and p in stats) / hz
+    own = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return live + sum(r.ru_utime + r.ru_stime for r in own)
+
+
 def child(args: argparse.Namespace) -> None:
     """One build in this process; prints one JSON line."""
     from curation.build import BuildConfig, build
@@ -61,15 +84,13 @@ def child(args: argparse.Namespace) -> None:
     res = build(cfg, args.child_out, workers=args.workers, executor=args.executor, force=True,
                 write_report=False, progress=progress)  # fmt: skip
     info["wall_s"] = round(time.perf_counter() - t0, 2)
-    import resource
-
-    # CPU of the build: this process and its reaped children (a local build's sandbox workers;
-    # a Ray build's workers are the raylet's children, not counted here)
-    cpu = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-    info["cpu_s"] = round(sum(r.ru_utime + r.ru_stime for r in cpu), 1)
+    # CPU of the build, every process of it: this one, its children reaped, and its live
+    # descendants with what they reaped (a Ray build's raylet, GCS, workers and their sandboxes)
+    info["cpu_s"] = round(_tree_cpu_s(), 1)
     info["stages"] = {k: round(v[1] - v[0], 2) for k, v in stages.items()}
     info["problems_in"] = sum(res.manifest["counts"]["input"].values())
     info["problems_out"] = sum(res.manifest["counts"]["output"].values())
+    info["stage_in"] = {st["stage"]: sum(st["in"].values()) for st in res.manifest["counts"]["stages"]}
     if args.executor == "ray":
         events = ray.timeline()
         if os.environ.get("RAY_VS_LOCAL_TIMELINE"):
@@ -87,6 +108,7 @@ def child(args: argparse.Namespace) -> None:
             first, last = min(s for s, _ in spans), max(e for _, e in spans)
             info["task_span_s"] = round(last - first, 1)
             info["busy"] = round(sum(e - s for s, e in spans) / ((last - first) * args.workers), 3)
+        info["cpu_s"] = round(_tree_cpu_s(), 1)  # before the Ray processes go
         ray.shutdown()
     print(json.dumps(info))
 
