@@ -154,6 +154,7 @@ class RayExecutor(Executor):
         self._actor: Any = None
         self._counters: dict[int, Callable[[int], None]] = {}
         self._next_key = 0
+        self._counter_lost = False
         if not ray.is_initialized():
             address = address or os.environ.get("RAY_ADDRESS")
             kwargs: dict[str, Any] = {
@@ -178,7 +179,8 @@ class RayExecutor(Executor):
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
             here = NodeAffinitySchedulingStrategy(self._ray.get_runtime_context().get_node_id(), soft=True)
-            self._actor = _counter_class(self._ray).options(scheduling_strategy=here).remote()
+            # restarted elsewhere if its node goes all the same (the counts it held are lost)
+            self._actor = _counter_class(self._ray).options(scheduling_strategy=here, max_restarts=-1).remote()
         key, self._next_key = self._next_key, self._next_key + 1
         self._counters[key] = on_rows
         return _RowsToActor(self._actor, key)
@@ -190,9 +192,10 @@ class RayExecutor(Executor):
 
         try:
             counts = self._ray.get(self._actor.take.remote())
-        except RayError as e:  # the counter is gone (its node): the build goes on, its progress stops
-            self.say(f"warning: progress across nodes is lost ({_error_line(e)}); the build goes on")
-            self._counters = {}
+        except RayError as e:  # the counter's node is gone: Ray restarts it; the build goes on
+            if not self._counter_lost:
+                self.say(f"warning: progress counts held on a lost node are lost ({_error_line(e)}); the build goes on")
+                self._counter_lost = True
             return
         for key, n in counts.items():
             if n and key in self._counters:

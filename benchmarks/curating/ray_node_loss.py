@@ -1,13 +1,16 @@
 """A Ray node lost mid-stage (issue 56): the build completes, equal to a local one, and re-judges
 at most one slice (at most one chunk) per task the node held.
 
-A two-node Ray cluster on this machine (`ray.cluster_utils.Cluster`: a head of `--head-cpus`
-CPUs, where the driver runs, and a worker node of `--node-cpus`), the same real build as
+A three-node Ray cluster on this machine (`ray.cluster_utils.Cluster`: a head of `--head-cpus`
+CPUs and two worker nodes of `--node-cpus`; the node killed is one the driver is not attached
+to), the same real build as
 `ray_vs_local.py` (MBPP and CodeContests rows of ../shared/data, every default stage). Once the
-row stages have judged `--kill-after` of their rows, the worker node is killed (its raylet and
-every worker process on it, no grace). Re-judged rows are counted from the progress the tasks
-report: a row is reported once judged, so a stage's rows reported beyond its total are rows
-whose judgement was lost with the node and judged again. Then the build's shards are compared
+row stages have judged `--kill-after` of their rows, that worker node is killed (its raylet and
+every worker process on it, no grace). What was lost is read two ways: the tasks that
+failed with the node (the driver's warnings name each one's slice: its unit and rows; every row
+judged again is in one of them), and the progress the tasks report (a row is reported once
+judged, so a stage's rows reported beyond its total were judged twice; counts the counter actor
+held, if it was on the lost node, are lost with it). Then the build's shards are compared
 with a local build's outside the measured columns.
 
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/curating/ray_node_loss.py --limit 12 \
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -45,8 +49,8 @@ def main() -> None:
     ap.add_argument("--batch-rows", type=int, default=16)
     ap.add_argument("--chunk-rows", type=int, default=32)
     ap.add_argument("--head-cpus", type=int, default=1)
-    ap.add_argument("--node-cpus", type=int, default=1)
-    ap.add_argument("--kill-after", type=float, default=0.3, help="share of amplify's rows judged")
+    ap.add_argument("--node-cpus", type=int, default=1, help="CPUs of each of the two worker nodes")
+    ap.add_argument("--kill-after", type=float, default=0.3, help="share of decontam's rows amplify has judged")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
 
@@ -63,13 +67,18 @@ def main() -> None:
                     "head_cpus": args.head_cpus, "node_cpus": args.node_cpus, "load_before": _load()}  # fmt: skip
     try:
         t0 = time.perf_counter()
-        build(cfg, tmp / "local", workers=args.head_cpus + args.node_cpus, write_report=False)
+        build(cfg, tmp / "local", workers=args.head_cpus + 2 * args.node_cpus, write_report=False)
         result["local_wall_s"] = round(time.perf_counter() - t0, 1)
 
         cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": args.head_cpus})
-        node = cluster.add_node(num_cpus=args.node_cpus)
+        nodes = [cluster.add_node(num_cpus=args.node_cpus) for _ in range(2)]
         ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
         cluster.wait_for_nodes()
+        # all nodes share this host's address, so the driver attaches to any one of them: the node
+        # killed is a worker node other than the driver's (whose loss would be the driver's)
+        here = ray.get_runtime_context().get_node_id()
+        node = next(n for n in nodes if n.unique_id != here)
+        result["driver_on"] = "head" if here not in {n.unique_id for n in nodes} else "a worker node"
         done: dict[str, int] = {}
         totals: dict[str, int] = {}
         killed: dict = {}
@@ -86,11 +95,26 @@ def main() -> None:
                 done[stage] = max(done.get(stage, 0), n)
                 if total is not None:
                     totals[stage] = total
-                amp = totals.get("amplify")
+                # (a later stage's total is known only at its end: decontam's rows stand for it)
+                amp = totals.get("decontam")
                 if not killed and amp and stage == "amplify" and n >= args.kill_after * amp and n < amp:
                     killed["pending"] = True
                     threading.Thread(target=kill).start()
 
+        said: list[str] = []  # the driver's warnings: each failed task names its slice's rows
+
+        class Tee:
+            def __init__(self, stream) -> None:
+                self.stream = stream
+
+            def write(self, text: str) -> int:
+                said.extend(line for line in text.splitlines() if "failed (try" in line)
+                return self.stream.write(text)
+
+            def flush(self) -> None:
+                self.stream.flush()
+
+        sys.stderr = Tee(sys.stderr)
         t1 = time.perf_counter()
         res = build(cfg, tmp / "ray", executor="ray", write_report=False, progress=progress,
                     chunk_rows=args.chunk_rows)  # fmt: skip
@@ -103,6 +127,10 @@ def main() -> None:
         result["rows_reported"] = {s: done.get(s) for s in ROW_STAGES}
         result["rejudged_rows"] = {s: done.get(s, 0) - (totals.get(s) or 0) for s in ROW_STAGES}
         result["slice_rows"] = _slice_rows(cfg, args)
+        sys.stderr = sys.stderr.stream
+        failed = [re.search(r"(stages? [^,]+), unit (\d+), rows (\d+)-(\d+) failed", line) for line in said]
+        result["tasks_lost"] = [f"{m[1]}, unit {m[2]}, rows {m[3]}-{m[4]}" for m in failed if m]
+        result["rows_in_lost_tasks"] = sum(int(m[4]) - int(m[3]) for m in failed if m)
         result["manifest_counts_output"] = res.manifest["counts"]["output"]
         diff = differences(tmp / "local", tmp / "ray")
         result["shards_equal_local"] = not diff
@@ -123,7 +151,7 @@ def _slice_rows(cfg, args) -> str:
     from curation.pipeline import SLICES_PER_CPU
 
     return (f"min(chunk_rows {args.chunk_rows}, rows / ({SLICES_PER_CPU} x "
-            f"{args.head_cpus + args.node_cpus} CPUs)), per row stage span")
+            f"{args.head_cpus + 2 * args.node_cpus} CPUs)), per row stage span")
 
 
 def _tasks_on(ray, node_id: str) -> int:
