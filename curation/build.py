@@ -445,11 +445,14 @@ def build(
                   write_report=write_report, chunk_rows=chunk_rows, task_retries=task_retries,
                   task_timeout_s=task_timeout_s)  # fmt: skip
     if not loc.local:
-        # Object storage has no lock (one build per prefix is the user's to keep). The shards, notes
-        # and report are written to a local staging directory, uploaded before the manifest.
+        # On S3 the prefix is locked by a conditional-create object (`curation.objectlock`). The
+        # shards, notes and report are written to a local staging directory, uploaded before the manifest.
+        from curation.objectlock import hold_object_lock
+
         staged = Path(tempfile.mkdtemp(prefix="codemix-out-"))
         try:
-            return run(loc, staged, loc.uri)
+            with hold_object_lock(loc):
+                return run(loc, staged, loc.uri)
         finally:
             shutil.rmtree(staged, ignore_errors=True)
     path = loc.as_path()

@@ -40,7 +40,8 @@ class TaskFailed(UserError):
 
 
 class Executor:
-    """Runs `fn(*args)` for each argument tuple; yields each task's result as it finishes."""
+    """Runs `fn(*args)` for each argument tuple; yields each task's result as it finishes. The
+    caller may append jobs (and their labels) to `jobs` while it iterates: they run too."""
 
     name = "executor"
     #: True when tasks run in this process (stage objects need not travel).
@@ -53,6 +54,10 @@ class Executor:
         labels: Sequence[str] | None = None,
     ) -> Iterator[Any]:
         raise NotImplementedError
+
+    def slots(self) -> int:
+        """How many tasks run at once."""
+        return 1
 
     def share(self, obj: Any) -> Any:
         """`obj` as tasks should receive it (the object itself, or a reference the engine resolves)."""
@@ -82,27 +87,29 @@ class LocalExecutor(Executor):
 
 
 class _RowsToActor:
-    """What a Ray task calls with the rows it judged: adds them to the driver's counter actor."""
+    """What a Ray task calls with the rows it judged: adds them to one counter of the driver's
+    counter actor."""
 
-    def __init__(self, actor: Any) -> None:
+    def __init__(self, actor: Any, key: int) -> None:
         self.actor = actor
+        self.key = key
 
     def __call__(self, n: int) -> None:
-        self.actor.add.remote(n)
+        self.actor.add.remote(self.key, n)
 
 
 def _counter_class(ray: Any) -> Any:
     @ray.remote(num_cpus=0)
     class RowCounter:
         def __init__(self) -> None:
-            self.rows = 0
+            self.rows: dict[int, int] = {}
 
-        def add(self, n: int) -> None:
-            self.rows += n
+        def add(self, key: int, n: int) -> None:
+            self.rows[key] = self.rows.get(key, 0) + n
 
-        def take(self) -> int:
-            n, self.rows = self.rows, 0
-            return n
+        def take(self) -> dict[int, int]:
+            rows, self.rows = self.rows, {}
+            return rows
 
     return RowCounter
 
@@ -142,7 +149,12 @@ class RayExecutor(Executor):
         self.retries = retries
         self.task_timeout_s = task_timeout_s
         self.say = say
-        self._counters: list[tuple[Any, Callable[[int], None]]] = []
+        # one counter actor for the whole build (an actor is a process of its own): a counter in
+        # it per stage that reports, key -> what hears of its rows on the driver
+        self._actor: Any = None
+        self._counters: dict[int, Callable[[int], None]] = {}
+        self._next_key = 0
+        self._counter_lost = False
         if not ray.is_initialized():
             address = address or os.environ.get("RAY_ADDRESS")
             kwargs: dict[str, Any] = {
@@ -156,26 +168,46 @@ class RayExecutor(Executor):
                 kwargs["num_cpus"] = num_cpus
             ray.init(**kwargs)
             self._started = True
+        # each worker imports the build's code now, while the driver reads the input (not waited for)
+        self._warming = [ray.remote(num_cpus=1)(_warm_worker).remote() for _ in range(self._slots())]
 
     def share(self, obj: Any) -> Any:
         return self._ray.put(obj)
 
     def rows_reporter(self, on_rows: Callable[[int], None]) -> Callable[[int], None]:
-        actor = _counter_class(self._ray).remote()
-        self._counters.append((actor, on_rows))
-        return _RowsToActor(actor)
+        if self._actor is None:  # on the driver's node: a lost worker node does not take it along
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            here = NodeAffinitySchedulingStrategy(self._ray.get_runtime_context().get_node_id(), soft=True)
+            # restarted elsewhere if its node goes all the same (the counts it held are lost)
+            self._actor = _counter_class(self._ray).options(scheduling_strategy=here, max_restarts=-1).remote()
+        key, self._next_key = self._next_key, self._next_key + 1
+        self._counters[key] = on_rows
+        return _RowsToActor(self._actor, key)
 
     def _poll(self) -> None:
-        for actor, on_rows in self._counters:
-            n = self._ray.get(actor.take.remote())
-            if n:
-                on_rows(n)
+        if self._actor is None or not self._counters:
+            return
+        from ray.exceptions import RayError
+
+        try:
+            counts = self._ray.get(self._actor.take.remote())
+        except RayError as e:  # the counter's node is gone: Ray restarts it; the build goes on
+            if not self._counter_lost:
+                self.say(f"warning: progress counts held on a lost node are lost ({_error_line(e)}); the build goes on")
+                self._counter_lost = True
+            return
+        for key, n in counts.items():
+            if n and key in self._counters:
+                self._counters[key](n)
 
     def _drop_counters(self) -> None:
         self._poll()
-        for actor, _ in self._counters:
-            self._ray.kill(actor)
-        self._counters = []
+        self._counters = {}
+
+    def slots(self) -> int:
+        """The cluster's CPUs (how many tasks run at once)."""
+        return self._slots()
 
     def _slots(self) -> int:
         try:
@@ -192,15 +224,23 @@ class RayExecutor(Executor):
         ray = self._ray
         from ray.exceptions import RayError
 
-        names = list(labels) if labels is not None else [f"task {i}" for i in range(len(jobs))]
         # Ray's own retries are off: failures come back here, to be said and counted.
         task = ray.remote(num_cpus=1, max_retries=0)(fn)
         waiting = list(range(len(jobs)))[::-1]  # popped from the end: in order
+        known = len(jobs)
         tries = [0] * len(jobs)
         running: dict[Any, tuple[int, float]] = {}  # ref -> (job, submitted at)
         slots = self._slots()
+
+        def name(i: int) -> str:
+            return labels[i] if labels is not None and i < len(labels) else f"task {i}"
+
         try:
-            while waiting or running:
+            while waiting or running or len(jobs) > known:
+                # jobs the caller added while iterating go first (they finish what is under way)
+                waiting.extend(range(known, len(jobs)))
+                tries.extend([0] * (len(jobs) - known))
+                known = len(jobs)
                 while waiting and len(running) < slots:
                     i = waiting.pop()
                     tries[i] += 1
@@ -227,9 +267,9 @@ class RayExecutor(Executor):
                             )
                 for i, error in failed:
                     if tries[i] > self.retries:
-                        raise TaskFailed(f"{names[i]} failed {tries[i]} times; last error: {error}")
+                        raise TaskFailed(f"{name(i)} failed {tries[i]} times; last error: {error}")
                     self.say(
-                        f"warning: {names[i]} failed (try {tries[i]} of {self.retries + 1}): {error}; retrying"
+                        f"warning: {name(i)} failed (try {tries[i]} of {self.retries + 1}): {error}; retrying"
                     )
                     waiting.append(i)
         finally:
@@ -238,9 +278,19 @@ class RayExecutor(Executor):
             self._drop_counters()
 
     def close(self) -> None:
+        if self._actor is not None:
+            try:
+                self._ray.kill(self._actor)
+            except Exception:  # gone with its node already
+                pass
+            self._actor = None
         if self._started:
             self._ray.shutdown()
             self._started = False
+
+
+def _warm_worker() -> None:
+    import curation.pipeline  # noqa: F401  (and what it imports: pyarrow, filters)
 
 
 def _error_line(e: Exception) -> str:

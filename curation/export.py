@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from curation.outlock import holder_of, refuse_if_locked
+from curation.storage import Loc, is_uri, local_build
 from curation.store import (
     EXPORT_MARKER,
     MANIFEST,
@@ -335,7 +336,7 @@ def _files_under(directory: Path) -> list[str]:
     )
 
 
-def check_out(build_dir: Path, out: Path, fmt: str, force: bool = False) -> None:
+def check_out(build_dir: Path, out: Path, fmt: str, force: bool = False, build_name: str | None = None) -> None:
     """A UserError unless `out` may receive this export. It may when it is new or empty, or holds an
     earlier export of the same build in the same format (replaced), or, with `force`, another
     export. Never: files an export did not write, the build itself (or a directory inside it or
@@ -366,7 +367,7 @@ def check_out(build_dir: Path, out: Path, fmt: str, force: bool = False) -> None
             f"--out {out} holds an earlier export and files it did not write ({shown}); "
             "move them away or choose another --out directory"
         )
-    same = marker.get("format") == fmt and marker.get("build") == str(build)
+    same = marker.get("format") == fmt and marker.get("build") == (build_name or str(build))
     if not same and not force:
         raise UserError(
             f"--out {out} holds a {marker.get('format')} export of {marker.get('build')}; "
@@ -431,7 +432,31 @@ def export(
     replaces `out` only once complete, so a failed or killed export leaves a previous one whole.
     The export's last file, `EXPORT_MARKER`, lists what it wrote.
     """
-    build_dir, out = Path(build_dir), Path(out)
+    if is_uri(os.fspath(build_dir)):  # a build on object storage: read from a local copy
+        from curation.objectlock import object_lock_holder
+
+        loc = Loc.of(build_dir)
+        held = object_lock_holder(loc)
+        if held is not None:
+            raise UserError(f"{loc} is being built by another process ({held}); export it once that build has finished")
+        with local_build(loc.uri) as copy:
+            return _export(copy, fmt, Path(out), split, split_by, language, force, loc.uri)
+    build_dir = Path(build_dir)
+    return _export(build_dir, fmt, Path(out), split, split_by, language, force, str(build_dir.resolve()))
+
+
+def _export(
+    build_dir: Path,
+    fmt: str,
+    out: Path,
+    split: str | None,
+    split_by: str | None,
+    language: str | None,
+    force: bool,
+    build_name: str,
+) -> dict[str, int]:
+    """`export`, of a local build directory; `build_name`: the build as the export's marker names
+    it (its resolved path, or its URI on object storage)."""
     holder = holder_of(build_dir)
     if holder is not None:
         raise UserError(
@@ -448,7 +473,7 @@ def export(
     if language not in (None, "python") and fmt not in ("verl", "trl"):
         raise UserError("--language is for prompts: use it with --format verl or trl")
     sp = parse_split(split)
-    check_out(build_dir, out, fmt, force)
+    check_out(build_dir, out, fmt, force, build_name)
     try:  # the export is written beside `out` first: its directory must take new files
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -499,7 +524,7 @@ def export(
             if files.schema is not None:
                 _write_card(tmp, fmt, files.paths, files.schema, files.count)
             final = tmp
-        _write_marker(final, fmt, build_dir, manifest, files.count, split, split_by, language)
+        _write_marker(final, fmt, build_dir, manifest, files.count, split, split_by, language, build_name)
         _put_in_place(final, out)
     finally:
         if tmp.exists():
@@ -517,10 +542,11 @@ def _write_marker(
     split: str | None,
     split_by: str | None,
     language: str | None,
+    build_name: str | None = None,
 ) -> None:
     marker = {
         "format": fmt,
-        "build": str(build_dir.resolve()),
+        "build": build_name or str(build_dir.resolve()),
         "build_manifest_sha256": sha256_file(build_dir / MANIFEST),
         "codemix_version": manifest.get("codemix_version"),
         "options": {"split": split, "split_by": split_by, "language": language},

@@ -25,6 +25,7 @@ import json
 import shutil
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -62,12 +63,15 @@ __all__ = [
     "finished_units",
     "process_unit",
     "process_unit_reporting",
-    "process_row_stages",
+    "process_row_slice",
+    "merge_row_slices",
+    "WorkerStage",
     "parts_dir",
     "read_parts",
     "Progress",
     "ProblemListener",
     "PART_AFTER_S",
+    "SLICES_PER_CPU",
 ]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)
@@ -186,6 +190,7 @@ def finished_units(where: _Where) -> int:
     (their markers): with none, starting it over loses nothing."""
     work = as_loc(where)
     units = sum(1 for _ in work.glob("*/unit-*.json"))  # each stage's markers (`_unit_paths`)
+    units += sum(1 for _ in work.glob("*/unit-*.slices/rows-*.json"))  # a remote task's slices
     return units + sum(1 for _ in work.glob("*/unit-*.parts/rows-*.json"))  # `_part_paths`
 
 
@@ -264,6 +269,47 @@ def process_unit(
     return process_unit_reporting(stage, source, d, unit, chunk_rows, on_rows, part_after_s, on_problem)[0]
 
 
+class WorkerStage:
+    """A stage factory whose stage a worker process makes once and keeps for the build's later
+    tasks (`process_unit_reporting`, `process_row_slice`): a Ray task then pays neither for
+    starting a sandbox nor for indexing decontam's references, as a local build pays once.
+
+    `build` names the build: a task of another build closes the stages kept for earlier ones.
+    A task that raises closes and forgets the stage it used (its sandbox may be broken)."""
+
+    def __init__(self, factory: Callable[[], Stage], build: str, name: str) -> None:
+        self.factory = factory
+        self.build = build
+        self.name = name
+
+    def __call__(self) -> Stage:  # a fresh stage, as the factory makes it
+        return self.factory()
+
+
+_KEPT_STAGES: dict[tuple[str, str], Stage] = {}  # (build, stage name) -> stage, in a worker
+
+
+def _stage_for(stage: Stage | Callable[[], Stage] | WorkerStage) -> tuple[Stage, bool]:
+    """(the stage to judge with, whether the caller closes it after)."""
+    if isinstance(stage, Stage):
+        return stage, False
+    if not isinstance(stage, WorkerStage):
+        return stage(), True
+    for key in [k for k in _KEPT_STAGES if k[0] != stage.build]:
+        _KEPT_STAGES.pop(key).close()
+    key = (stage.build, stage.name)
+    if key not in _KEPT_STAGES:
+        _KEPT_STAGES[key] = stage.factory()
+    return _KEPT_STAGES[key], False
+
+
+def _forget_stage(stage: Stage | Callable[[], Stage] | WorkerStage) -> None:
+    if isinstance(stage, WorkerStage):
+        kept = _KEPT_STAGES.pop((stage.build, stage.name), None)
+        if kept is not None:
+            kept.close()
+
+
 def process_unit_reporting(
     stage: Stage | Callable[[], Stage],
     source: _Where,
@@ -276,8 +322,7 @@ def process_unit_reporting(
 ) -> tuple[int, dict[str, Any] | None]:
     """`process_unit`, and what the stage found about where it ran (`Stage.environment()`: the
     sandbox's isolation on this worker), for a task on another node to report."""
-    owned = not isinstance(stage, Stage)
-    st = stage if isinstance(stage, Stage) else stage()
+    st, owned = _stage_for(stage)
     lock = threading.Lock()
     heard = [0]  # problems of the chunk being judged that the stage said were done
 
@@ -330,6 +375,9 @@ def process_unit_reporting(
         _commit_unit(d, unit, result_kept, result_dropped, stats)
         parts.rmtree()
         return n, st.environment()
+    except BaseException:
+        _forget_stage(stage)
+        raise
     finally:
         st.on_problem = None
         if owned:
@@ -516,8 +564,8 @@ class Pipeline:
 
     def run(self, stream: Iterable[dict[str, Any] | RecordError]) -> list[StageRun]:
         """Ingest, then every stage in order. On an executor whose tasks run elsewhere,
-        consecutive row stages run as one task per unit (`run_row_stages`): a unit goes on to the
-        next row stage as soon as it is through one; only global stages wait for every unit."""
+        consecutive row stages run as one task per slice of a unit (`run_row_stages`): a slice goes
+        on to the next row stage as soon as it is through one; only global stages wait for every unit."""
         runs = [self.ingest(stream)]
         i = 1
         while i <= len(self.stages):
@@ -527,7 +575,7 @@ class Pipeline:
                     isinstance(s, GlobalStage) for s in self.stages[i - 1 : last + 1]
                 ):
                     last += 1
-            if last > i:
+            if not self.executor.local and not isinstance(self.stages[i - 1], GlobalStage):
                 runs.extend(self.run_row_stages(i, last))
             else:
                 runs.append(self.run_stage(i, self.stages[i - 1]))
@@ -544,10 +592,15 @@ class Pipeline:
         return run
 
     def run_row_stages(self, first: int, last: int) -> list[StageRun]:
-        """Row stages number `first`..`last` (1-based), streamed: one task per unit takes the unit
-        through each of them in turn, committing each stage's unit as it goes (so a retried or
-        resumed task starts at the first stage the unit has not finished). Progress is told per
-        stage as chunks are judged; a later stage's total is known when the earlier ones end."""
+        """Row stages number `first`..`last` (1-based), streamed and sliced for an executor whose
+        tasks run elsewhere: each unit is cut into slices of at most `chunk_rows` rows (fewer when
+        the stage's rows are few against the cluster's CPUs, so that idle CPUs find work to the
+        end), and one task takes one slice through each of the stages in turn, committing each
+        stage's slice as it goes (`process_row_slice`); a slice goes on to the next stage without
+        waiting for other slices. Once every slice of a unit is through, a task merges each
+        stage's slices into the unit (`merge_row_slices`). A lost task loses the slice it was
+        judging, at most one chunk; a retried or resumed one starts at the first stage the slice
+        has not finished. Progress is told per stage as problems are judged."""
         names = [SCHEMA_STAGE] + [s.name for s in self.stages]
         prev_dir = self._dir(first - 1, names[first - 1])
         units = self._units(first - 1, names[first - 1])
@@ -568,19 +621,47 @@ class Pipeline:
             return advance
 
         if todo:
+            build = uuid.uuid4().hex
             payloads = []
             for i in span:
                 stage = self.stages[i - 1]
                 factory = self.factories.get(stage.name)
-                payloads.append(self.executor.share(factory if factory is not None else stage))
+                made = WorkerStage(factory, build, stage.name) if factory is not None else stage
+                payloads.append(self.executor.share(made))
             reporters = [self.executor.rows_reporter(advance_for(i)) for i in span]
-            # the stages last, each its own argument (an engine resolves shared ones there)
-            jobs = [(prev_dir, dirs, u, self.chunk_rows, reporters, self.part_after_s, *payloads) for u in todo]
-            labels = [f"stages {names[first]}..{names[last]}, unit {u}" for u in todo]
-            for envs in self.executor.map(process_row_stages, jobs, labels):
-                for i, env in zip(span, envs):
+            slots = self.executor.slots()
+            pending = []  # (unit, index in span of the first stage the unit has not finished, its rows)
+            for u in todo:
+                # where an earlier run cut the unit into slices, from there (their rows are counted
+                # from that stage's input), else the first stage the unit has not finished
+                k = next((k for k, d in enumerate(dirs) if (_slices_dir(d, u) / "layout.json").exists()),
+                         next(k for k, d in enumerate(dirs) if not _unit_paths(d, u)[2].exists()))  # fmt: skip
+                src = prev_dir if k == 0 else dirs[k - 1]
+                pending.append((u, k, sum(self._read_stats(src, u).kept.values())))
+            slice_rows = max(1, min(self.chunk_rows, -(-sum(n for *_, n in pending) // (SLICES_PER_CPU * slots))))
+            jobs: list[tuple[Any, ...]] = []
+            labels: list[str] = []
+            merges, left = {}, {}  # unit -> its merge job, slices not finished yet
+            for u, k, n in pending:
+                src = prev_dir if k == 0 else dirs[k - 1]
+                rows = _slice_layout(dirs[k], u, slice_rows)
+                which = f"stage {names[last]}" if first + k == last else f"stages {names[first + k]}..{names[last]}"
+                for start in range(0, max(n, 1), rows):
+                    stop = min(start + rows, n)
+                    jobs.append((False, u, src, dirs[k:], u, start, stop, reporters[k:], *payloads[k:]))
+                    labels.append(f"{which}, unit {u}, rows {start}-{stop}")
+                merges[u], left[u] = (True, u, dirs[k:], u, n, rows), len(range(0, max(n, 1), rows))
+            # a unit is merged as soon as its last slice is through, while other slices still run
+            for u, envs in self.executor.map(_row_task, jobs, labels):
+                for i, env in zip(span[len(span) - len(envs):], envs):
                     if env is not None:
                         self.environments.setdefault(names[i], []).append(env)
+                if u in left:
+                    left[u] -= 1
+                    if not left[u]:
+                        del left[u]
+                        jobs.append(merges[u])
+                        labels.append(f"merging unit {u}'s slices")
         runs = []
         for i in span:
             before = self._dir(i - 1, names[i - 1])
@@ -589,29 +670,102 @@ class Pipeline:
         return runs
 
 
-def process_row_stages(
-    source_dir: _Where,
+#: a row stage's rows on a cluster are cut into about this many slices per CPU (`run_row_stages`)
+SLICES_PER_CPU = 16
+
+
+def _slices_dir(d: Loc, unit: int) -> Loc:
+    return d / f"unit-{unit:05d}.slices"
+
+
+def _slice_layout(d: Loc, unit: int, rows: int) -> int:
+    """The slice size of a unit's slices in stage directory `d`: the one its first slices were cut
+    with (a resumed build on another cluster keeps it), else `rows`, recorded now."""
+    layout = _slices_dir(d, unit) / "layout.json"
+    if layout.exists():
+        return int(json.loads(layout.read_text())["rows"])
+    write_json(layout, {"rows": rows})
+    return rows
+
+
+def _row_task(merge: bool, key: int, *args: Any) -> tuple[int | None, list[dict[str, Any] | None]]:
+    """A task of `Pipeline.run_row_stages`: a slice (`process_row_slice`) or a unit's merge
+    (`merge_row_slices`); returns the unit when a slice of it is through, and the environments."""
+    if merge:
+        merge_row_slices(*args)
+        return None, []
+    return key, process_row_slice(*args)
+
+
+def process_row_slice(
+    source: _Where,
     dirs: list[_Where],
     unit: int,
-    chunk_rows: int | None,
+    start: int,
+    stop: int,
     on_rows: list[Callable[[int], None]] | None,
-    part_after_s: float,
     *stages: Stage | Callable[[], Stage],
 ) -> list[dict[str, Any] | None]:
-    """Take one unit through consecutive row stages (`Pipeline.run_row_stages`; the body of a
-    task): each stage reads the unit the one before committed, a stage the unit has finished is
-    passed over. Returns each stage's `environment()` (None where it did not run)."""
-    source = _unit_paths(as_loc(source_dir), unit)[0]
+    """Rows [start, stop) of one unit through consecutive row stages (the body of a task of
+    `Pipeline.run_row_stages`): each stage's kept and dropped rows of the slice are committed in
+    `NN-stage/unit-N.slices/` (marker last) and the kept rows go on to the next stage; a stage the
+    slice has finished is read back, not judged again. Returns each stage's `environment()`."""
+    table = _unit_paths(as_loc(source), unit)[0].read_table().slice(start, stop - start)
     envs: list[dict[str, Any] | None] = []
     for k, (stage, d) in enumerate(zip(stages, dirs)):
-        kept_p, _, marker = _unit_paths(as_loc(d), unit)
+        kept_p, rej_p, marker = _part_paths(_slices_dir(as_loc(d), unit), start)
         if marker.exists():
+            table = kept_p.read_table()
             envs.append(None)
-        else:
-            rows = on_rows[k] if on_rows is not None else None
-            envs.append(process_unit_reporting(stage, source, d, unit, chunk_rows, rows, part_after_s)[1])
-        source = kept_p
+            continue
+        st, owned = _stage_for(stage)
+        rows = on_rows[k] if on_rows is not None else None
+        heard = [0]
+
+        def listen(
+            event: str, key: str, rows: Callable[[int], None] | None = rows, heard: list[int] = heard
+        ) -> None:
+            if event == "done" and rows is not None:
+                heard[0] += 1
+                rows(1)
+
+        st.on_problem = listen if rows is not None else None
+        try:
+            t0 = time.perf_counter()
+            part = st.process(table)
+            seconds = time.perf_counter() - t0
+            if rows is not None and table.num_rows - heard[0] > 0:
+                rows(table.num_rows - heard[0])
+            _commit((kept_p, rej_p, marker), part.kept, part.dropped, {"rows": table.num_rows, "seconds": seconds})
+            envs.append(st.environment())
+        except BaseException:
+            _forget_stage(stage)
+            raise
+        finally:
+            st.on_problem = None
+            if owned:
+                st.close()
+        table = part.kept
     return envs
+
+
+def merge_row_slices(dirs: list[_Where], unit: int, rows: int, slice_rows: int) -> None:
+    """Each stage's slices of one unit (`process_row_slice`), in row order, committed as the unit
+    (marker last), then the slices removed. A stage whose unit is committed already is passed over."""
+    for d in map(as_loc, dirs):
+        if _unit_paths(d, unit)[2].exists():
+            continue
+        sd = _slices_dir(d, unit)
+        kept, dropped, seconds = [], [], 0.0
+        for start in range(0, max(rows, 1), slice_rows):
+            kept_p, rej_p, marker = _part_paths(sd, start)
+            kept.append(kept_p.read_table())
+            dropped.append(rej_p.read_table())
+            seconds += float(json.loads(marker.read_text())["seconds"])
+        k, r = _concat(kept), _concat(dropped)
+        _commit_unit(d, unit, k, r, UnitStats.of(k, r, seconds))
+    for d in map(as_loc, dirs):  # only now: until every stage is merged, the slices say where they began
+        _slices_dir(d, unit).rmtree()
 
 
 @dataclass

@@ -16,10 +16,12 @@ Credentials and endpoints come from the filesystem's usual configuration: for S3
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterator
 from functools import total_ordering
 from pathlib import Path
@@ -30,7 +32,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-__all__ = ["Loc", "is_uri", "as_loc", "absolute", "filesystem"]
+__all__ = ["Loc", "is_uri", "as_loc", "absolute", "filesystem", "local_build"]
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -316,3 +318,25 @@ def absolute(where: str | os.PathLike[str]) -> str:
     """A path made absolute (a task on another node resolves no relative path), a URI as it is."""
     text = os.fspath(where)
     return text if is_uri(text) else os.path.abspath(text)
+
+
+@contextlib.contextmanager
+def local_build(where: str | os.PathLike[str]) -> Iterator[Path]:
+    """A finished build as a local directory, for the commands that read one (`info`, `export`,
+    `rank`): a local path as it is; on object storage a temporary copy of the build's files
+    (manifest, shards, report; not an unfinished build's `.work`), removed after the block."""
+    if not is_uri(os.fspath(where)):
+        yield Path(where)
+        return
+    loc = Loc.of(where)
+    with tempfile.TemporaryDirectory(prefix="codemix-build-") as tmp:
+        local = Path(tmp) / (loc.name or "build")
+        local.mkdir()
+        for name in ("manifest.json", "problems", "rejected", "report"):
+            p = loc / name
+            if p.is_file():
+                p.download(local)
+            elif p.is_dir():
+                p.download(local / name)
+        yield local
+

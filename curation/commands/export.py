@@ -15,7 +15,7 @@ __all__ = ["export_command"]
 
 @app.command("export")
 def export_command(
-    build_dir: Path = typer.Argument(..., help="A build's output directory."),
+    build_dir: str = typer.Argument(..., help="A build's output directory, or its URI on object storage (s3://...)."),
     fmt: str = typer.Option(..., "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory: new, empty, or an earlier export of this build "
                              "in this format (replaced once the new one is complete)."),

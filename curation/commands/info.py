@@ -10,6 +10,7 @@ from rich.text import Text
 
 from curation.commands import app, styled, table_console
 from curation.report import difficulty_buckets, reason_rows
+from curation.storage import is_uri, local_build
 from curation.store import require_build
 from filters.contracts import UserError
 
@@ -17,12 +18,19 @@ __all__ = ["info_command"]
 
 
 @app.command("info")
-def info_command(out: Path = typer.Argument(..., help="A build's output directory.")) -> None:
+def info_command(
+    out: str = typer.Argument(..., help="A build's output directory, or its URI on object storage (s3://...)."),
+) -> None:
     """Show a finished build: counts per source, the funnel per stage, reject reasons, difficulty."""
+    with local_build(out) as path:
+        _info(path, out if is_uri(out) else str(Path(out)))
+
+
+def _info(out: Path, shown: str) -> None:
     manifest = require_build(out)
     if not isinstance(manifest.get("counts"), dict):
         raise UserError(
-            f"{out / 'manifest.json'} is damaged: not a codemix manifest (no counts); "
+            f"{shown}/manifest.json is damaged: not a codemix manifest (no counts); "
             "rebuild with the build's own command and --force"
         )
     console = table_console()
@@ -30,7 +38,7 @@ def info_command(out: Path = typer.Argument(..., help="A build's output director
     stages = counts["stages"]
     sources = sorted(counts["input"])
 
-    t = Table(title=f"{out}: problems per source, kept after each stage")
+    t = Table(title=f"{shown}: problems per source, kept after each stage")
     t.add_column("source", no_wrap=True)
     t.add_column("input", justify="right")
     for st in stages:
@@ -78,4 +86,4 @@ def info_command(out: Path = typer.Argument(..., help="A build's output director
         console.print(styled("note:", "bold yellow", note["line"]))
     env = manifest.get("environment") or {}
     if env:  # the whole of it is in the manifest; here only which stages recorded one
-        console.print(Text(f"environment of {', '.join(env)}: in {out / 'manifest.json'} (\"environment\")", style="dim"))
+        console.print(Text(f"environment of {', '.join(env)}: in {shown.rstrip('/')}/manifest.json (\"environment\")", style="dim"))

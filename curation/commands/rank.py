@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,15 @@ from curation.commands import app, console, table_console
 from curation.outlock import hold_out_lock
 from curation.pipeline import rerun_stage
 from curation.record_files import text_lines
-from curation.store import MANIFEST, PROBLEMS_DIR, read_manifest, write_json
+from curation.storage import Loc, is_uri, local_build
+from curation.store import (
+    MANIFEST,
+    PROBLEMS_DIR,
+    REJECTED_DIR,
+    REPORT_DIR,
+    read_manifest,
+    write_json,
+)
 from filters.contracts import RecordError, UserError
 from filters.stages.difficulty import DifficultyConfig, RankStage, parse_window, read_rollouts
 
@@ -39,6 +48,8 @@ def rank_build(
     the stage on the finished build (`curation.pipeline.rerun_stage`: shards swapped in whole);
     the manifest (when present) is rewritten last.
     """
+    if is_uri(os.fspath(out)):
+        return _rank_on_store(str(out), rollouts, two_pl, buckets, keep_pass_rate, target_model)
     out = Path(out)
     if not any((out / PROBLEMS_DIR).glob("*.parquet")):
         raise UserError(
@@ -47,6 +58,47 @@ def rank_build(
     _check_rollouts_file(Path(rollouts))
     with hold_out_lock(out, "codemix rank writing there is refused"):
         return _rank_locked(out, rollouts, two_pl, buckets, keep_pass_rate, target_model)
+
+
+def _rank_on_store(
+    uri: str,
+    rollouts: str | Path,
+    two_pl: bool,
+    buckets: int,
+    keep_pass_rate: str | None,
+    target_model: str | None,
+) -> dict[str, Any]:
+    """`rank_build` of a build on object storage: ranked in a local copy while the prefix's lock
+    is held (`curation.objectlock`), then the copy's shards, rejected files and report uploaded,
+    files the rerun no longer has removed, and the manifest written last."""
+    from curation.objectlock import hold_object_lock
+
+    loc = Loc.of(uri)
+    _check_rollouts_file(Path(rollouts))
+    with hold_object_lock(loc, "codemix rank writing there is refused"), local_build(uri) as copy:
+        summary = rank_build(copy, rollouts, two_pl=two_pl, buckets=buckets, keep_pass_rate=keep_pass_rate,
+                             target_model=target_model)  # fmt: skip
+        for name in (PROBLEMS_DIR, REJECTED_DIR, REPORT_DIR):
+            if not (copy / name).is_dir():
+                continue
+            (loc / name).upload(copy / name)
+            now = {p.relative_to(copy / name).as_posix() for p in (copy / name).rglob("*") if p.is_file()}
+            for old in _files(loc / name):
+                if old.path[len((loc / name).path) + 1 :] not in now:
+                    old.unlink(missing_ok=True)
+        if (copy / MANIFEST).is_file():
+            (loc / MANIFEST).write_bytes_atomic((copy / MANIFEST).read_bytes())
+    summary["rollouts_file"] = str(rollouts)
+    return summary
+
+
+def _files(d: Loc) -> list[Loc]:
+    """Every file under a directory on object storage."""
+    import pyarrow.fs as pafs
+
+    assert d.fs is not None
+    infos = d.fs.get_file_info(pafs.FileSelector(d.path, recursive=True, allow_not_found=True))
+    return [Loc(d.fs, i.path, f"{d.uri}{i.path[len(d.path):]}") for i in infos if i.type == pafs.FileType.File]
 
 
 def _check_rollouts_file(path: Path) -> None:
@@ -109,7 +161,7 @@ def _rank_locked(
 
 @app.command("rank")
 def rank_command(
-    out: Path = typer.Argument(..., help="A build's output directory (with problems/*.parquet)."),
+    out: str = typer.Argument(..., help="A build's output directory (with problems/*.parquet), or its URI on object storage (s3://...)."),
     rollouts: Path = typer.Option(
         ...,
         "--rollouts",
@@ -157,5 +209,6 @@ def rank_command(
     missing = (s.get("rollouts") or {}).get("problems_not_in_shards", 0)
     if missing:
         err.print(Text(f"{missing} problem ids in the rollouts are not in the shards", style="yellow"))
-    if (Path(out) / MANIFEST).exists():
-        err.print(f"updated {Path(out) / MANIFEST}; `codemix info {shlex.quote(str(out))}` shows the buckets")
+    if is_uri(out) or (Path(out) / MANIFEST).exists():
+        shown = f"{out.rstrip('/')}/{MANIFEST}" if is_uri(out) else str(Path(out) / MANIFEST)
+        err.print(f"updated {shown}; `codemix info {shlex.quote(str(out))}` shows the buckets")

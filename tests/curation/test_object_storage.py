@@ -126,3 +126,110 @@ def test_cli_build_to_s3_refuses_a_foreign_prefix(tmp_path, bucket):
                                  "--skip", "verify", "--no-decontaminate"])  # fmt: skip
     assert r.exit_code == 0, r.output
     assert json.loads(Loc.of(f"s3://{bucket}/fresh/manifest.json").read_text())["counts"]["output"]
+
+
+def _rollouts(path: Path, ids: list[str]) -> Path:
+    import random
+
+    rng = random.Random(0)
+    with path.open("w") as f:
+        for model, skill in (("weak", 0.3), ("strong", 0.8)):
+            for i, pid in enumerate(ids):
+                p = min(0.95, max(0.05, skill - 0.02 * (i % 20)))
+                n = sum(rng.random() < p for _ in range(8))
+                f.write(json.dumps({"problem_id": pid, "model": model, "passed": n, "attempts": 8}) + "\n")
+    return path
+
+
+def test_info_export_and_rank_read_a_build_on_s3(tmp_path, bucket):
+    """`codemix info`, `export` and `rank` of a build on S3 say and write what they do for the same
+    build on a local disk; rank's shards and manifest land back on the store."""
+    from typer.testing import CliRunner
+
+    from curation.cli import app
+
+    runner = CliRunner()
+    src = tmp_path / "toy.jsonl"
+    write_jsonl(_rows(), src)
+    local = Path(build(_config(str(src)), tmp_path / "local").out)
+    uri = f"s3://{bucket}/builds/toy"
+    build(_config(str(src)), uri)
+
+    for_local, for_s3 = (runner.invoke(app, ["info", str(where)]) for where in (local, uri))
+    assert for_local.exit_code == 0 and for_s3.exit_code == 0, for_s3.output
+    def squeezed(text: str, where: str) -> str:  # (rich wraps a long title: compare without whitespace)
+        return "".join(text.split()).replace(where, "OUT")
+
+    assert uri in "".join(for_s3.output.split())
+    assert squeezed(for_s3.output, uri) == squeezed(for_local.output, str(local))
+
+    exported = {}
+    for name, where in (("local", str(local)), ("s3", uri)):
+        r = runner.invoke(app, ["export", where, "--format", "jsonl", "--out", str(tmp_path / f"exp-{name}")])
+        assert r.exit_code == 0, r.output
+        exported[name] = sorted((tmp_path / f"exp-{name}").rglob("*.jsonl"))
+        assert exported[name]
+    assert [p.read_bytes() for p in exported["local"]] == [p.read_bytes() for p in exported["s3"]]
+    marker = json.loads((tmp_path / "exp-s3" / ".codemix-export.json").read_text())
+    assert marker["build"] == uri
+
+    ids = pq.read_table(local / "problems", columns=["problem_id"]).column("problem_id").to_pylist()
+    rollouts = _rollouts(tmp_path / "r.jsonl", ids)
+    for where in (str(local), uri):
+        r = runner.invoke(app, ["rank", where, "--rollouts", str(rollouts), "--keep-pass-rate", "0.1:0.9",
+                                "--target-model", "weak"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+    assert not Loc.of(f"{uri}/.codemix.lock").exists()  # given back
+    got = _download(uri, tmp_path / "ranked-from-s3")
+    ours, theirs = comparable(got), comparable(local)
+    for c in (ours, theirs):
+        c["manifest"]["config"]["sources"][0]["path"] = None
+        c["manifest"]["rank"].pop("rollouts_file", None)
+    assert ours == theirs
+    assert "rank" in ours["manifest"] and ours["manifest"]["counts"]["rejected"] > theirs["manifest"]["counts"]["rejected"] - 1
+    assert sorted(p.name for p in (got / "rejected").iterdir()) == sorted(p.name for p in (local / "rejected").iterdir())
+
+
+def test_a_second_build_into_the_same_s3_prefix_is_refused(tmp_path, bucket):
+    """While a build writes to an s3:// prefix, it holds a lock object created with If-None-Match;
+    a second build there is refused naming the first, and the lock goes when the first ends."""
+    from filters.contracts import UserError
+
+    src = tmp_path / "toy.jsonl"
+    write_jsonl(_rows(), src)
+    out = f"s3://{bucket}/builds/toy"
+    refused: list[str] = []
+
+    def second_build_midway(stage, done, total, extra):
+        if stage == "dedup" and total and 0 < done < total and not refused:
+            with pytest.raises(UserError, match="being written by another process") as e:
+                build(_config(str(src)), out)
+            refused.append(str(e.value))
+
+    first = build(_config(str(src)), out, progress=second_build_midway)
+    assert refused and "pid " in refused[0]
+    assert first.manifest["counts"]["output"]
+    assert not Loc.of(f"{out}/.codemix.lock").exists()
+    assert build(_config(str(src)), out).already_complete  # the prefix is free again
+
+
+def test_a_dead_builds_s3_lock_is_taken_over_and_a_users_file_never(tmp_path, bucket):
+    from curation.objectlock import hold_object_lock
+    from filters.contracts import UserError
+
+    out = Loc.of(f"s3://{bucket}/builds/x")
+    lock = Loc.of(f"s3://{bucket}/builds/x/.codemix.lock")
+    lock.write_bytes_atomic(json.dumps({"pid": 1, "host": "gone", "command": "codemix build"}).encode())
+    with pytest.raises(UserError, match="pid 1 on gone: codemix build"):  # refreshed just now: alive
+        with hold_object_lock(out):
+            pass
+    said: list[str] = []
+    with hold_object_lock(out, lease_s=-1, say=said.append):  # not refreshed within the lease: dead
+        assert json.loads(lock.read_bytes())["host"] != "gone"
+    assert said and "took over the lock" in said[0] and not lock.exists()
+
+    lock.write_bytes_atomic(b"my own notes")
+    with pytest.raises(UserError, match="is not a codemix lock"):
+        with hold_object_lock(out, lease_s=-1):
+            pass
+    assert lock.read_bytes() == b"my own notes"

@@ -123,7 +123,7 @@ def test_past_the_retry_limit_the_build_stops_naming_the_unit_and_error(tmp_path
     attempts.mkdir()
     ex = RayExecutor(retries=1, say=lambda line: None)
     pipe = Pipeline(tmp_path / "work", [_failing_stage(attempts, "/u9", times=99)], batch_rows=4, executor=ex)
-    with pytest.raises(TaskFailed, match=r"stage flaky, unit 2 failed 2 times; last error: OSError: disk went away \(try 1\)"):
+    with pytest.raises(TaskFailed, match=r"stage flaky, unit 2, rows \d+-\d+ failed 2 times; last error: OSError: disk went away \(try 1\)"):
         pipe.run(_units(tmp_path, 10, 4))
     assert len(list(attempts.glob("try-*"))) == 2
 
@@ -183,8 +183,8 @@ def test_consecutive_row_stages_stream_a_unit_on_without_a_barrier(tmp_path, ray
 
 
 def test_a_lost_task_loses_at_most_the_chunk_it_was_judging(tmp_path, ray_instance):
-    """The worker running a unit dies (os._exit) in its third chunk; the retried task resumes after
-    the chunks the first one committed as parts, so only that chunk is judged twice."""
+    """The worker judging u5 dies (os._exit); the unit's other slices were tasks of their own
+    (slices of at most a chunk, here 1 row: 8 rows for 2 CPUs), so only u5's slice is judged twice."""
     import os as _os
 
     from curation.executors import RayExecutor
@@ -212,5 +212,85 @@ def test_a_lost_task_loses_at_most_the_chunk_it_was_judging(tmp_path, ray_instan
     runs = pipe.run(_units(tmp_path, 8, 8))
     assert sum(runs[-1].kept.values()) == 8
     twice = sorted(p.name.rsplit("-", 1)[0] for p in judged.glob("*-1"))
-    assert twice == ["u4", "u5"]  # the chunk it was judging; u0-u3 were kept as parts
-    assert len(said) == 1 and "unit 0" in said[0]
+    assert twice == ["u5"]  # the slice it was judging; the others were committed by their tasks
+    assert len(said) == 1 and "unit 0, rows 5-6" in said[0]
+
+
+class _Recording:
+    """A row stage (made by a factory, as a build makes its sandboxed stages) that keeps every row,
+    notes each row it judges in `judged/` and each time it is made in `made/` (per process)."""
+
+    def __init__(self, root, name: str) -> None:
+        self.root, self.name = root, name
+
+    def __call__(self):
+        import os as _os
+
+        from filters.stage import Decision, RowStage
+
+        root, name = self.root, self.name
+        (root / "made").mkdir(exist_ok=True)
+        (root / "made" / f"{name}-{_os.getpid()}-{len(list((root / 'made').iterdir()))}").write_text("")
+
+        class Recording(RowStage):
+            def judge_rows(self, rows):
+                (root / "judged").mkdir(exist_ok=True)
+                out = []
+                for r in rows:
+                    pid = r["problem_id"].split("/")[-1]
+                    (root / "judged" / f"{name}-{pid}-{len(list((root / 'judged').glob(f'{name}-{pid}-*')))}").write_text("")  # fmt: skip
+                    out.append(Decision(True) if name == "second" or not pid.endswith("3") else Decision.drop("ends_in_3"))
+                return out
+
+        st = Recording()
+        st.name = name
+        return st
+
+
+def test_a_worker_makes_each_row_stage_once_and_a_killed_driver_resumes_the_slices(tmp_path, ray_instance):
+    """Slices of two row stages: each worker process makes a stage once for all its tasks; a driver
+    stopped after some slices resumes with those kept (no row judged twice) and the merged units
+    equal a build that ran through."""
+    from curation.executors import RayExecutor
+    from curation.pipeline import Pipeline
+
+    def run(work, root, stop_after=None):
+        stages = [_Recording(root, "first")(), _Recording(root, "second")()]
+        factories = {"first": _Recording(root, "first"), "second": _Recording(root, "second")}
+        seen = [0]
+
+        def progress(stage, done, total, extra):
+            if stop_after is not None and stage == "second" and done >= stop_after:
+                seen[0] += 1
+                raise KeyboardInterrupt
+
+        ex = RayExecutor(retries=0, say=lambda line: None)
+        pipe = Pipeline(work, stages, batch_rows=12, executor=ex, factories=factories, progress=progress)
+        return pipe, pipe.run(_units(tmp_path, 30, 12))
+
+    whole_root, cut_root = tmp_path / "whole", tmp_path / "cut"
+    whole_root.mkdir()
+    cut_root.mkdir()
+    whole, runs = run(tmp_path / "w1", whole_root)
+    assert [sum(r.kept.values()) for r in runs] == [30, 27, 27]
+    made = list((whole_root / "made").iterdir())
+    pids = {p.name.split("-")[1] for p in made}
+    # 2 made on the driver; in the workers one per stage and process, not one per task (30 rows
+    # on 2 CPUs are about 30 slices)
+    assert len(made) - 2 == 2 * len(pids - {str(__import__("os").getpid())})
+    assert len(made) - 2 <= 2 * 3
+
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path / "w2", cut_root, stop_after=5)
+    assert list((tmp_path / "w2").glob("*/unit-*.slices/rows-*.json"))  # slices kept
+    judged_before = {p.name.rsplit("-", 1)[0] for p in (cut_root / "judged").iterdir()}
+    resumed, _ = run(tmp_path / "w2", cut_root)
+    again = [p.name for p in (cut_root / "judged").iterdir() if not p.name.endswith("-0")]
+    # a row judged twice is one a stopped task was judging (at most one slice per CPU)
+    assert len(again) <= 2 * 2, again
+    assert judged_before  # some were kept
+    assert not list((tmp_path / "w2").glob("*/unit-*.slices"))
+    for a, b in zip(whole.kept(), resumed.kept(), strict=True):
+        assert a.to_pylist() == b.to_pylist()
+    for a, b in zip(whole.rejected(), resumed.rejected(), strict=True):
+        assert a.to_pylist() == b.to_pylist()
