@@ -70,7 +70,9 @@ def _rank_on_store(
 ) -> dict[str, Any]:
     """`rank_build` of a build on object storage: ranked in a local copy while the prefix's lock
     is held (`curation.objectlock`), then the copy's shards, rejected files and report uploaded,
-    files the rerun no longer has removed, and the manifest written last."""
+    the manifest written, and only then the files the rerun no longer has removed. A shard the rerun
+    rewrites under the same name is replaced in place (object storage has no rename): a crash
+    between two uploads leaves the old manifest beside some new shards."""
     from curation.objectlock import hold_object_lock
 
     loc = Loc.of(uri)
@@ -78,16 +80,17 @@ def _rank_on_store(
     with hold_object_lock(loc, "codemix rank writing there is refused"), local_build(uri) as copy:
         summary = rank_build(copy, rollouts, two_pl=two_pl, buckets=buckets, keep_pass_rate=keep_pass_rate,
                              target_model=target_model)  # fmt: skip
+        stale: list[Loc] = []
         for name in (PROBLEMS_DIR, REJECTED_DIR, REPORT_DIR):
             if not (copy / name).is_dir():
                 continue
             (loc / name).upload(copy / name)
             now = {p.relative_to(copy / name).as_posix() for p in (copy / name).rglob("*") if p.is_file()}
-            for old in _files(loc / name):
-                if old.path[len((loc / name).path) + 1 :] not in now:
-                    old.unlink(missing_ok=True)
+            stale += [old for old in _files(loc / name) if old.path[len((loc / name).path) + 1 :] not in now]
         if (copy / MANIFEST).is_file():
             (loc / MANIFEST).write_bytes_atomic((copy / MANIFEST).read_bytes())
+        for old in stale:  # after the manifest: a crash before it leaves every file it names
+            old.unlink(missing_ok=True)
     summary["rollouts_file"] = str(rollouts)
     return summary
 
