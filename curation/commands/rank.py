@@ -48,26 +48,27 @@ def rank_build(
     the stage on the finished build (`curation.pipeline.rerun_stage`: shards swapped in whole);
     the manifest (when present) is rewritten last.
     """
+    window = parse_window(keep_pass_rate) if keep_pass_rate else None
+    cfg = DifficultyConfig(
+        buckets=buckets, two_pl=two_pl, keep_pass_rate=window, target_model=target_model
+    )
     if is_uri(os.fspath(out)):
-        return _rank_on_store(str(out), rollouts, two_pl, buckets, keep_pass_rate, target_model)
-    out = Path(out)
+        return _rank_on_store(str(out), rollouts, cfg)
+    return _rank_here(Path(out), rollouts, cfg)
+
+
+def _rank_here(out: Path, rollouts: str | Path, cfg: DifficultyConfig) -> dict[str, Any]:
+    """`rank_build` of a build in a local directory, under its lock."""
     if not any((out / PROBLEMS_DIR).glob("*.parquet")):
         raise UserError(
             f"{out / PROBLEMS_DIR} holds no parquet shards; pass the --out directory of a `codemix build`"
         )
     _check_rollouts_file(Path(rollouts))
     with hold_out_lock(out, "codemix rank writing there is refused"):
-        return _rank_locked(out, rollouts, two_pl, buckets, keep_pass_rate, target_model)
+        return _rank_locked(out, rollouts, cfg)
 
 
-def _rank_on_store(
-    uri: str,
-    rollouts: str | Path,
-    two_pl: bool,
-    buckets: int,
-    keep_pass_rate: str | None,
-    target_model: str | None,
-) -> dict[str, Any]:
+def _rank_on_store(uri: str, rollouts: str | Path, cfg: DifficultyConfig) -> dict[str, Any]:
     """`rank_build` of a build on object storage: ranked in a local copy while the prefix's lock
     is held (`curation.objectlock`), then the copy's shards, rejected files and report uploaded,
     the manifest written, and only then the files the rerun no longer has removed. A shard the rerun
@@ -78,15 +79,22 @@ def _rank_on_store(
     loc = Loc.of(uri)
     _check_rollouts_file(Path(rollouts))
     with hold_object_lock(loc, "codemix rank writing there is refused"), local_build(uri) as copy:
-        summary = rank_build(copy, rollouts, two_pl=two_pl, buckets=buckets, keep_pass_rate=keep_pass_rate,
-                             target_model=target_model)  # fmt: skip
+        summary = _rank_here(copy, rollouts, cfg)
         stale: list[Loc] = []
         for name in (PROBLEMS_DIR, REJECTED_DIR, REPORT_DIR):
             if not (copy / name).is_dir():
                 continue
             (loc / name).upload(copy / name)
-            now = {p.relative_to(copy / name).as_posix() for p in (copy / name).rglob("*") if p.is_file()}
-            stale += [old for old in _files(loc / name) if old.path[len((loc / name).path) + 1 :] not in now]
+            now = {
+                p.relative_to(copy / name).as_posix()
+                for p in (copy / name).rglob("*")
+                if p.is_file()
+            }
+            stale += [
+                old
+                for old in _files(loc / name)
+                if old.path[len((loc / name).path) + 1 :] not in now
+            ]
         if (copy / MANIFEST).is_file():
             (loc / MANIFEST).write_bytes_atomic((copy / MANIFEST).read_bytes())
         for old in stale:  # after the manifest: a crash before it leaves every file it names
@@ -101,7 +109,11 @@ def _files(d: Loc) -> list[Loc]:
 
     assert d.fs is not None
     infos = d.fs.get_file_info(pafs.FileSelector(d.path, recursive=True, allow_not_found=True))
-    return [Loc(d.fs, i.path, f"{d.uri}{i.path[len(d.path):]}") for i in infos if i.type == pafs.FileType.File]
+    return [
+        Loc(d.fs, i.path, f"{d.uri}{i.path[len(d.path) :]}")
+        for i in infos
+        if i.type == pafs.FileType.File
+    ]
 
 
 def _check_rollouts_file(path: Path) -> None:
@@ -117,27 +129,17 @@ def _check_rollouts_file(path: Path) -> None:
         try:
             json.loads(line)
         except json.JSONDecodeError as e:
-            raise UserError(f"{path}:{lineno}: not valid JSON ({e}); expected {{problem_id, model, passed}}") from None
+            raise UserError(
+                f"{path}:{lineno}: not valid JSON ({e}); expected {{problem_id, model, passed}}"
+            ) from None
         except (ValueError, RecursionError) as e:
-            raise UserError(f"{path}:{lineno}: not readable JSON ({e or 'nested too deeply'})") from None
+            raise UserError(
+                f"{path}:{lineno}: not readable JSON ({e or 'nested too deeply'})"
+            ) from None
 
 
-def _rank_locked(
-    out: Path,
-    rollouts: str | Path,
-    two_pl: bool,
-    buckets: int,
-    keep_pass_rate: str | None,
-    target_model: str | None,
-) -> dict[str, Any]:
-    counts = read_rollouts(rollouts)
-    window = parse_window(keep_pass_rate) if keep_pass_rate else None
-    stage = RankStage(
-        DifficultyConfig(
-            buckets=buckets, two_pl=two_pl, keep_pass_rate=window, target_model=target_model
-        ),
-        rollouts=counts,
-    )
+def _rank_locked(out: Path, rollouts: str | Path, cfg: DifficultyConfig) -> dict[str, Any]:
+    stage = RankStage(cfg, rollouts=read_rollouts(rollouts))
     rerun = rerun_stage(out, stage)
     funnel = {k: v for k, v in rerun.run.funnel().items() if k != "reasons_by_source"}
     summary = {
@@ -164,7 +166,10 @@ def _rank_locked(
 
 @app.command("rank")
 def rank_command(
-    out: str = typer.Argument(..., help="A build's output directory (with problems/*.parquet), or its URI on object storage (s3://...)."),
+    out: str = typer.Argument(
+        ...,
+        help="A build's output directory (with problems/*.parquet), or its URI on object storage (s3://...).",
+    ),
     rollouts: Path = typer.Option(
         ...,
         "--rollouts",
@@ -211,7 +216,9 @@ def rank_command(
     )
     missing = (s.get("rollouts") or {}).get("problems_not_in_shards", 0)
     if missing:
-        err.print(Text(f"{missing} problem ids in the rollouts are not in the shards", style="yellow"))
+        err.print(
+            Text(f"{missing} problem ids in the rollouts are not in the shards", style="yellow")
+        )
     if is_uri(out) or (Path(out) / MANIFEST).exists():
         shown = f"{out.rstrip('/')}/{MANIFEST}" if is_uri(out) else str(Path(out) / MANIFEST)
         err.print(f"updated {shown}; `codemix info {shlex.quote(str(out))}` shows the buckets")
