@@ -22,6 +22,7 @@ The Ray executor adds what a cluster needs around that:
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import time
@@ -135,6 +136,7 @@ class RayExecutor(Executor):
         retries: int = 2,
         task_timeout_s: float | None = None,
         say: Callable[[str], None] = _say,
+        warm: Sequence[str] = (),
     ):
         try:
             import ray
@@ -168,8 +170,13 @@ class RayExecutor(Executor):
                 kwargs["num_cpus"] = num_cpus
             ray.init(**kwargs)
             self._started = True
-        # each worker imports the build's code now, while the driver reads the input (not waited for)
-        self._warming = [ray.remote(num_cpus=1)(_warm_worker).remote() for _ in range(self._slots())]
+        # each worker imports the modules its tasks will need (`warm`: the caller names them, this
+        # module is below the pipeline) now, while the driver reads the input (not waited for)
+        self._warming = (
+            [ray.remote(num_cpus=1)(_warm_worker).remote(tuple(warm)) for _ in range(self._slots())]
+            if warm
+            else []
+        )
 
     def share(self, obj: Any) -> Any:
         return self._ray.put(obj)
@@ -178,9 +185,15 @@ class RayExecutor(Executor):
         if self._actor is None:  # on the driver's node: a lost worker node does not take it along
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-            here = NodeAffinitySchedulingStrategy(self._ray.get_runtime_context().get_node_id(), soft=True)
+            here = NodeAffinitySchedulingStrategy(
+                self._ray.get_runtime_context().get_node_id(), soft=True
+            )
             # restarted elsewhere if its node goes all the same (the counts it held are lost)
-            self._actor = _counter_class(self._ray).options(scheduling_strategy=here, max_restarts=-1).remote()
+            self._actor = (
+                _counter_class(self._ray)
+                .options(scheduling_strategy=here, max_restarts=-1)
+                .remote()
+            )
         key, self._next_key = self._next_key, self._next_key + 1
         self._counters[key] = on_rows
         return _RowsToActor(self._actor, key)
@@ -194,7 +207,9 @@ class RayExecutor(Executor):
             counts = self._ray.get(self._actor.take.remote())
         except RayError as e:  # the counter's node is gone: Ray restarts it; the build goes on
             if not self._counter_lost:
-                self.say(f"warning: progress counts held on a lost node are lost ({_error_line(e)}); the build goes on")
+                self.say(
+                    f"warning: progress counts held on a lost node are lost ({_error_line(e)}); the build goes on"
+                )
                 self._counter_lost = True
             return
         for key, n in counts.items():
@@ -289,8 +304,9 @@ class RayExecutor(Executor):
             self._started = False
 
 
-def _warm_worker() -> None:
-    import curation.pipeline  # noqa: F401  (and what it imports: pyarrow, filters)
+def _warm_worker(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        importlib.import_module(name)
 
 
 def _error_line(e: Exception) -> str:
@@ -303,10 +319,17 @@ def _error_line(e: Exception) -> str:
 
 
 def make_executor(
-    name: str, workers: int | None = None, retries: int = 2, task_timeout_s: float | None = None
+    name: str,
+    workers: int | None = None,
+    retries: int = 2,
+    task_timeout_s: float | None = None,
+    warm: Sequence[str] = (),
 ) -> Executor:
+    """The executor `name` (`EXECUTORS`); `warm`: modules a Ray worker imports as it starts."""
     if name == "local":
         return LocalExecutor()
     if name == "ray":
-        return RayExecutor(num_cpus=workers, retries=retries, task_timeout_s=task_timeout_s)
+        return RayExecutor(
+            num_cpus=workers, retries=retries, task_timeout_s=task_timeout_s, warm=warm
+        )
     raise UserError(f"unknown executor {name!r}; choose one of: {', '.join(EXECUTORS)}")

@@ -187,20 +187,16 @@ class ACODMResidual(ModelAllocation):
     name = "acodm-residual"
 
     def __init__(
-        self,
-        n_sources: int,
-        optimism: float = 1.0,
-        group_size: int | None = None,
-        depth: float = 2.0,
-        settings: CorrectionSettings | None = None,
-        **kw: Any,
+        self, n_sources: int, settings: CorrectionSettings | None = None, **kw: Any
     ) -> None:
+        """`kw`: the allocation's (`ModelAllocation`: optimism, group_size, depth) and the
+        `Mixer`'s keywords, and the correction's settings as fields when `settings` is not given."""
         fields = set(CorrectionSettings.__dataclass_fields__)
         given = {k: kw.pop(k) for k in list(kw) if k in fields}
         if settings is not None and given:
             raise ValueError(f"give settings= or its fields ({', '.join(given)}), not both")
         self.settings = settings or CorrectionSettings(**given)
-        super().__init__(n_sources, optimism, group_size, depth, **kw)
+        super().__init__(n_sources, **kw)
         n = self.n_sources
         self.rho = np.zeros(n)
         # critic: theta = [intercept, beta_1..beta_n] over features [steps, x_1..x_n]
