@@ -507,8 +507,7 @@ def _build_locked(
     if complete:
         return BuildResult(shown, read_manifest(out) or {}, [], already_complete=True)
     try:
-        ex = make_executor(executor, workers, retries=task_retries, task_timeout_s=task_timeout_s,
-                           warm=("curation.pipeline",))  # fmt: skip
+        ex = make_executor(executor, workers, retries=task_retries, task_timeout_s=task_timeout_s)
         factories: dict[str, Callable[[], Stage]] = {}
         if ex.local:
             stages = make_stages(cfg, workers)

@@ -64,6 +64,10 @@ class Executor:
         """`obj` as tasks should receive it (the object itself, or a reference the engine resolves)."""
         return obj
 
+    def warm(self, modules: Sequence[str]) -> None:
+        """Have the workers import `modules` (what their tasks will run) before the first task
+        comes; nothing where tasks run in this process."""
+
     def rows_reporter(self, on_rows: Callable[[int], None]) -> Callable[[int], None]:
         """A callable tasks call with rows judged; `on_rows` hears of them on the driver."""
         return on_rows
@@ -136,7 +140,6 @@ class RayExecutor(Executor):
         retries: int = 2,
         task_timeout_s: float | None = None,
         say: Callable[[str], None] = _say,
-        warm: Sequence[str] = (),
     ):
         try:
             import ray
@@ -170,16 +173,15 @@ class RayExecutor(Executor):
                 kwargs["num_cpus"] = num_cpus
             ray.init(**kwargs)
             self._started = True
-        # each worker imports the modules its tasks will need (`warm`: the caller names them, this
-        # module is below the pipeline) now, while the driver reads the input (not waited for)
-        self._warming = (
-            [ray.remote(num_cpus=1)(_warm_worker).remote(tuple(warm)) for _ in range(self._slots())]
-            if warm
-            else []
-        )
+        self._warming: list[Any] = []  # `warm`'s tasks
 
     def share(self, obj: Any) -> Any:
         return self._ray.put(obj)
+
+    def warm(self, modules: Sequence[str]) -> None:
+        # each worker imports them now, while the driver reads the input (not waited for)
+        self._warming += [self._ray.remote(num_cpus=1)(_warm_worker).remote(tuple(modules))
+                          for _ in range(self._slots())]  # fmt: skip
 
     def rows_reporter(self, on_rows: Callable[[int], None]) -> Callable[[int], None]:
         if self._actor is None:  # on the driver's node: a lost worker node does not take it along
@@ -323,13 +325,10 @@ def make_executor(
     workers: int | None = None,
     retries: int = 2,
     task_timeout_s: float | None = None,
-    warm: Sequence[str] = (),
 ) -> Executor:
-    """The executor `name` (`EXECUTORS`); `warm`: modules a Ray worker imports as it starts."""
+    """The executor `name` (`EXECUTORS`)."""
     if name == "local":
         return LocalExecutor()
     if name == "ray":
-        return RayExecutor(
-            num_cpus=workers, retries=retries, task_timeout_s=task_timeout_s, warm=warm
-        )
+        return RayExecutor(num_cpus=workers, retries=retries, task_timeout_s=task_timeout_s)
     raise UserError(f"unknown executor {name!r}; choose one of: {', '.join(EXECUTORS)}")

@@ -422,6 +422,7 @@ class Pipeline:
         self.part_after_s = part_after_s
         self.progress = progress or (lambda *a: None)
         self.executor = executor or LocalExecutor()
+        self.executor.warm([__name__])  # a worker elsewhere imports this module (and its stages) early
         self.factories = factories or {}
         #: stage -> what each remote task's stage reported of its surroundings (`Stage.environment`)
         self.environments: dict[str, list[dict[str, Any]]] = {}

@@ -62,6 +62,8 @@ def _case(name: str, with_shared: bool, n_burners: int, tmp: Path) -> dict[str, 
                 "load_before": [round(x, 1) for x in load0],
                 "load_after": [round(x, 1) for x in os.getloadavg()],
                 "last_line": lines[-1] if lines else "",
+                "summary": next((ln for ln in reversed(p.stdout.splitlines())
+                                 if re.search(r"\d+ (passed|failed)", ln)), ""),  # pytest's last line
                 "failures": [ln for ln in lines if ln.startswith(("FAILED", "ERROR"))][:20],
             })  # fmt: skip
             print(json.dumps(out["commands"][-1]), flush=True)
