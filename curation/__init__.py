@@ -4,8 +4,9 @@ from curation.build import BuildConfig, BuildResult, SourceSpec, build
 from curation.export import FORMATS, export
 from curation.recipe import load_recipe
 from curation.report import write_report
-from curation.schema import PROBLEM_FIELDS, PROBLEM_SCHEMA, RecordError, normalize_record
+from curation.schema import RecordError, normalize_record
 from curation.sources import SOURCES, iter_source, parse_source_arg
+from filters.contracts import PROBLEM_FIELDS, PROBLEM_SCHEMA
 
 __all__ = [
     "BuildConfig",

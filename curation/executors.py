@@ -274,25 +274,32 @@ class RayExecutor(Executor):
                         failed.append((i, _error_line(e)))
                         continue
                     yield result
-                if self.task_timeout_s is not None:
-                    for ref, (i, t0) in list(running.items()):
-                        if now - t0 > self.task_timeout_s:
-                            del running[ref]
-                            ray.cancel(ref, force=True)
-                            failed.append(
-                                (i, f"timed out after {self.task_timeout_s:g} s (--task-timeout)")
-                            )
+                failed += self._cancel_overdue(running, now)
                 for i, error in failed:
-                    if tries[i] > self.retries:
-                        raise TaskFailed(f"{name(i)} failed {tries[i]} times; last error: {error}")
-                    self.say(
-                        f"warning: {name(i)} failed (try {tries[i]} of {self.retries + 1}): {error}; retrying"
-                    )
+                    self._retry_or_stop(name(i), tries[i], error)
                     waiting.append(i)
         finally:
             for ref in running:
                 ray.cancel(ref, force=True)
             self._drop_counters()
+
+    def _cancel_overdue(self, running: dict[Any, tuple[int, float]], now: float) -> list[tuple[int, str]]:
+        """Cancel the tasks of `running` (ref -> (job, submitted at)) past `task_timeout_s`, and
+        say which jobs they were."""
+        if self.task_timeout_s is None:
+            return []
+        overdue = [(ref, i) for ref, (i, t0) in running.items() if now - t0 > self.task_timeout_s]
+        for ref, _ in overdue:
+            del running[ref]
+            self._ray.cancel(ref, force=True)
+        return [(i, f"timed out after {self.task_timeout_s:g} s (--task-timeout)") for _, i in overdue]
+
+    def _retry_or_stop(self, name: str, tries: int, error: str) -> None:
+        """A task failed on its `tries`-th try: say so and let it run again, or, past `retries`,
+        stop the build naming the task and the error."""
+        if tries > self.retries:
+            raise TaskFailed(f"{name} failed {tries} times; last error: {error}")
+        self.say(f"warning: {name} failed (try {tries} of {self.retries + 1}): {error}; retrying")
 
     def close(self) -> None:
         if self._actor is not None:

@@ -150,22 +150,9 @@ def object_lock_holder(out: Loc, lease_s: float = LEASE_S) -> str | None:
     return _describe(got[0])
 
 
-@contextlib.contextmanager
-def hold_object_lock(
-    out: Loc,
-    doing: str = "a second build there is refused",
-    *,
-    lease_s: float = LEASE_S,
-    refresh_s: float = REFRESH_S,
-    say: Callable[[str], None] = _say,
-) -> Iterator[None]:
-    """Hold the lock of `out`, an s3:// prefix, for the `with` block (see the module's docstring),
-    or raise a UserError naming the holder. Other stores, or S3 without boto3: a warning, no lock."""
-    if not _lockable(out, say):
-        yield
-        return
-    key = _S3Key(out)
-    body = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "command": _command()}).encode()
+def _acquire(key: _S3Key, body: bytes, out: Loc, doing: str, lease_s: float, say: Callable[[str], None]) -> str:
+    """Create the lock object (or take over a stale one of a build that stopped): its ETag; or
+    raise a UserError naming the holder."""
     etag: str | None = None
     for _ in range(5):
         try:
@@ -190,6 +177,26 @@ def hold_object_lock(
     if etag is None:
         got = key.get()
         raise _busy(out, _describe(got[0]) if got else "holder unknown", doing)
+    return etag
+
+
+@contextlib.contextmanager
+def hold_object_lock(
+    out: Loc,
+    doing: str = "a second build there is refused",
+    *,
+    lease_s: float = LEASE_S,
+    refresh_s: float = REFRESH_S,
+    say: Callable[[str], None] = _say,
+) -> Iterator[None]:
+    """Hold the lock of `out`, an s3:// prefix, for the `with` block (see the module's docstring),
+    or raise a UserError naming the holder. Other stores, or S3 without boto3: a warning, no lock."""
+    if not _lockable(out, say):
+        yield
+        return
+    key = _S3Key(out)
+    body = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "command": _command()}).encode()
+    etag = _acquire(key, body, out, doing, lease_s, say)
     state = {"etag": etag}
     stop = threading.Event()
 

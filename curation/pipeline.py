@@ -21,6 +21,7 @@ a fast stage, which would only pay for the writes, its unit.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import threading
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -62,7 +63,7 @@ __all__ = [
     "rerun_stage",
     "finished_units",
     "process_unit",
-    "process_unit_reporting",
+    "UnitDone",
     "process_row_slice",
     "merge_row_slices",
     "WorkerStage",
@@ -245,6 +246,14 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables, promote_options="permissive")
 
 
+class UnitDone(NamedTuple):
+    """What `process_unit` did: the unit's rows, and what the stage found about where it ran
+    (`Stage.environment()`, asked only with `report_environment`)."""
+
+    rows: int
+    environment: dict[str, Any] | None = None
+
+
 def process_unit(
     stage: Stage | Callable[[], Stage],
     source: _Where,
@@ -254,7 +263,9 @@ def process_unit(
     on_rows: Callable[[int], None] | None = None,
     part_after_s: float = PART_AFTER_S,
     on_problem: Callable[[str, str], None] | None = None,
-) -> int:
+    *,
+    report_environment: bool = False,
+) -> UnitDone:
     """Run one stage over one committed unit and commit the result (also the body of a Ray task).
 
     `stage` may be a factory: a row stage that holds processes (the sandbox) is then built where
@@ -264,14 +275,95 @@ def process_unit(
     a part of the unit once it has run `part_after_s` since it started or since its last part.
     A stage that says when each problem's decision is final (`Stage.on_problem`) has `on_rows(1)`
     called for each as it is, and the rest of a chunk after it; `on_problem(event, key)` hears
-    each problem start and end. Returns the number of rows.
+    each problem start and end. With `report_environment`, the stage's `environment()` (the
+    sandbox's isolation on this worker) comes back too, for a task on another node to report.
     """
-    return process_unit_reporting(stage, source, d, unit, chunk_rows, on_rows, part_after_s, on_problem)[0]
+    heard = _DoneCounter(on_rows, on_problem)
+    with _stage_in_use(stage, heard if on_rows is not None or on_problem is not None else None) as st:
+        t0 = time.perf_counter()
+        table = as_loc(source).read_table()
+        d = as_loc(d)
+        parts = parts_dir(d, unit)
+        kept, dropped = _judge_in_chunks(st, table, parts, chunk_rows, heard, part_after_s)
+        _commit_unit(d, unit, kept, dropped, UnitStats.of(kept, dropped, time.perf_counter() - t0))
+        parts.rmtree()
+        return UnitDone(table.num_rows, st.environment() if report_environment else None)
+
+
+def _unit_task(*job: Any) -> UnitDone:
+    """`process_unit` as a task on another node runs it: the worker's environment said too."""
+    return process_unit(*job, report_environment=True)
+
+
+class _DoneCounter:
+    """A stage's `on_problem` listener that tells `on_rows(1)` as each problem's decision is final
+    and counts them, so that the rest of a chunk (`end_chunk`) is told once, after it."""
+
+    def __init__(
+        self,
+        on_rows: Callable[[int], None] | None,
+        on_problem: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.on_rows, self.on_problem = on_rows, on_problem
+        self.lock = threading.Lock()  # a stage's problems end on its threads
+        self.done = 0
+
+    def __call__(self, event: str, key: str) -> None:
+        if event == "done" and self.on_rows is not None:
+            with self.lock:
+                self.done += 1
+            self.on_rows(1)
+        if self.on_problem is not None:
+            self.on_problem(event, key)
+
+    def end_chunk(self, rows: int) -> None:
+        """The chunk of `rows` rows is judged: tell what its problems did not, and start over."""
+        with self.lock:
+            rest = max(0, rows - self.done)
+            self.done = 0
+        if rest and self.on_rows is not None:
+            self.on_rows(rest)
+
+
+def _judge_in_chunks(
+    st: Stage,
+    table: pa.Table,
+    parts: Loc,
+    chunk_rows: int | None,
+    heard: _DoneCounter,
+    part_after_s: float,
+) -> tuple[pa.Table, pa.Table]:
+    """The unit's kept and dropped rows: its parts read back, the rest judged `chunk_rows` at a
+    time, the chunks judged committed as a part every `part_after_s`."""
+    t0 = time.perf_counter()
+    n = table.num_rows
+    start, kept, dropped = read_parts(parts)
+    if start and heard.on_rows is not None:
+        heard.on_rows(start)
+    step = chunk_rows if chunk_rows and chunk_rows < n else max(n, 1)
+    since, since_t = start, t0  # the first row, and the time, since the last part
+    new_kept: list[pa.Table] = []  # chunks judged since then
+    new_dropped: list[pa.Table] = []
+    for first in range(start, n, step):
+        part = st.process(table.slice(first, step))
+        new_kept.append(part.kept)
+        new_dropped.append(part.dropped)
+        heard.end_chunk(min(step, n - first))
+        end = first + step
+        if end < n and time.perf_counter() - since_t >= part_after_s:
+            _commit_part(parts, since, end - since, _concat(new_kept), _concat(new_dropped))
+            kept, dropped = kept + new_kept, dropped + new_dropped
+            new_kept, new_dropped, since, since_t = [], [], end, time.perf_counter()
+    kept, dropped = kept + new_kept, dropped + new_dropped
+    if not kept:  # an empty unit still gets its (empty) outputs and marker
+        part = st.process(table)
+        kept, dropped = [part.kept], [part.dropped]
+    return _concat(kept), _concat(dropped)
 
 
 class WorkerStage:
     """A stage factory whose stage a worker process makes once and keeps for the build's later
-    tasks (`process_unit_reporting`, `process_row_slice`): a Ray task then pays neither for
+    tasks (`process_unit`, `process_row_slice`): a Ray task then pays neither for
     starting a sandbox nor for indexing decontam's references, as a local build pays once.
 
     `build` names the build: a task of another build closes the stages kept for earlier ones.
@@ -303,80 +395,22 @@ def _stage_for(stage: Stage | Callable[[], Stage] | WorkerStage) -> tuple[Stage,
     return _KEPT_STAGES[key], False
 
 
-def _forget_stage(stage: Stage | Callable[[], Stage] | WorkerStage) -> None:
-    if isinstance(stage, WorkerStage):
-        kept = _KEPT_STAGES.pop((stage.build, stage.name), None)
-        if kept is not None:
-            kept.close()
-
-
-def process_unit_reporting(
-    stage: Stage | Callable[[], Stage],
-    source: _Where,
-    d: _Where,
-    unit: int,
-    chunk_rows: int | None = None,
-    on_rows: Callable[[int], None] | None = None,
-    part_after_s: float = PART_AFTER_S,
-    on_problem: Callable[[str, str], None] | None = None,
-) -> tuple[int, dict[str, Any] | None]:
-    """`process_unit`, and what the stage found about where it ran (`Stage.environment()`: the
-    sandbox's isolation on this worker), for a task on another node to report."""
+@contextlib.contextmanager
+def _stage_in_use(
+    stage: Stage | Callable[[], Stage] | WorkerStage, listener: Callable[[str, str], None] | None
+) -> Iterator[Stage]:
+    """The stage to judge with (`_stage_for`), listened to by `listener` for the `with` block;
+    closed after if it was made for it, and forgotten by the worker if the block raises (its
+    sandbox may be broken)."""
     st, owned = _stage_for(stage)
-    lock = threading.Lock()
-    heard = [0]  # problems of the chunk being judged that the stage said were done
-
-    def listen(event: str, key: str) -> None:
-        if event == "done" and on_rows is not None:
-            with lock:
-                heard[0] += 1
-            on_rows(1)
-        if on_problem is not None:
-            on_problem(event, key)
-
-    if on_rows is not None or on_problem is not None:
-        st.on_problem = listen
+    st.on_problem = listener
     try:
-        t0 = time.perf_counter()
-        table = as_loc(source).read_table()
-        d = as_loc(d)
-        n = table.num_rows
-        parts = parts_dir(d, unit)
-        start, kept, dropped = read_parts(parts)
-        if start and on_rows is not None:
-            on_rows(start)
-        step = chunk_rows if chunk_rows and chunk_rows < n else max(n, 1)
-        since, since_t = start, t0  # the first row, and the time, since the last part
-        new_kept: list[pa.Table] = []  # chunks judged since then
-        new_dropped: list[pa.Table] = []
-        for first in range(start, n, step):
-            with lock:
-                heard[0] = 0
-            part = st.process(table.slice(first, step))
-            new_kept.append(part.kept)
-            new_dropped.append(part.dropped)
-            if on_rows is not None:
-                with lock:
-                    rest = max(0, min(step, n - first) - heard[0])
-                    heard[0] = 0
-                if rest:
-                    on_rows(rest)
-            end = first + step
-            if end < n and time.perf_counter() - since_t >= part_after_s:
-                _commit_part(parts, since, end - since, _concat(new_kept), _concat(new_dropped))
-                kept, dropped = kept + new_kept, dropped + new_dropped
-                new_kept, new_dropped, since, since_t = [], [], end, time.perf_counter()
-        kept, dropped = kept + new_kept, dropped + new_dropped
-        if not kept:  # an empty unit still gets its (empty) outputs and marker
-            part = st.process(table)
-            kept, dropped = [part.kept], [part.dropped]
-        result_kept, result_dropped = _concat(kept), _concat(dropped)
-        stats = UnitStats.of(result_kept, result_dropped, time.perf_counter() - t0)
-        _commit_unit(d, unit, result_kept, result_dropped, stats)
-        parts.rmtree()
-        return n, st.environment()
+        yield st
     except BaseException:
-        _forget_stage(stage)
+        if isinstance(stage, WorkerStage):
+            kept = _KEPT_STAGES.pop((stage.build, stage.name), None)
+            if kept is not None:
+                kept.close()
         raise
     finally:
         st.on_problem = None
@@ -517,12 +551,7 @@ class Pipeline:
         finished = sum(rows_in[u] for u in units if u in done)
         self.progress(stage.name, finished, total, {})
         if isinstance(stage, GlobalStage) and todo:
-            # only the columns the stage observes travel to the driver (all, if it names none)
-            wanted = getattr(stage, "observe_columns", None)
-            for u in units:
-                kept_p = _unit_paths(prev_dir, u)[0]
-                stage.observe(kept_p.read_table(columns=_present(kept_p, wanted)))
-            stage.decide()
+            self._decide(stage, prev_dir, units)
         # Row stages that own processes travel to remote workers as factories; decided global stages as they are.
         factory = self.factories.get(stage.name)
         payload: Stage | Callable[[], Stage] = stage
@@ -545,23 +574,21 @@ class Pipeline:
             jobs = [(shared, _unit_paths(prev_dir, u)[0], d, u, self.chunk_rows, rows, self.part_after_s, heard)
                     for u in todo]  # fmt: skip
             labels = [f"stage {stage.name}, unit {u}" for u in todo]
-            if self.executor.local:
-                for _ in self.executor.map(process_unit, jobs, labels):
-                    pass
-            else:  # remote tasks also say where they ran (the sandbox's isolation on that worker)
-                for _, env in self.executor.map(process_unit_reporting, jobs, labels):
-                    if env is not None:
-                        self.environments.setdefault(stage.name, []).append(env)
-        run = StageRun(stage.name)
+            # a remote task also says where it ran (the sandbox's isolation on that worker)
+            task = process_unit if self.executor.local else _unit_task
+            for done in self.executor.map(task, jobs, labels):
+                if done.environment is not None:
+                    self.environments.setdefault(stage.name, []).append(done.environment)
+        return self._stage_run(index, stage, units)
+
+    def _decide(self, stage: GlobalStage, prev_dir: Loc, units: list[int]) -> None:
+        """A global stage observes every unit of the previous stage, then decides; only the columns
+        it observes travel to the driver (all, if it names none)."""
+        wanted = getattr(stage, "observe_columns", None)
         for u in units:
-            run.add(self._read_stats(d, u))
-        self.progress(
-            stage.name,
-            total,
-            total,
-            {"kept": sum(run.kept.values()), "dropped": sum(run.dropped.values())},
-        )
-        return run
+            kept_p = _unit_paths(prev_dir, u)[0]
+            stage.observe(kept_p.read_table(columns=_present(kept_p, wanted)))
+        stage.decide()
 
     def run(self, stream: Iterable[dict[str, Any] | RecordError]) -> list[StageRun]:
         """Ingest, then every stage in order. On an executor whose tasks run elsewhere,
@@ -583,7 +610,11 @@ class Pipeline:
             i = last + 1
         return runs
 
-    def _stage_run(self, index: int, stage: Stage, units: list[int], total: int) -> StageRun:
+    def _stage_run(self, index: int, stage: Stage, units: list[int]) -> StageRun:
+        """Stage number `index`'s counts over `units`, finished, told to progress."""
+        names = [SCHEMA_STAGE] + [s.name for s in self.stages]
+        before = self._dir(index - 1, names[index - 1])
+        total = sum(sum(self._read_stats(before, u).kept.values()) for u in units)
         d = self._dir(index, stage.name)
         run = StageRun(stage.name)
         for u in units:
@@ -608,10 +639,10 @@ class Pipeline:
         span = list(range(first, last + 1))
         dirs = [self._dir(i, names[i]) for i in span]
         todo = [u for u in units if u not in set(self._done_units(dirs[-1]))]
-        total = sum(sum(self._read_stats(prev_dir, u).kept.values()) for u in units)
+        rows_in = {u: sum(self._read_stats(prev_dir, u).kept.values()) for u in units}
+        total = sum(rows_in.values())
         finished = {i: 0 for i in span}
-        finished[first] = sum(sum(self._read_stats(prev_dir, u).kept.values()) for u in units
-                              if u not in todo)  # fmt: skip
+        finished[first] = sum(n for u, n in rows_in.items() if u not in todo)
         self.progress(names[first], finished[first], total, {})
 
         def advance_for(i: int) -> Callable[[int], None]:
@@ -622,36 +653,16 @@ class Pipeline:
             return advance
 
         if todo:
-            build = uuid.uuid4().hex
+            build = uuid.uuid4().hex  # a worker keeps each stage it makes for this build's tasks
             payloads = []
-            for i in span:
-                stage = self.stages[i - 1]
+            for stage in self.stages[first - 1 : last]:
                 factory = self.factories.get(stage.name)
                 made = WorkerStage(factory, build, stage.name) if factory is not None else stage
                 payloads.append(self.executor.share(made))
             reporters = [self.executor.rows_reporter(advance_for(i)) for i in span]
-            slots = self.executor.slots()
-            pending = []  # (unit, index in span of the first stage the unit has not finished, its rows)
-            for u in todo:
-                # where an earlier run cut the unit into slices, from there (their rows are counted
-                # from that stage's input), else the first stage the unit has not finished
-                k = next((k for k, d in enumerate(dirs) if (_slices_dir(d, u) / "layout.json").exists()),
-                         next(k for k, d in enumerate(dirs) if not _unit_paths(d, u)[2].exists()))  # fmt: skip
-                src = prev_dir if k == 0 else dirs[k - 1]
-                pending.append((u, k, sum(self._read_stats(src, u).kept.values())))
-            slice_rows = max(1, min(self.chunk_rows, -(-sum(n for *_, n in pending) // (SLICES_PER_CPU * slots))))
-            jobs: list[tuple[Any, ...]] = []
-            labels: list[str] = []
-            merges, left = {}, {}  # unit -> its merge job, slices not finished yet
-            for u, k, n in pending:
-                src = prev_dir if k == 0 else dirs[k - 1]
-                rows = _slice_layout(dirs[k], u, slice_rows)
-                which = f"stage {names[last]}" if first + k == last else f"stages {names[first + k]}..{names[last]}"
-                for start in range(0, max(n, 1), rows):
-                    stop = min(start + rows, n)
-                    jobs.append((False, u, src, dirs[k:], u, start, stop, reporters[k:], *payloads[k:]))
-                    labels.append(f"{which}, unit {u}, rows {start}-{stop}")
-                merges[u], left[u] = (True, u, dirs[k:], u, n, rows), len(range(0, max(n, 1), rows))
+            jobs, labels, merges, left = self._slice_jobs(
+                todo, prev_dir, dirs, names[first : last + 1], payloads, reporters
+            )
             # a unit is merged as soon as its last slice is through, while other slices still run
             for u, envs in self.executor.map(_row_task, jobs, labels):
                 for i, env in zip(span[len(span) - len(envs):], envs):
@@ -663,12 +674,38 @@ class Pipeline:
                         del left[u]
                         jobs.append(merges[u])
                         labels.append(f"merging unit {u}'s slices")
-        runs = []
-        for i in span:
-            before = self._dir(i - 1, names[i - 1])
-            stage_total = sum(sum(self._read_stats(before, u).kept.values()) for u in units)
-            runs.append(self._stage_run(i, self.stages[i - 1], units, stage_total))
-        return runs
+        return [self._stage_run(i, self.stages[i - 1], units) for i in span]
+
+    def _slice_jobs(
+        self, todo: list[int], prev_dir: Loc, dirs: list[Loc], names: list[str], payloads: list[Any],
+        reporters: list[Callable[[int], None]],
+    ) -> tuple[list[tuple[Any, ...]], list[str], dict[int, tuple[Any, ...]], dict[int, int]]:
+        """`run_row_stages`' tasks: the slices of each unit in `todo` through the stages whose
+        directories are `dirs` (named `names`), from the first stage the unit has not finished;
+        and per unit its merge task and how many of its slices there are."""
+        pending = []  # (unit, index in dirs of the first stage the unit has not finished, its rows)
+        for u in todo:
+            # where an earlier run cut the unit into slices, from there (their rows are counted
+            # from that stage's input), else the first stage the unit has not finished
+            k = next((k for k, d in enumerate(dirs) if (_slices_dir(d, u) / "layout.json").exists()),
+                     next(k for k, d in enumerate(dirs) if not _unit_paths(d, u)[2].exists()))  # fmt: skip
+            src = prev_dir if k == 0 else dirs[k - 1]
+            pending.append((u, k, sum(self._read_stats(src, u).kept.values())))
+        cpus = SLICES_PER_CPU * self.executor.slots()
+        slice_rows = max(1, min(self.chunk_rows, -(-sum(n for *_, n in pending) // cpus)))
+        jobs: list[tuple[Any, ...]] = []
+        labels: list[str] = []
+        merges, left = {}, {}  # unit -> its merge job, slices not finished yet
+        for u, k, n in pending:
+            src = prev_dir if k == 0 else dirs[k - 1]
+            rows = _slice_layout(dirs[k], u, slice_rows)
+            which = f"stage {names[-1]}" if k == len(dirs) - 1 else f"stages {names[k]}..{names[-1]}"
+            for start in range(0, max(n, 1), rows):
+                stop = min(start + rows, n)
+                jobs.append((False, u, src, dirs[k:], u, start, stop, reporters[k:], *payloads[k:]))
+                labels.append(f"{which}, unit {u}, rows {start}-{stop}")
+            merges[u], left[u] = (True, u, dirs[k:], u, n, rows), len(range(0, max(n, 1), rows))
+        return jobs, labels, merges, left
 
 
 #: a row stage's rows on a cluster are cut into about this many slices per CPU (`run_row_stages`)
@@ -719,33 +756,14 @@ def process_row_slice(
             table = kept_p.read_table()
             envs.append(None)
             continue
-        st, owned = _stage_for(stage)
-        rows = on_rows[k] if on_rows is not None else None
-        heard = [0]
-
-        def listen(
-            event: str, key: str, rows: Callable[[int], None] | None = rows, heard: list[int] = heard
-        ) -> None:
-            if event == "done" and rows is not None:
-                heard[0] += 1
-                rows(1)
-
-        st.on_problem = listen if rows is not None else None
-        try:
+        heard = _DoneCounter(on_rows[k] if on_rows is not None else None)
+        with _stage_in_use(stage, heard if heard.on_rows is not None else None) as st:
             t0 = time.perf_counter()
             part = st.process(table)
             seconds = time.perf_counter() - t0
-            if rows is not None and table.num_rows - heard[0] > 0:
-                rows(table.num_rows - heard[0])
+            heard.end_chunk(table.num_rows)
             _commit((kept_p, rej_p, marker), part.kept, part.dropped, {"rows": table.num_rows, "seconds": seconds})
             envs.append(st.environment())
-        except BaseException:
-            _forget_stage(stage)
-            raise
-        finally:
-            st.on_problem = None
-            if owned:
-                st.close()
         table = part.kept
     return envs
 

@@ -1,9 +1,10 @@
 """The canonical problem record in the build: normalising and checking it (turning records into
 Arrow tables and files, and back, is `curation.record_files`).
 
-The record's fields, Arrow types and `RecordError` are defined once, in `filters.contracts` (the
-names below are re-exported from there). Every source is converted to this record; the same fields
-are the canonical JSONL format. Stages add columns to it but never change these fields.
+The record's fields, Arrow types and `RecordError` are defined once, in `filters.contracts`, and
+imported from there (`curation` re-exports the ones users need). Every source is converted to this
+record; the same fields are the canonical JSONL format. Stages add columns to it but never change
+these fields.
 """
 
 from __future__ import annotations
@@ -12,32 +13,14 @@ import json
 import math
 from typing import Any
 
-from filters.contracts import (
-    KEPT_BASE_SCHEMA,
-    PROBLEM_FIELDS,
-    PROBLEM_SCHEMA,
-    REJECTED_SCHEMA,
-    SCHEMA_VERSION,
-    TEST_STRUCT,
-    TEST_TYPES,
-    RecordError,
-    problem_id,
-)
+from filters.contracts import PROBLEM_FIELDS, TEST_TYPES, RecordError
 from filters.tools.bigints import BIG_INT_DIGITS, big_ints
 
 __all__ = [
-    "SCHEMA_VERSION",
-    "TEST_TYPES",
-    "TEST_STRUCT",
-    "PROBLEM_FIELDS",
-    "PROBLEM_SCHEMA",
-    "KEPT_BASE_SCHEMA",
-    "REJECTED_SCHEMA",
     "RecordError",
     "blank_record",
     "normalize_record",
     "validate_record",
-    "problem_id",
     "BIG_INT_DIGITS",
     "big_ints",
 ]

@@ -35,8 +35,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from curation.schema import RecordError, normalize_record, problem_id
+from curation.schema import RecordError, normalize_record
 from curation.sources import iter_source
+from filters.contracts import problem_id
 from filters.judging.judge_style import comparison_of
 from filters.judging.judged import judged_problem
 from filters.reward.extract import extract_code

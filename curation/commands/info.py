@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -34,52 +35,12 @@ def _info(out: Path, shown: str) -> None:
             "rebuild with the build's own command and --force"
         )
     console = table_console()
-    counts = manifest["counts"]
-    stages = counts["stages"]
-    sources = sorted(counts["input"])
-
-    t = Table(title=f"{shown}: problems per source, kept after each stage")
-    t.add_column("source", no_wrap=True)
-    t.add_column("input", justify="right")
-    for st in stages:
-        t.add_column(st["stage"], justify="right", no_wrap=True)
-    for src in sources:
-        t.add_row(
-            src, str(counts["input"].get(src, 0)), *[str(st["kept"].get(src, 0)) for st in stages]
-        )
-    t.add_row(
-        *(Text(str(cell), style="bold") for cell in
-          ["total", sum(counts["input"].values()), *(sum(st["kept"].values()) for st in stages)])
-    )  # fmt: skip
-    console.print(t)
-
+    console.print(_funnel(manifest["counts"], shown))
     rows = reason_rows(out)
-    if rows:
-        r = Table(title="reject reasons")
-        for col in ("stage", "reason", "source", "rows"):
-            r.add_column(col, justify="right" if col == "rows" else "left", no_wrap=True)
-        for stage, kind, src, n, _example in rows:
-            r.add_row(stage, kind, src, str(n))
-        console.print(r)
-    else:
-        console.print("no rejected rows")
-
+    console.print(_reasons(rows) if rows else "no rejected rows")
     buckets = difficulty_buckets(out)
     if buckets:
-        d = Table(
-            title="difficulty buckets (equal-count quantiles; ties split by the feature model, then problem_id)"
-        )
-        for col in ("bucket", "problems", "distinct", "min", "mean", "max"):
-            d.add_column(col, justify="right", no_wrap=True)
-        d.add_column("note")
-
-        def fmt(x: float | None) -> str:
-            return "-" if x is None else f"{x:.3f}"
-
-        for b in buckets:
-            d.add_row("none" if b["bucket"] is None else str(b["bucket"]), str(b["problems"]), str(b["distinct"]),
-                      fmt(b["min"]), fmt(b["mean"]), fmt(b["max"]), b["note"])  # fmt: skip
-        console.print(d)
+        console.print(_difficulty(buckets))
     against = [d["name"] for d in manifest.get("decontamination", [])]
     console.print(f"decontaminated against: {', '.join(against) if against else 'nothing'}")
     for note in manifest.get("notes", []):
@@ -87,3 +48,48 @@ def _info(out: Path, shown: str) -> None:
     env = manifest.get("environment") or {}
     if env:  # the whole of it is in the manifest; here only which stages recorded one
         console.print(Text(f"environment of {', '.join(env)}: in {shown.rstrip('/')}/manifest.json (\"environment\")", style="dim"))
+
+
+def _funnel(counts: dict[str, Any], shown: str) -> Table:
+    """Problems per source: read, and kept after each stage."""
+    stages = counts["stages"]
+    t = Table(title=f"{shown}: problems per source, kept after each stage")
+    t.add_column("source", no_wrap=True)
+    t.add_column("input", justify="right")
+    for st in stages:
+        t.add_column(st["stage"], justify="right", no_wrap=True)
+    for src in sorted(counts["input"]):
+        t.add_row(
+            src, str(counts["input"].get(src, 0)), *[str(st["kept"].get(src, 0)) for st in stages]
+        )
+    t.add_row(
+        *(Text(str(cell), style="bold") for cell in
+          ["total", sum(counts["input"].values()), *(sum(st["kept"].values()) for st in stages)])
+    )  # fmt: skip
+    return t
+
+
+def _reasons(rows: list[tuple[Any, ...]]) -> Table:
+    """Rejected rows per stage, reason and source."""
+    r = Table(title="reject reasons")
+    for col in ("stage", "reason", "source", "rows"):
+        r.add_column(col, justify="right" if col == "rows" else "left", no_wrap=True)
+    for stage, kind, src, n, _example in rows:
+        r.add_row(stage, kind, src, str(n))
+    return r
+
+
+def _difficulty(buckets: list[dict[str, Any]]) -> Table:
+    """The difficulty buckets' sizes and ranges."""
+    d = Table(title="difficulty buckets (equal-count quantiles; ties split by the feature model, then problem_id)")
+    for col in ("bucket", "problems", "distinct", "min", "mean", "max"):
+        d.add_column(col, justify="right", no_wrap=True)
+    d.add_column("note")
+
+    def fmt(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    for b in buckets:
+        d.add_row("none" if b["bucket"] is None else str(b["bucket"]), str(b["problems"]), str(b["distinct"]),
+                  fmt(b["min"]), fmt(b["mean"]), fmt(b["max"]), b["note"])  # fmt: skip
+    return d

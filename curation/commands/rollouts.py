@@ -24,9 +24,9 @@ from rich.text import Text
 
 from curation.commands import app, console
 from curation.record_files import read_jsonl
-from curation.schema import PROBLEM_FIELDS, RecordError
+from curation.schema import RecordError
 from curation.store import PROBLEMS_DIR
-from filters.contracts import UserError
+from filters.contracts import PROBLEM_FIELDS, UserError
 from filters.reward.extract import extract_code
 
 __all__ = ["rollouts_command", "judge_completions"]

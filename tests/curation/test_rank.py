@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 from curation.cli import app
 from curation.commands.rank import rank_build
 from curation.record_files import records_to_table
-from curation.schema import KEPT_BASE_SCHEMA, REJECTED_SCHEMA, normalize_record
+from curation.schema import normalize_record
 from curation.store import read_manifest, sha256_file, write_json, write_shards
+from filters.contracts import KEPT_BASE_SCHEMA, REJECTED_SCHEMA
 from filters.stages.difficulty import plot_calibration, spearman
 
 LABELS = ["EASY", "MEDIUM", "HARD", None]

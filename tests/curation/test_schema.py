@@ -14,7 +14,8 @@ from curation.record_files import (
     write_jsonl,
     write_parquet,
 )
-from curation.schema import KEPT_BASE_SCHEMA, PROBLEM_FIELDS, RecordError, normalize_record
+from curation.schema import RecordError, normalize_record
+from filters.contracts import KEPT_BASE_SCHEMA, PROBLEM_FIELDS
 
 
 def stdio_record(**over):

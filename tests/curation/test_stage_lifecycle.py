@@ -126,6 +126,24 @@ def test_process_unit_closes_the_stages_it_builds_and_only_those(tmp_path: Path)
     assert given.closed == 0  # a stage passed in belongs to its caller
 
 
+def test_process_unit_says_the_stage_environment_only_when_asked(tmp_path: Path):
+    """A local build asks nothing per unit (a stage's environment() can start a sandbox); a task
+    on another node asks, to report the isolation on its worker."""
+    pipe = Pipeline(tmp_path / "w", [], batch_rows=10)
+    pipe.ingest(rec(i) for i in range(3))
+    unit = _unit_paths(pipe._dir(0, "schema"), 0)[0]
+    asked: list[int] = []
+
+    class Counting(Recorder):
+        def environment(self) -> dict[str, Any]:
+            asked.append(1)
+            return super().environment()
+
+    assert process_unit(Counting(), unit, tmp_path / "a", 0) == (3, None) and not asked
+    done = process_unit(Counting(), unit, tmp_path / "b", 0, report_environment=True)
+    assert done.rows == 3 and done.environment == {"seen": "yes"} and asked == [1]
+
+
 def test_build_closes_every_stage_once_and_stores_only_environments_that_say_something(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):

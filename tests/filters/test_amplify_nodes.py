@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from curation.record_files import records_to_table
-from curation.schema import normalize_record, problem_id
+from curation.schema import normalize_record
 from curation.sources.local import convert_leetcodedataset
+from filters.contracts import problem_id
 from filters.judging.judged import judged_problem
 from filters.reward import grade
 from filters.sandbox import Sandbox
