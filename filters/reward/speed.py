@@ -196,54 +196,121 @@ def _time_once(
     return sum(t.cpu_ms for t in r.tests) if r.tests else r.cpu_ms
 
 
-def _judge_instructions(
-    sb: Sandbox,
-    problem: dict[str, Any],
-    code: str,
-    refs: list[str],
-    tests: list[dict[str, Any]] | None,
-    tool: str,
-    cfg: SpeedConfig,
-) -> SpeedResult | str:
-    inputs = [t["input"] for t in (tests if tests is not None else problem.get("tests") or [])]
-    if not inputs:
-        return "no inputs to count"
-    key = (tool, problem.get("test_type"), problem.get("entry_point"), tuple(inputs))
-    cached = _BASE_COUNTS.get(key)
-    base = (
-        cached
-        if cached is not None
-        else count_instructions(sb, problem, baseline_code(problem), inputs, tool)
-    )
-    if cached is None and not isinstance(base, str):
-        if len(_BASE_COUNTS) > 256:
-            _BASE_COUNTS.clear()
-        _BASE_COUNTS[key] = base
-    cand = count_instructions(sb, problem, code, inputs, tool)
-    if isinstance(base, str) or isinstance(cand, str):
-        return base if isinstance(base, str) else str(cand)
-    b = sum(base)
-    c = max(1.0, sum(cand) - b)
-    decisions, ref_counts = [], []
-    for ref in refs:
-        rc = count_instructions(sb, problem, ref, inputs, tool)
-        if isinstance(rc, str):
-            continue
-        r = max(1.0, sum(rc) - b)
-        ref_counts.append([r])
-        lr = math.log(c / r)
-        eff = math.log1p(cfg.instr_min_effect)
-        outcome = "faster" if lr < -eff else "slower" if lr > eff else "tie"
-        decisions.append(Decision(outcome, c / r, 0.0, 0.0, 1))
-    if not decisions:
-        return "no reference could be counted"
-    med = statistics.median(x[0] for x in ref_counts)
-    lr = math.log(c / med)
+@dataclass
+class _Race:
+    """A program (already judged correct) raced against the problem's reference solutions on the
+    timing tests (`tests`; None: the whole suite), by instruction count or by CPU time."""
+
+    sb: Sandbox
+    problem: dict[str, Any]
+    code: str
+    refs: list[str]
+    tests: list[dict[str, Any]] | None
+    cfg: SpeedConfig
+
+    def by_instructions(self, tool: str) -> SpeedResult | str:
+        """Counted by `tool`; a string says why counting failed (the caller falls back to CPU)."""
+        sb, problem, cfg = self.sb, self.problem, self.cfg
+        tests = self.tests
+        inputs = [t["input"] for t in (tests if tests is not None else problem.get("tests") or [])]
+        if not inputs:
+            return "no inputs to count"
+        key = (tool, problem.get("test_type"), problem.get("entry_point"), tuple(inputs))
+        cached = _BASE_COUNTS.get(key)
+        base = (
+            cached
+            if cached is not None
+            else count_instructions(sb, problem, baseline_code(problem), inputs, tool)
+        )
+        if cached is None and not isinstance(base, str):
+            if len(_BASE_COUNTS) > 256:
+                _BASE_COUNTS.clear()
+            _BASE_COUNTS[key] = base
+        cand = count_instructions(sb, problem, self.code, inputs, tool)
+        if isinstance(base, str) or isinstance(cand, str):
+            return base if isinstance(base, str) else str(cand)
+        b = sum(base)
+        c = max(1.0, sum(cand) - b)
+        decisions, ref_counts = [], []
+        for ref in self.refs:
+            rc = count_instructions(sb, problem, ref, inputs, tool)
+            if isinstance(rc, str):
+                continue
+            r = max(1.0, sum(rc) - b)
+            ref_counts.append([r])
+            decisions.append(_counted(c / r, cfg))
+        if not decisions:
+            return "no reference could be counted"
+        pooled = _counted(c / statistics.median(x[0] for x in ref_counts), cfg)
+        return _result(decisions, pooled, f"instructions ({tool})", [c], ref_counts, cfg)
+
+    def by_cpu(self, unknown: bool, time_limit_s: float | None, language: str = "python") -> SpeedResult:
+        """Timed by CPU in interleaved rounds (with the empty program's overhead where asked),
+        more rounds while a decision is close, up to `max_repeats`. `unknown`: the timing
+        inputs have no expected outputs (a wrong answer still counts as a run)."""
+        refs, cfg = self.refs, self.cfg
+        cand: list[float] = []
+        base: list[float] = []
+        ref_ms: list[list[float]] = [[] for _ in refs]
+        alive = list(range(len(refs)))
+        empty = _EMPTY_CPP if language == "cpp" else baseline_code(self.problem)
+        first = True
+        while True:
+            target = cfg.repeats if first else min(max(cfg.repeats, cfg.max_repeats), len(cand) + 2)
+            first = False
+            while len(cand) < target:
+                row = self._round(len(cand), alive, empty, unknown, time_limit_s, language)
+                cand_ms = row[-1]
+                if cand_ms is None:
+                    return SpeedResult(
+                        0.0, True, "cpu", note="candidate failed or hit a limit while being timed"
+                    )
+                cand.append(cand_ms)
+                base.append(row.get(-2) or 0.0)
+                for j in list(alive):
+                    ms = row[j]
+                    if ms is None:
+                        alive.remove(j)
+                    else:
+                        ref_ms[j].append(ms)
+                if not alive:
+                    return SpeedResult(0.0, True, "cpu", note="no reference solution ran cleanly")
+            decisions = {j: _decide_pair(cand, ref_ms[j], base, cfg) for j in alive}
+            pooled_ref = [statistics.median(ref_ms[j][i] for j in alive) for i in range(len(cand))]
+            pooled = _decide_pair(cand, pooled_ref, base, cfg)
+            settled = all(
+                d.outcome != "tie" or abs(math.log(d.ratio)) < 0.5 * math.log1p(cfg.min_effect)
+                for d in [*decisions.values(), pooled]
+            )
+            if settled or len(cand) >= max(cfg.repeats, cfg.max_repeats):
+                break
+        out = _result(
+            [decisions[j] for j in alive], pooled, "cpu", cand, [ref_ms[j] for j in alive], cfg
+        )
+        out.overhead_ms = base
+        return out
+
+    def _round(
+        self, k: int, alive: list[int], empty: str, unknown: bool, time_limit_s: float | None, language: str
+    ) -> dict[int, float | None]:
+        """Round `k`'s CPU ms (None: the run failed or hit a limit) of -2, the empty program (the
+        run's overhead, timed only where it is subtracted), -1, the candidate, and 0.., the
+        references still `alive`, in `_round_order`."""
+        row: dict[int, float | None] = {}
+        for who in _round_order([-2, -1, *alive], k):
+            if who == -2 and not self.cfg.subtract_overhead:
+                continue
+            prog = empty if who == -2 else self.code if who == -1 else self.refs[who]
+            loose = who == -2 or unknown  # the empty program's answers are wrong, and that is fine
+            row[who] = _time_once(self.sb, self.problem, prog, self.tests, loose, time_limit_s, language)
+        return row
+
+
+def _counted(ratio: float, cfg: SpeedConfig) -> Decision:
+    """Faster / slower / tie from one instruction-count ratio (counts do not vary run to run)."""
     eff = math.log1p(cfg.instr_min_effect)
-    pooled = Decision(
-        "faster" if lr < -eff else "slower" if lr > eff else "tie", c / med, 0.0, 0.0, 1
-    )
-    return _result(decisions, pooled, f"instructions ({tool})", [c], ref_counts, cfg)
+    lr = math.log(ratio)
+    return Decision("faster" if lr < -eff else "slower" if lr > eff else "tie", ratio, 0.0, 0.0, 1)
 
 
 def _result(
@@ -260,69 +327,6 @@ def _result(
         score = {"faster": 1.0, "tie": 0.5, "slower": 0.0}
         reward = sum(score[d.outcome] for d in decisions) / len(decisions)
     return SpeedResult(reward, True, measure, decisions, pooled, cand, refs)
-
-
-def _judge_cpu(
-    sb: Sandbox,
-    problem: dict[str, Any],
-    code: str,
-    refs: list[str],
-    tests: list[dict[str, Any]] | None,
-    unknown: bool,
-    cfg: SpeedConfig,
-    time_limit_s: float | None,
-    language: str = "python",
-) -> SpeedResult:
-    cand: list[float] = []
-    base: list[float] = []
-    ref_ms: list[list[float]] = [[] for _ in refs]
-    alive = list(range(len(refs)))
-    empty = _EMPTY_CPP if language == "cpp" else baseline_code(problem)
-    lang = language
-    first = True
-    while True:
-        target = cfg.repeats if first else min(max(cfg.repeats, cfg.max_repeats), len(cand) + 2)
-        first = False
-        while len(cand) < target:
-            # -2: the empty program (the run's overhead), -1: the candidate, 0..: references
-            order = _round_order([-2, -1, *alive], len(cand))
-            row: dict[int, float | None] = {}
-            for who in order:
-                if who == -2:
-                    if cfg.subtract_overhead:
-                        row[who] = _time_once(sb, problem, empty, tests, True, time_limit_s, lang)
-                    continue
-                prog = code if who == -1 else refs[who]
-                row[who] = _time_once(sb, problem, prog, tests, unknown, time_limit_s, lang)
-            cand_ms = row[-1]
-            if cand_ms is None:
-                return SpeedResult(
-                    0.0, True, "cpu", note="candidate failed or hit a limit while being timed"
-                )
-            cand.append(cand_ms)
-            base.append(row.get(-2) or 0.0)
-            for j in list(alive):
-                ms = row[j]
-                if ms is None:
-                    alive.remove(j)
-                else:
-                    ref_ms[j].append(ms)
-            if not alive:
-                return SpeedResult(0.0, True, "cpu", note="no reference solution ran cleanly")
-        decisions = {j: _decide_pair(cand, ref_ms[j], base, cfg) for j in alive}
-        pooled_ref = [statistics.median(ref_ms[j][i] for j in alive) for i in range(len(cand))]
-        pooled = _decide_pair(cand, pooled_ref, base, cfg)
-        settled = all(
-            d.outcome != "tie" or abs(math.log(d.ratio)) < 0.5 * math.log1p(cfg.min_effect)
-            for d in [*decisions.values(), pooled]
-        )
-        if settled or len(cand) >= max(cfg.repeats, cfg.max_repeats):
-            break
-    out = _result(
-        [decisions[j] for j in alive], pooled, "cpu", cand, [ref_ms[j] for j in alive], cfg
-    )
-    out.overhead_ms = base
-    return out
 
 
 def _round_order(arms: list[int], k: int) -> list[int]:
@@ -363,40 +367,29 @@ def _speed_of(
     tests = timing_tests(prob, replace(cfg, inputs=heavy or None))
     unknown = bool(heavy)
     measure = cfg.measure
-    if measure == "cpu" or language != "python":  # (instruction counters run Python programs)
-        out = _judge_cpu(sb, prob, code, refs, tests, unknown, cfg, ccfg.time_limit_s, language)
-        if measure != "cpu":
-            out.note = f"instructions are counted for Python programs only; timed {language} by CPU"
-        return out
-    prefer = {"instructions": "auto", "auto": "perf"}.get(measure, measure)
-    tool = pick_tool(prefer)
-    if tool is not None:
-        res = _judge_instructions(sb, prob, code, refs, tests, tool, cfg)
-        if isinstance(res, SpeedResult):
-            return res
-        fallback = f"instruction count failed ({res}); fell back to CPU time"
-    else:
-        fallback = "no instruction counter works here; fell back to CPU time"
-    out = _judge_cpu(sb, prob, code, refs, tests, unknown, cfg, ccfg.time_limit_s)
-    if measure != "auto":
-        out.note = fallback
-    return out
-
-
-def _timed(
-    sb: Sandbox,
-    prob: dict[str, Any],
-    code: str,
-    cfg: SpeedConfig,
-    ccfg: CorrectnessConfig,
-    language: str = "python",
-) -> SpeedResult:
+    race = _Race(sb, prob, code, refs, tests, cfg)
     try:
-        return _speed_of(sb, prob, code, cfg, ccfg, language)
-    except RewardSystemError as e:
+        if measure == "cpu" or language != "python":  # (instruction counters run Python programs)
+            out = race.by_cpu(unknown, ccfg.time_limit_s, language)
+            if measure != "cpu":
+                out.note = f"instructions are counted for Python programs only; timed {language} by CPU"
+            return out
+        tool = pick_tool({"instructions": "auto", "auto": "perf"}.get(measure, measure))
+        if tool is not None:
+            res = race.by_instructions(tool)
+            if isinstance(res, SpeedResult):
+                return res
+            fallback = f"instruction count failed ({res}); fell back to CPU time"
+        else:
+            fallback = "no instruction counter works here; fell back to CPU time"
+        out = race.by_cpu(unknown, ccfg.time_limit_s)
+    except RewardSystemError as e:  # the sandbox failed us: no reward rather than a wrong one
         if ccfg.on_system_error == "raise":
             raise
         return SpeedResult(None, True, note=str(e))
+    if measure != "auto":
+        out.note = fallback
+    return out
 
 
 def speed_many(
@@ -431,7 +424,7 @@ def speed_many(
     if keys:
         # Timing runs of different programs would share the cores: keep at most half of the workers busy.
         with ThreadPoolExecutor(max(1, min(len(keys), sb.n_workers // 2 or 1))) as ex:
-            results = list(ex.map(lambda k: _timed(sb, probs[k[0]], k[1], cfg, ccfg, k[2]), keys))
+            results = list(ex.map(lambda k: _speed_of(sb, probs[k[0]], k[1], cfg, ccfg, k[2]), keys))
         for k, res in zip(keys, results):
             for i in todo[k]:
                 out[i] = replace(res)
