@@ -24,6 +24,12 @@ same command started twice runs two runs side by side (each claims its run first
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/code_rl/bench.py --part fresh --arms uniform dapo
     python benchmarks/code_rl/bench.py --device cuda --size base --part gates      # on a GPU
     OMP_NUM_THREADS=1 python benchmarks/code_rl/bench.py --tasks v1 --part fresh   # B3 as it ran
+
+B3 v3 (issue 53; benchmarks/pages/b3v3.md) runs on an overlay of B3 v2's inputs (`frozen/v3-small`:
+v2's build, policy and held-out split, the difficulty replaced by the prior from other models,
+their rollouts file, and the held-out families of `families_v3.py`, evaluated beside the first
+held-out set in every run); `--tasks v3 --prepare` freezes it, `--part gates` and `--part fresh3`
+run its registration (the command on the page).
 """
 
 from __future__ import annotations
@@ -51,7 +57,9 @@ from code_rl.build import HELD_OUT, build_data  # noqa: E402
 from code_rl.difficulty import ensure_difficulty, ranking_checkpoints  # noqa: E402
 from code_rl.families import V1, TaskSet  # noqa: E402
 from code_rl.families_v2 import BANDS, TARGET_SOURCES, V2  # noqa: E402
-from code_rl.frozen import freeze, load_frozen  # noqa: E402
+from code_rl.families_v3 import HELD_OUT_FAMILIES  # noqa: E402
+from code_rl.families_v3 import SPLIT as FAMILIES_SPLIT  # noqa: E402
+from code_rl.frozen import freeze, freeze_overlay, load_frozen  # noqa: E402
 from code_rl.grpo import (  # noqa: E402
     Arm,
     RunConfig,
@@ -60,17 +68,22 @@ from code_rl.grpo import (  # noqa: E402
     ranking_pass_rates,
     run_lean,
     run_trl,
+    with_prior,
 )
 from code_rl.model import load  # noqa: E402
 from code_rl.pretrain import ensure_model  # noqa: E402
 from code_rl.report import (  # noqa: E402
     choose_lr,
     gates,
+    gates_v3,
     judge_stack_claim,
+    judge_v3_claim,
+    measure_v3,
     summarize,
     summarize_v2,
     table,
     table_v2,
+    table_v3,
 )
 from code_rl.rollout import sandbox_cpu_s, start_rates  # noqa: E402
 
@@ -117,7 +130,9 @@ ARMS = {
     "uniform-problems": Arm("uniform-problems", mixer="static-size"),
     # the oracle that bounds (issue 53): fresh probes each round of 32 problems it may draw (4
     # completions each, counted apart), the top 4 by p(1 - p) drawn
-    "oracle-topb": Arm("oracle-topb", problems="oracle-topb", problem_kw={"pool": 32, "samples": 4}),
+    "oracle-topb": Arm(
+        "oracle-topb", problems="oracle-topb", problem_kw={"pool": 32, "samples": 4}
+    ),
     "dapo-filter": Arm("dapo-filter", problems="dapo", keep_pass_rate=(1e-9, 1 - 1e-9)),
     "stack-noprior": Arm(
         "stack-noprior",
@@ -162,6 +177,20 @@ DEV, FRESH = [0, 1], [100, 101, 102, 103, 104]
 #: fresh seeds of the second registration (b3v2.md, section 17: the 16,384-rollout budget); no
 #: choice is made on them
 FRESH2 = [105, 106, 107, 108, 109]
+#: B3 v3's fresh seeds (b3v3.md, section 5), none used for any choice, none dropped
+FRESH3 = list(range(200, 210))
+V3_ARMS = [
+    "uniform",
+    "uniform-problems",
+    "dapo-filter",
+    "stack",
+    "stack-noprior",
+    "mopps",
+    "greso",
+    "dump",
+    "acodm",
+    "oracle-topb",
+]
 V2_CFG = RunConfig(
     steps=200,
     prompts=16,
@@ -206,6 +235,22 @@ VERSIONS = {
         cfg=V2_CFG,
         parts={"pilot": DEV, "gates": DEV, "dev": DEV, "fresh": FRESH, "fresh2": FRESH2},
         arms=["uniform", "dapo", "greso", "mopps", "dump", "acodm", "stack"],
+    ),
+    # B3 v3: v2's tasks, build, policy and loop on an overlay of v2's frozen inputs (b3v3.md)
+    "v3": Version(
+        V2,
+        "v3-small",
+        held_out=0.36,
+        size="small",
+        pretrain=1500,
+        every=150,
+        stop=None,
+        rank_models=3,
+        rank_samples=4,
+        bands=BANDS,
+        cfg=V2_CFG,
+        parts={"gates": DEV, "dev": DEV, "fresh3": FRESH3},
+        arms=V3_ARMS,
     ),
 }
 #: the small end-to-end modes: B3 v2's first problems of each source through the real build, the
@@ -273,6 +318,10 @@ def run_one(
 
     ds = load_from_disk(data["trl"])
     train, held = ds["train"], ds[HELD_OUT]
+    files = data.get("files", {})  # B3 v3's overlay: the prior from other models, the families
+    if "difficulty.json" in files:
+        train = with_prior(train, json.loads(Path(files["difficulty.json"]).read_text()))
+    families = load_from_disk(files["families"])[FAMILIES_SPLIT] if "families" in files else None
     if arm.keep_pass_rate is not None:
         if rates is None:
             raise SystemExit(f"arm {arm.name}: the offline filter needs --prior-rollouts FILE")
@@ -283,10 +332,18 @@ def run_one(
     t0, c0 = time.perf_counter(), time.process_time()
     if loop == "trl":
         res = run_trl(
-            model, tok, train, held, arm, cfg, seed, out_dir=tempfile.mkdtemp(prefix="b3-trl-")
+            model,
+            tok,
+            train,
+            held,
+            arm,
+            cfg,
+            seed,
+            out_dir=tempfile.mkdtemp(prefix="b3-trl-"),
+            families=families,
         )
     else:
-        res = run_lean(model, tok, train, held, arm, cfg, seed)
+        res = run_lean(model, tok, train, held, arm, cfg, seed, families=families)
     res.update(
         arm=arm.name,
         seed=seed,
@@ -380,6 +437,70 @@ def prepare(a: argparse.Namespace, v: Version, size: str) -> dict[str, Any]:
     return freeze(frozen_dir(v, size), data, model_rec, rank, extra)
 
 
+#: the prior from other models B3 v3 freezes (b3v3.md, section 6c: `other_prior.py`'s rollouts)
+V3_PRIOR_ROLLOUTS = HERE / "results" / "v3-prior" / "rollouts.jsonl"
+
+
+def prepare_v3(a: argparse.Namespace) -> dict[str, Any]:
+    """Freeze B3 v3's inputs, an overlay of B3 v2's (`frozen/v2-small`: its build, policy and
+    held-out split, untouched): the held-out families (`families_v3.py`) through the real
+    `codemix build`, exported whole and renamed to their split; the frozen policy's start on them
+    (16 samples a problem, seed 2: as the first set's start was measured); the prior from other
+    models (`--prior-rollouts`, by default `results/v3-prior/rollouts.jsonl`) fitted by codemix's
+    1PL fit into a difficulty, its std and 5 quantile buckets for every problem of v2's export,
+    and the rollouts file itself (the offline filter's input)."""
+    from datasets import DatasetDict, concatenate_datasets, load_from_disk
+
+    from code_rl.other_prior import fit_difficulty_std
+    from filters.stages.difficulty.stats import quantile_buckets
+
+    base_dir = frozen_dir(VERSIONS["v2"], "small")
+    base = load_frozen(base_dir)
+    if base is None:
+        raise SystemExit(f"no frozen B3 v2 inputs in {base_dir}")
+    cache = a.cache / "v3"
+    cache.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    fam = build_data(cache / "families-build", workers=a.workers, held_out=None,
+                     tasks=HELD_OUT_FAMILIES)  # fmt: skip
+    rows = load_from_disk(fam["trl"])["train"]
+    fam_dir = cache / "families"
+    if not (fam_dir / "dataset_dict.json").exists():
+        DatasetDict({FAMILIES_SPLIT: rows}).save_to_disk(str(fam_dir))
+    build_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    model, tok = load(Path(base["model"]["checkpoint"]), a.device)
+    start = start_rates(model, tok, rows, n=16, seed=2)
+    start_s = time.perf_counter() - t0
+    rollouts = a.prior_rollouts or V3_PRIOR_ROLLOUTS
+    lines = [json.loads(x) for x in rollouts.read_text().splitlines() if x.strip()]
+    v2 = load_from_disk(base["data"]["trl"])
+    ids = list(concatenate_datasets([v2["train"], v2[HELD_OUT]])["problem_id"])
+    fit = fit_difficulty_std(lines, ids)
+    buckets = quantile_buckets([(fit[p][0], p) for p in ids], 5)
+    prior = {p: [fit[p][0], fit[p][1], int(b)] for p, b in zip(ids, buckets, strict=True)}
+    (cache / "difficulty.json").write_text(json.dumps(prior, indent=0, sort_keys=True))
+    record = {
+        "tasks": "v3",
+        "families": {
+            "counts": fam["manifest"]["counts"],
+            "times": {**fam["times"], "build_and_export_s": build_s, "start_s": start_s},
+            "families": [f.name for f in HELD_OUT_FAMILIES.families],
+            "split": FAMILIES_SPLIT,
+        },
+        "start": {"families": start},
+        "difficulty": {
+            "from": "models of other lineages (other_prior.py; b3v3.md section 6c)",
+            "rollouts": str(rollouts.resolve().relative_to(HERE.parents[1])),
+            "models": sorted({x["model"] for x in lines}),
+            "fit": "filters.stages.difficulty.irt.fit_irt, 1PL, prior mean 0 std 2; 5 buckets",
+        },
+    }
+    files = {"families": fam_dir, "difficulty.json": cache / "difficulty.json",
+             "rollouts.jsonl": rollouts}  # fmt: skip
+    return freeze_overlay(frozen_dir(VERSIONS["v3"], "small"), base_dir, files, record)
+
+
 def registered_start(record: dict[str, Any], target: tuple[str, ...]) -> float:
     """The start of the target metric: micro pass@1 of the held-out problems of the target
     sources, 16 samples each, measured when the inputs were frozen."""
@@ -424,7 +545,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help="the smallest end-to-end run (the test)")
     ap.add_argument("--tasks", choices=list(VERSIONS), default="v2")
     ap.add_argument(
-        "--part", default="dev", help="seed set and arms: pilot, gates, dev, fresh, fresh2"
+        "--part",
+        default="dev",
+        help="seed set and arms: pilot, gates, dev, fresh, fresh2 (v2); gates, dev, fresh3 (v3)",
     )
     ap.add_argument("--seeds", type=int, nargs="*", help="explicit seeds (instead of --part's)")
     ap.add_argument("--arms", nargs="*", default=None, help=f"arms: {', '.join(ARMS)}")
@@ -475,9 +598,13 @@ def main(argv: list[str] | None = None) -> int:
     t_start, cpu_start = time.perf_counter(), cpu_seconds()
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
     if a.results is None:
-        a.results = HERE / "results" if mode == "full" else HERE.parent / "results" / "quick" / "code_rl"
+        a.results = (
+            HERE / "results" if mode == "full" else HERE.parent / "results" / "quick" / "code_rl"
+        )
     v = VERSIONS[a.tasks]
     size = a.size or v.size
+    if a.tasks == "v3" and size != v.size and mode == "full":
+        raise SystemExit("--tasks v3 is an overlay of B3 v2's small inputs: no other --size")
     if a.fill and a.loop != "lean" and set(a.arms or ()) != {"dapo"}:  # before any input is made
         raise SystemExit(
             "--fill in the TRL loop is the trainer's refill of DAPO's sampler: --arms dapo "
@@ -491,6 +618,10 @@ def main(argv: list[str] | None = None) -> int:
         cfg, size, default_arms = SMALL[mode]["cfg"], model_rec["size"], SMALL[mode]["arms"]
         parts: dict[str, list[int]] = {"dev": [0]}
     else:
+        if a.prepare and a.tasks == "v3":  # an overlay of v2's inputs: frozen, nothing run
+            inputs = prepare_v3(a)
+            print(f"inputs: frozen {inputs['fingerprint']} ({where})", flush=True)
+            return 0
         if a.prepare:
             inputs = prepare(a, v, size)
         if inputs is None:
@@ -521,7 +652,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = dataclasses.replace(cfg, **over, device=a.device)
     if a.part == "pilot":
         lrs = [a.lr] if a.lr else list(PILOT_LRS)
-    elif mode == "full" and a.tasks == "v2":
+    elif mode == "full" and a.tasks in ("v2", "v3"):
         if not (a.lr or LR_V2):
             raise SystemExit("no learning rate chosen yet: run --part pilot (or give --lr)")
         lrs = [a.lr or LR_V2]
@@ -535,8 +666,8 @@ def main(argv: list[str] | None = None) -> int:
             fill = f"-fill{cfg.fill}" if cfg.fill else ""
             length = f"r{cfg.rollouts}" if cfg.rollouts else f"{cfg.steps}"
             setting = f"{mode}-{size}-{length}x{cfg.prompts}x{cfg.group}{fill}-{loop}"
-            if a.tasks == "v2":
-                setting = f"v2-{setting}-lr{lr:g}" if mode == "full" else setting
+            if a.tasks in ("v2", "v3"):
+                setting = f"{a.tasks}-{setting}-lr{lr:g}" if mode == "full" else setting
             root = a.results / setting
             for seed in seeds:  # every arm on a seed before the next: a part ends with pairs
                 for name in arms:
@@ -622,10 +753,17 @@ def report(
         pool = set(parts.get(part, seeds)) if part else set(seeds)
         summary = summarize_v2(root, start + 0.05, start, inputs=fp, seeds=pool)
         if part in ("pilot", "gates", "dev") and mode == "full":
-            summary["gates"] = gates(summary, root, fp, set(DEV))
+            summary["gates"] = (gates_v3 if a.tasks == "v3" else gates)(summary, root, fp, set(DEV))
         if part in ("fresh", "fresh2") and mode == "full":  # each registration on its own seeds
             summary["claim"] = judge_stack_claim(summary, set(parts[part]))
         text = table_v2(summary)
+        if a.tasks == "v3" and mode == "full":  # the registered measure (b3v3.md, section 5)
+            fam = record["start"].get("families") if record else None
+            measure = measure_v3(root, start, fp, pool, families_start=fam)
+            summary["measure"] = measure
+            if part == "fresh3" and "arms" in measure:
+                summary["claim"] = judge_v3_claim(measure, complete=set(parts[part]))
+            text += "\n\n" + table_v3(measure)
         for key in ("gates", "claim"):
             if key in summary:
                 text += f"\n{key}: " + json.dumps(summary[key], default=str)

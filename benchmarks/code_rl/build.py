@@ -28,12 +28,13 @@ def _codemix(*args: str) -> None:
 def build_data(
     cache: Path,
     workers: int = 2,
-    held_out: float = 0.2,
+    held_out: float | None = 0.2,
     limit: int | None = None,
     tasks: TaskSet = V1,
 ) -> dict[str, Any]:
     """Write `cache/b3.jsonl` (the problems of `tasks`), build it into `cache/build`, export TRL
-    splits to `cache/trl` (a `held_out` share in the held-out split); returns the paths, the wall
+    splits to `cache/trl` (a `held_out` share in the held-out split; None: one split, `train`, of
+    every problem); returns the paths, the wall
     time of each step and the build's counts per source. `limit`: at most that many problems per
     source (the quick modes)."""
     cache.mkdir(parents=True, exist_ok=True)
@@ -58,8 +59,7 @@ def build_data(
             "trl",
             "--out",
             str(trl),
-            "--split",
-            f"{HELD_OUT}={held_out}",
+            *(["--split", f"{HELD_OUT}={held_out}"] if held_out is not None else []),
         )
         times["export_s"] = time.perf_counter() - t0
     manifest = json.loads((out / "manifest.json").read_text())

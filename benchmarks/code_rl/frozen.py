@@ -5,6 +5,10 @@ The grid runs in parts across sessions while codemix changes (a build's kept pro
 verify or amplify do; pre-training on CPU is not bitwise repeatable across machines), so the inputs
 of the runs are stored once, here, and every run file names their fingerprint. A summary counts
 only the runs made on the inputs it reads, so two sets of inputs never mix in one table.
+
+An overlay (`freeze_overlay`, B3 v3) adds files to another frozen folder without copying it: its
+record names the base folder and the base's fingerprint, its own fingerprint covers its files and
+the base's, and loading it loads (and checks) the base first.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-__all__ = ["freeze", "load_frozen", "fingerprint"]
+__all__ = ["freeze", "freeze_overlay", "load_frozen", "fingerprint"]
 
 RECORD = "inputs.json"
 
@@ -58,6 +62,40 @@ def freeze(
     return load_frozen(dest)  # type: ignore[return-value]
 
 
+def _overlay_fingerprint(own: str, base: str) -> str:
+    return hashlib.sha256(f"{base}+{own}".encode()).hexdigest()[:12]
+
+
+def freeze_overlay(
+    dest: Path, base: Path, files: dict[str, Path], record: dict[str, Any]
+) -> dict[str, Any]:
+    """Freeze `files` (name in `dest` -> a file or folder to copy) as an overlay of the frozen
+    inputs in `base` (same parent folder), with `record`; returns the inputs as `load_frozen`
+    reads them (the base's, with the overlay's files and record added)."""
+    inputs = load_frozen(base)
+    if inputs is None:
+        raise RuntimeError(f"{base}: no frozen inputs to lay an overlay on")
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for name, src in files.items():
+        if src.is_dir():
+            shutil.copytree(src, tmp / name)
+        else:
+            shutil.copyfile(src, tmp / name)
+    own = fingerprint(tmp)
+    rec = {
+        "fingerprint": _overlay_fingerprint(own, inputs["fingerprint"]),
+        "own_fingerprint": own,
+        "base": {"folder": base.name, "fingerprint": inputs["fingerprint"]},
+        **record,
+    }
+    (tmp / RECORD).write_text(json.dumps(rec, indent=1, default=str))
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    return load_frozen(dest)  # type: ignore[return-value]
+
+
 def load_frozen(dest: Path) -> dict[str, Any] | None:
     """The frozen inputs (`data` and `model` records as the benchmark uses them, their
     `fingerprint`, and the whole `record`), or None when `dest` holds none. Refuses inputs whose
@@ -67,6 +105,8 @@ def load_frozen(dest: Path) -> dict[str, Any] | None:
         return None
     rec = json.loads(path.read_text())
     now = fingerprint(dest)
+    if "base" in rec:  # an overlay: the base's inputs, checked, with this folder's files
+        return _load_overlay(dest, rec, now)
     if now != rec["fingerprint"]:
         raise RuntimeError(
             f"{dest}: its files hash to {now}, its record says {rec['fingerprint']}: the frozen "
@@ -84,4 +124,32 @@ def load_frozen(dest: Path) -> dict[str, Any] | None:
         "model": model,
         "rank": rec["difficulty"],
         "record": rec,
+    }
+
+
+def _load_overlay(dest: Path, rec: dict[str, Any], own: str) -> dict[str, Any]:
+    """An overlay's inputs: the base's (`load_frozen` of the folder its record names, whose
+    fingerprint must be the one recorded), with `files` (name -> path in `dest`) and the record
+    merged (the overlay's keys over the base's; `start` merged key by key)."""
+    base = load_frozen(dest.parent / rec["base"]["folder"])
+    if base is None or base["fingerprint"] != rec["base"]["fingerprint"]:
+        got = None if base is None else base["fingerprint"]
+        raise RuntimeError(
+            f"{dest}: an overlay of {rec['base']['folder']} {rec['base']['fingerprint']}, which "
+            f"now holds {got}: restore it (git checkout) or freeze the overlay again"
+        )
+    if own != rec["own_fingerprint"]:
+        raise RuntimeError(
+            f"{dest}: its files hash to {own}, its record says {rec['own_fingerprint']}: the "
+            "frozen inputs were changed; restore them (git checkout) or freeze again"
+        )
+    merged = {**base["record"], **rec}
+    merged["start"] = {**base["record"].get("start", {}), **rec.get("start", {})}
+    files = {p.name: str(p) for p in sorted(dest.iterdir()) if p.name != RECORD}
+    return {
+        "fingerprint": rec["fingerprint"],
+        "data": {**base["data"], "files": files},
+        "model": base["model"],
+        "rank": rec.get("difficulty", base["rank"]),
+        "record": merged,
     }

@@ -8,7 +8,8 @@
   "dapo" token-mean loss, `beta=0`, one iteration, AdamW with a linear decay, gradient clip 1),
   which also runs the samplers that drop groups (DAPO) with their refill loop, as verl does.
 
-Both evaluate held-out pass@1 every `eval_every` steps and record the sampler's ledger (every
+Both evaluate held-out pass@1 every `eval_every` steps (and a second held-out set when given:
+B3 v3's held-out families) and record the sampler's ledger (every
 generated rollout, discarded ones included), generated tokens, scoring tokens (prompt and
 reference tokens of every problem the scorer scored), the sandbox's CPU seconds, CPU seconds per
 phase, and per step (`Trace`) the source weights, draws and zero-advantage groups per source.
@@ -41,6 +42,7 @@ __all__ = [
     "lr_factor",
     "ranking_pass_rates",
     "offline_filter",
+    "with_prior",
 ]
 
 
@@ -192,6 +194,28 @@ def offline_filter(train: Any, rates: dict[str, float], window: tuple[float, flo
     return train.select(keep)
 
 
+def with_prior(train: Any, prior: dict[str, list[float]]) -> Any:
+    """`train` with its difficulty columns (`difficulty`, `difficulty_std`, `difficulty_bucket`)
+    replaced by `prior` (problem id -> [difficulty, std, bucket]; B3 v3's prior from other
+    models), each column keeping its type; every other column and the rows are unchanged. A
+    problem the prior does not hold is refused."""
+    missing = [p for p in train["problem_id"] if p not in prior]
+    if missing:
+        raise ValueError(
+            f"the prior holds no difficulty for {len(missing)} problems: {missing[:3]}"
+        )
+    for j, col in enumerate(("difficulty", "difficulty_std", "difficulty_bucket")):
+        if col not in train.column_names:
+            continue
+        feature = train.features[col]
+        kind = int if col == "difficulty_bucket" else float
+        vals = [kind(prior[p][j]) for p in train["problem_id"]]
+        if getattr(feature, "dtype", None) == "string":
+            vals = [str(v) for v in vals]  # type: ignore[misc]
+        train = train.remove_columns(col).add_column(col, vals, feature=feature)
+    return train
+
+
 class CountingScorer:
     """A scorer that counts the tokens of every forward pass it makes (prompt + reference)."""
 
@@ -328,8 +352,10 @@ class _Recorder:
         cfg: RunConfig,
         seed: int,
         clock: PhaseClock,
+        families: Any = None,
     ) -> None:
         self.model, self.tok, self.held_out, self.train = model, tok, held_out, train
+        self.families = families
         self.cfg, self.seed, self.clock = cfg, seed, clock
         self.curve: list[dict[str, Any]] = []
         self.quality: list[dict[str, Any]] = []
@@ -372,6 +398,8 @@ class _Recorder:
                     target=cfg.target,
                 )
                 ev.pop("per_problem")
+                if self.families is not None:
+                    ev.update(self._families(n, step))
                 self.curve.append(
                     {
                         "step": step,
@@ -391,6 +419,16 @@ class _Recorder:
                     flush=True,
                 )
         self.eval_s += time.perf_counter() - t
+
+    def _families(self, n: int, step: int) -> dict[str, Any]:
+        """The second held-out set (B3 v3: families no training problem comes from), evaluated
+        as the first (`n` samples a problem) on a forked random state: the run's training and
+        its first held-out set are the same as without it. `pass1_families`: the mean over its
+        problems."""
+        devices = [] if str(self.cfg.device) == "cpu" else None
+        with torch.random.fork_rng(devices=devices):
+            ev = evaluate(self.model, self.tok, self.families, n=n, seed=self.seed + step)
+        return {"pass1_families": ev["pass1_micro"], "families_per_source": ev["per_source"]}
 
 
 class Trace:
@@ -454,9 +492,17 @@ def _probe_due(cfg: RunConfig, sampler: OracleSampler, step: int, next_probe: in
 
 
 def run_lean(
-    model: Any, tok: Any, train: Any, held_out: Any, arm: Arm, cfg: RunConfig, seed: int
+    model: Any,
+    tok: Any,
+    train: Any,
+    held_out: Any,
+    arm: Arm,
+    cfg: RunConfig,
+    seed: int,
+    families: Any = None,
 ) -> dict[str, Any]:
-    """One GRPO run of `arm` from `model` (trained in place)."""
+    """One GRPO run of `arm` from `model` (trained in place); `families`: a second held-out set,
+    evaluated beside `held_out` at every evaluation (`_Recorder._families`)."""
     torch.manual_seed(seed)
     dev = cfg.device
     model.to(dev)
@@ -472,7 +518,7 @@ def run_lean(
     opt_cls = SkipEmptyAdamW if cfg.skip_empty else torch.optim.AdamW
     opt = opt_cls(model.parameters(), lr=cfg.lr, weight_decay=0.0)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(cfg, s))
-    rec = _Recorder(model, tok, held_out, train, cfg, seed, clock)
+    rec = _Recorder(model, tok, held_out, train, cfg, seed, clock, families)
     trace = Trace(sampler, len(train))
     gen_tokens = 0
     probe = {"rollouts": 0, "tokens": 0}
@@ -582,8 +628,10 @@ def run_trl(
     cfg: RunConfig,
     seed: int,
     out_dir: str,
+    families: Any = None,
 ) -> dict[str, Any]:
-    """One GRPO run of `arm` through `MixerGRPOTrainer` (TRL), evaluated by a callback.
+    """One GRPO run of `arm` through `MixerGRPOTrainer` (TRL), evaluated by a callback (and on
+    `families`, a second held-out set, as `run_lean`).
 
     The fill loop (`cfg.fill`) is the trainer's own refill: a sampler that drops groups (DAPO's
     `DynamicSampling`) keeps `cfg.prompts` = `cfg.fill` informative groups a step, drawn a
@@ -668,7 +716,7 @@ def run_trl(
         scorer = CountingScorer(trainer.reference_scorer(), tok)
         assert isinstance(sampler, FrontierSampler)
         sampler.set_scorer(scorer)
-    rec = _Recorder(trainer.model, tok, held_out, train, cfg, seed, clock)
+    rec = _Recorder(trainer.model, tok, held_out, train, cfg, seed, clock, families)
 
     class Eval(TrainerCallback):
         def on_step_end(self, args, st, control, **kw):  # noqa: ANN001, ANN202, ARG002

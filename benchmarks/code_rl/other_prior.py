@@ -44,7 +44,7 @@ from code_rl.rollout import grade, prompt_ids, sample  # noqa: E402
 
 FROZEN = HERE / "frozen" / "v2-small"
 
-__all__ = ["attempts", "fit_difficulty", "compare", "main"]
+__all__ = ["attempts", "fit_difficulty", "fit_difficulty_std", "compare", "main"]
 
 
 def attempts(model: Any, tok: Any, rows: Any, samples: int, name: str, seed: int) -> list[dict]:
@@ -61,6 +61,13 @@ def attempts(model: Any, tok: Any, rows: Any, samples: int, name: str, seed: int
 
 def fit_difficulty(lines: list[dict], problem_ids: list[str]) -> dict[str, float]:
     """Difficulty on [0, 1] per problem from rollouts lines: codemix's 1PL item-response fit."""
+    return {p: d for p, (d, _) in fit_difficulty_std(lines, problem_ids).items()}
+
+
+def fit_difficulty_std(lines: list[dict], problem_ids: list[str]) -> dict[str, tuple[float, float]]:
+    """(difficulty, its standard deviation) on [0, 1] per problem from rollouts lines: codemix's
+    1PL item-response fit (`fit_difficulty`), with the fit's uncertainty (the export's
+    `difficulty_std`)."""
     from filters.stages.difficulty.irt import fit_irt
 
     pidx = {p: i for i, p in enumerate(problem_ids)}
@@ -74,8 +81,8 @@ def fit_difficulty(lines: list[dict], problem_ids: list[str]) -> dict[str, float
         len(problem_ids),
         len(models),
     )
-    d, _ = fit.difficulty()
-    return {p: float(d[i]) for p, i in pidx.items()}
+    d, sd = fit.difficulty()
+    return {p: (float(d[i]), float(sd[i])) for p, i in pidx.items()}
 
 
 def compare(prior: dict[str, float], probe: dict[str, Any], sources: dict[str, str]) -> dict:

@@ -12,7 +12,12 @@ headline, rollouts to uniform's mean final (page b3v2.md, section 9); the area u
 pass@1 against rollouts over uniform's budget; zero-advantage share overall and per source,
 informative groups per 1,000 rollouts, draws per problem, CPU seconds per phase. `gates` checks
 the validity gates (a) and (b) on the development seeds; `judge_stack_claim` judges issue 40's B3
-claim on the fresh seeds, as registered."""
+claim on the fresh seeds, as registered.
+
+B3 v3 (`measure_v3`, `registered_measure`, `table_v3`; page b3v3.md): the area and the fitted
+rollouts to uniform's final with paired seed-bootstrap intervals, final pass@1 on both held-out
+sets (the first, `pass1_target`; the held-out families, `pass1_families`) paired against uniform
+and DAPO-with-filter with their SEs; `gates_v3` and `judge_v3_claim` as registered."""
 
 from __future__ import annotations
 
@@ -228,6 +233,8 @@ def table(summary: dict[str, Any]) -> str:
 
 # ---- B3 v2 ---------------------------------------------------------------------------------
 METRIC = "pass1_target"
+#: B3 v3's second held-out set, families no training problem comes from (micro pass@1)
+FAMILIES_METRIC = "pass1_families"
 
 
 def _area(xs: np.ndarray, ys: np.ndarray, budget: float) -> float:
@@ -667,6 +674,7 @@ def registered_measure(
                 else None,
                 "ahead_share": float(np.mean(ratio < np.array([d[other][1] for d in draws]))),
             }
+        rec["final"] = _paired_finals(runs, arm, seeds, (base, *versus))
         arms[arm] = rec
     return {
         "seeds": seeds,
@@ -682,10 +690,174 @@ def registered_measure(
     }
 
 
-def judge_v3_claim(measure: dict[str, Any], arm: str = "stack") -> dict[str, Any]:
+def _paired_finals(
+    runs: dict[str, dict[int, dict[str, Any]]],
+    arm: str,
+    seeds: list[int],
+    others: tuple[str, ...],
+) -> dict[str, Any]:
+    """Final pass@1 of `arm` on each held-out set its runs evaluated (`METRIC`, the first;
+    `FAMILIES_METRIC`, the held-out families), mean over `seeds`, and against each of `others`
+    the mean per-seed difference with its standard error (sd / sqrt(seeds)): paired on seeds."""
+    out: dict[str, Any] = {}
+    for key in (METRIC, FAMILIES_METRIC):
+        if not all(key in runs[arm][s]["curve"][-1] for s in seeds):
+            continue
+        mine = np.array([runs[arm][s]["curve"][-1][key] for s in seeds], dtype=float)
+        rec: dict[str, Any] = {"mean": float(mine.mean()), "vs": {}}
+        for other in others:
+            if other == arm or other not in runs:
+                continue
+            if not all(key in runs[other][s]["curve"][-1] for s in seeds):
+                continue
+            theirs = np.array([runs[other][s]["curve"][-1][key] for s in seeds], dtype=float)
+            d = mine - theirs
+            rec["vs"][other] = {
+                "diff": float(d.mean()),
+                "se": float(d.std(ddof=1) / np.sqrt(len(d))),
+            }
+        out[key] = rec
+    return out
+
+
+def measure_v3(
+    root: Path,
+    start: float,
+    inputs: str | None,
+    seeds: set[int],
+    families_start: dict[str, Any] | None = None,
+    budget: float | None = None,
+    boots: int = 2000,
+) -> dict[str, Any]:
+    """The registered measure (`registered_measure`) of the runs under `root` on `seeds`, over
+    the arms that ran every seed uniform ran (an arm short of seeds is named, not measured; the
+    bootstrap pairs seeds); `budget` by default the runs' registered rollouts. Without two such
+    seeds: a record saying why."""
+    runs = _load(root, inputs, seeds)
+    base = runs.get(BASE, {})
+    if len(base) < 2:
+        return {"skipped": f"{BASE} has {len(base)} of the seeds; the measure needs 2"}
+    done = set(base)
+    full = {a: r for a, r in runs.items() if set(r) >= done}
+    budget = (
+        budget
+        or float(next(iter(base.values()))["config"]["rollouts"] or 0)
+        or float(np.mean([r["curve"][-1]["rollouts"] for r in base.values()]))
+    )
+    m = registered_measure(full, start, budget, boots=boots)
+    m["short_of_seeds"] = {a: sorted(done - set(r)) for a, r in runs.items() if a not in full}
+    for a, rec in m["arms"].items():  # zero-advantage share, informative groups, on those seeds
+        rs = [full[a][s] for s in m["seeds"]]
+        if all("trace" in r for r in rs):
+            rec["trace"] = _trace_stats(rs)
+        if all("probe" in r for r in rs):
+            rec["probe_rollouts"] = float(np.mean([r["probe"]["rollouts"] for r in rs]))
+    if families_start is not None:
+        m["families_start"] = families_start["pass_rate"]
+    return m
+
+
+def table_v3(measure: dict[str, Any], spearman: dict[str, Any] | None = None) -> str:
+    """B3 v3's table (b3v3.md, section 5): per arm the area and the fitted rollouts to uniform's
+    final with their intervals and paired differences, final pass@1 on both held-out sets paired
+    against uniform, zero-advantage share, informative groups per 1,000 rollouts; with the prior's
+    Spearman when given."""
+    if "arms" not in measure:
+        return f"registered measure: {measure.get('skipped')}"
+    lv = int(round(100 * measure["level"]))
+    head = (
+        f"seeds {measure['seeds']}; budget {measure['budget']:.0f} rollouts; S = "
+        f"{measure['start']:.4f} (first held-out set), "
+        f"{_fmt(measure.get('families_start'), '.4f')} (held-out families); uniform's fitted "
+        f"final {measure['base_fitted_final']:.4f}; {measure['boots']} paired resamples, {lv}% intervals"
+    )
+    if spearman:
+        head += "; prior's Spearman vs the policy's step-0 pass rates " + json.dumps(spearman)
+    lines = [
+        head,
+        "| arm | area (interval) | fitted rollouts to uniform's final, x uniform (interval; SE) "
+        "| vs uniform: area (SE) / ratio (SE) | vs dapo-filter: ratio (SE) "
+        "| final pass@1, first held-out set (vs uniform, SE) "
+        "| final pass@1, held-out families (vs uniform, SE) | zero-adv | informative / 1k rollouts |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def _vs(rec: dict[str, Any], other: str, key: str, spec: str = "+.3f") -> str:
+        v = rec["vs"].get(other)
+        if v is None:
+            return ""
+        se = v[f"{key}_se"]
+        return f"{_fmt(v[key], spec)} ({_fmt(se, '.3f')})"
+
+    for name, a in measure["arms"].items():
+        lo, hi = a["area_boot"]["interval"]
+        rlo, rhi = a["ratio_boot"]["interval"]
+        fin = []
+        for key in (METRIC, FAMILIES_METRIC):
+            f = a.get("final", {}).get(key)
+            if f is None:
+                fin.append("")
+                continue
+            v = f["vs"].get(BASE)
+            fin.append(f"{f['mean']:.3f}" + (f" ({v['diff']:+.3f}, {v['se']:.3f})" if v else ""))
+        t = a.get("trace", {})
+        lines.append(
+            f"| {name} | {a['area']:.3f} ({lo:.3f}-{hi:.3f}) | "
+            f"{_fmt(a['rollouts_to_base_final_x'])} ({_fmt(rlo)}-{_fmt(rhi)}; "
+            f"{_fmt(a['ratio_boot']['se'], '.3f')}) | "
+            f"{_vs(a, BASE, 'area_diff')} / {_vs(a, BASE, 'ratio_diff', '+.2f')} | "
+            f"{_vs(a, 'dapo-filter', 'ratio_diff', '+.2f')} | {fin[0]} | {fin[1]} | "
+            f"{_fmt(t.get('zero_advantage_share'))} | "
+            f"{_fmt(t.get('informative_per_1k_rollouts'), '.0f')} |"
+        )
+    return "\n".join(lines)
+
+
+#: B3 v3's gates (b3v3.md, section 5), registered before any v3 run: (a) uniform's mean final
+#: target pass@1 over the development seeds at least S + this, no source falling more than
+#: `GATE_A_DROP` between evaluations; (b) oracle-topb's zero-advantage share at most this
+GATE3_A_GAIN = 0.04
+GATE3_B_ZERO = 0.35
+
+
+def gates_v3(summary: dict[str, Any], runs_root: Path, inputs: str | None, seeds: set[int]) -> dict:
+    """B3 v3's gates on the development seeds `seeds`: (a) uniform's mean final target pass@1 at
+    least `GATE3_A_GAIN` above the registered start and no source of any of its runs falling more
+    than `GATE_A_DROP` between evaluations; (b) `oracle-topb`'s zero-advantage share (mean over
+    the seeds) at most `GATE3_B_ZERO`. A gate whose runs are not all there is absent."""
+    runs = _load(runs_root, inputs, seeds)
+    out: dict[str, Any] = {}
+    base = runs.get(BASE, {})
+    if base and set(base) >= seeds:
+        finals = [base[s]["curve"][-1][METRIC] for s in sorted(seeds)]
+        drops = {s: _max_drop(base[s]) for s in sorted(seeds)}
+        gain = float(np.mean(finals)) - summary["start"]
+        out["a"] = {
+            "mean_gain": gain,
+            "max_drop_by_seed": drops,
+            "passed": gain >= GATE3_A_GAIN and all(d[0] <= GATE_A_DROP for d in drops.values()),
+        }
+    oracle = runs.get("oracle-topb", {})
+    if oracle and set(oracle) >= seeds:
+        share = _trace_stats([oracle[s] for s in sorted(seeds)])["zero_advantage_share"]
+        out["b"] = {"zero_advantage_share": share, "passed": share <= GATE3_B_ZERO}
+    return out
+
+
+def judge_v3_claim(
+    measure: dict[str, Any], arm: str = "stack", complete: set[int] | None = None
+) -> dict[str, Any]:
     """Issue 53's target for `arm` on the registered measure: its fitted rollouts to uniform's
     final at most 0.5x uniform's, and fewer than DAPO-with-filter's, each beyond two standard
-    errors (the bootstrap's); says by how much when it is not met."""
+    errors (the bootstrap's); says by how much when it is not met. With `complete` (the
+    registration's seeds), `passed` is None until the measure covers every one of them and both
+    `arm` and dapo-filter are in it: no part of the grid is judged."""
+    if complete is not None:
+        short = sorted(complete - set(measure["seeds"]))
+        absent = [a for a in (arm, "dapo-filter") if a not in measure["arms"]]
+        if short or absent:
+            return {"arm": arm, "complete": False, "missing_seeds": short,
+                    "missing_arms": absent, "passed": None}  # fmt: skip
     rec = measure["arms"][arm]
     ratio, se = rec["rollouts_to_base_final_x"], rec["ratio_boot"]["se"]
     half = bool(se is not None and np.isfinite(ratio) and ratio + 2 * se <= 0.5)
@@ -703,5 +875,6 @@ def judge_v3_claim(measure: dict[str, Any], arm: str = "stack") -> dict[str, Any
         "at_most_half_beyond_2se": half,
         "short_of_half_by": None if half else ratio + 2 * (se or 0.0) - 0.5,
         "below_dapo_filter_beyond_2se": below if vs is not None else None,
+        "complete": True if complete is not None else None,
         "passed": half and below,
     }
