@@ -200,6 +200,9 @@ def with_prior(train: Any, prior: dict[str, list[float]]) -> Any:
     models), each column keeping its type; every other column and the rows are unchanged. A
     problem the prior does not hold is refused."""
     missing = [p for p in train["problem_id"] if p not in prior]
+    # a selection of rows is flattened in memory: add_column would flatten it into a cache file
+    # beside the dataset's own files, and those are frozen inputs (their fingerprint would change)
+    train = train.flatten_indices(keep_in_memory=True)
     if missing:
         raise ValueError(
             f"the prior holds no difficulty for {len(missing)} problems: {missing[:3]}"

@@ -129,9 +129,12 @@ def test_every_run_evaluates_the_families_beside_the_first_set() -> None:
     from code_rl.model import load
     from datasets import load_from_disk
 
+    frozen_files = sorted(p for d in (V2_DIR, V3) for p in d.rglob("*"))
     ds = load_from_disk(str(V2_DIR / "trl"))
     prior = json.loads((V3 / "difficulty.json").read_text())
     train = with_prior(ds["train"].select(range(0, 480, 12)), prior)
+    # no cache file beside the frozen inputs (a selection flattened by add_column wrote one)
+    assert sorted(p for d in (V2_DIR, V3) for p in d.rglob("*")) == frozen_files
     held = ds["test"].select(range(0, 240, 24))
     fam = load_from_disk(str(V3 / "families"))[SPLIT].select(range(0, 159, 16))
     cfg = RunConfig(steps=2, prompts=2, group=2, max_new_tokens=24, eval_every=1, eval_samples=1,
@@ -164,5 +167,7 @@ def test_every_run_evaluates_the_families_beside_the_first_set() -> None:
         assert fin[key]["mean"] == pytest.approx(
             np.mean([runs["stack"][s]["curve"][-1][key] for s in (0, 1)])
         )
+    assert sorted(p for d in (V2_DIR, V3) for p in d.rglob("*")) == frozen_files
+    assert load_frozen(V3) is not None  # both fingerprints still hold
     text = report.table_v3(m)
     assert "held-out families" in text and text.count("\n| ") == 3  # the header row and two arms
