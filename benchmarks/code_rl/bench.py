@@ -640,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     arms = a.arms or (
         ["uniform"]
         if a.part == "pilot"
-        else ["uniform", "oracle"]
+        else ["uniform", "oracle-topb" if a.tasks == "v3" else "oracle"]
         if a.part == "gates"
         else default_arms
     )
