@@ -149,3 +149,43 @@ def test_the_other_models_prior_is_codemix_s_fit_and_compared_like_v2s() -> None
     assert got["overall"] == probe["spearman_prior"] == pytest.approx(-0.959, abs=1e-3)
     for s, v in probe["per_source"].items():
         assert got["per_source"][s] == v["spearman_prior"]
+
+
+def test_the_v3_summary_measures_the_arms_with_every_seed_and_judges_only_a_whole_grid() -> None:
+    """`measure_v3` on B3 v2's committed runs: the budget is the runs' registered rollouts, an arm
+    short of uniform's seeds is named and not measured, each measured arm carries its
+    zero-advantage share and informative groups on the measure's seeds and its final pass@1 paired
+    against uniform (no held-out families in v2's runs: that column stays empty);
+    `judge_v3_claim` waits for every registered seed and for DAPO-with-filter; gate (a) reads
+    uniform's mean final on the development seeds."""
+    fresh = {105, 106, 107, 108, 109}
+    m = report.measure_v3(RUNS, _start(), None, fresh, boots=50)
+    assert m["budget"] == 16384 and m["seeds"] == sorted(fresh) and m["short_of_seeds"] == {}
+    stack = m["arms"]["stack"]
+    summary = report.summarize_v2(RUNS, _start() + 0.05, _start(), seeds=fresh)
+    assert stack["trace"]["zero_advantage_share"] == pytest.approx(
+        summary["arms"]["stack"]["zero_advantage_share"]
+    )
+    fin = stack["final"]
+    assert set(fin) == {report.METRIC}  # v2's runs evaluated no held-out families
+    assert fin[report.METRIC]["vs"]["uniform"]["diff"] == pytest.approx(
+        summary["arms"]["stack"]["diff_vs_uniform"]
+    )
+    assert fin[report.METRIC]["vs"]["uniform"]["se"] == pytest.approx(
+        summary["arms"]["stack"]["diff_se"]
+    )
+    rows = report.table_v3(m).splitlines()[3:]
+    assert len(rows) == len(m["arms"]) and all(r.count("|") == 10 for r in rows)
+    # with the development seeds too, only uniform ran them all
+    both = report.measure_v3(RUNS, _start(), None, fresh | {0, 1}, boots=50)
+    assert set(both["arms"]) == {"uniform"} and both["short_of_seeds"]["stack"] == [0, 1]
+    judged = report.judge_v3_claim(m, complete=set(range(200, 210)))
+    assert judged["passed"] is None and judged["missing_seeds"] == list(range(200, 210))
+    judged = report.judge_v3_claim(m, complete=fresh)
+    assert judged["passed"] is None and judged["missing_arms"] == ["dapo-filter"]
+    g = report.gates_v3({"start": _start()}, RUNS, None, {0, 1})
+    finals = [
+        report._load(RUNS, seeds={s})["uniform"][s]["curve"][-1][report.METRIC] for s in (0, 1)
+    ]
+    assert g["a"]["mean_gain"] == pytest.approx(np.mean(finals) - _start())
+    assert "b" not in g  # no oracle-topb run
