@@ -58,7 +58,7 @@ class ModelAllocation(Mixer):
         n_sources: int,
         optimism: float = 1.0,
         group_size: int | None = None,
-        depth: float = 2.0,
+        depth: float = 1.0,
         **kw: Any,
     ) -> None:
         super().__init__(n_sources, **kw)
@@ -132,7 +132,10 @@ class CorrectionSettings:
     dominant: a source whose share of the model's allocation is at least this is also lowered
         by what its value plus `threshold` standard errors falls short of the best such
         optimistic value among the references (optimism: a source taking most of the draws
-        while the evaluation does not move is tested against the others; 1 or more: never).
+        while the evaluation does not move is tested against the others; 1 or more, the
+        default: never, since the allocation's learning check, `FrontierSampler.
+        learning_factor`, now leaves such a source itself, and the optimism fired on sources
+        largest because best).
     prior_std: the critic's prior std of a source's value per informative group, in units of
         the typical per-step gain.
     drift: variance the critic's per-source estimates gain per step (old evidence fades).
@@ -146,7 +149,7 @@ class CorrectionSettings:
     prior_std: float = 3.0
     drift: float = 0.002
     actor_rate: float = 0.5
-    dominant: float = 0.5
+    dominant: float = 1.0
 
     def __post_init__(self) -> None:
         for name in ("strength", "reach", "threshold", "drift", "dominant"):
@@ -179,7 +182,8 @@ class ACODMResidual(ModelAllocation):
     of the allocation is also lowered by strength * min(0, ucb_i - top) / top (ucb = beta plus
     `threshold` standard errors, top the largest ucb of a reference): optimism, so a source
     that takes most of the draws and does not move the evaluation (a source that looks
-    learnable and teaches nothing) is tested against the sources drawn less. Bounded below by
+    learnable and teaches nothing) is tested against the sources drawn less (off by default:
+    `dominant` 1). Bounded below by
     -`reach`; weights = allocation * exp(rho), normalised.
     Settings: a `CorrectionSettings` (`settings=`) or its fields as keywords.
     """

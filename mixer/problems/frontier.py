@@ -42,6 +42,9 @@ DEFAULT_MIXER_KWARGS: dict[str, Any] = {}
 #: How many batches' worth of the problems the prior expects most learnable set the source
 #: mixer's first weights (see `FrontierSampler.source_prior`).
 PRIOR_DEPTH = 2
+#: The least `FrontierSampler.learning_factor` gives a source (its problems are still counted a
+#: little, so the check can be revised as its evidence fades).
+LEARNING_FLOOR = 0.05
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,11 @@ class FrontierSettings:
     power: float = 1.0
     candidates: float = 4.0
     model: PassRateSettings = field(default_factory=PassRateSettings)
+    learning: bool = True
+    learning_z: float = 1.0
+    learning_min: float = 0.2
+    learning_decay: float = 0.95
+    learning_prior: float = 20.0
 
     def __post_init__(self) -> None:
         if self.score not in SCORES:
@@ -71,6 +79,10 @@ class FrontierSettings:
         lo, hi = (float(x) for x in self.band)
         if not 0.0 <= lo < hi <= 1.0:
             raise ValueError(f"band must be (lo, hi) with 0 <= lo < hi <= 1, got {self.band}")
+        if not (self.learning_z >= 0 and self.learning_min > 0 and 0 < self.learning_decay <= 1):
+            raise ValueError("need learning_z >= 0, learning_min > 0 and 0 < learning_decay <= 1")
+        if not self.learning_prior > 0:
+            raise ValueError(f"learning_prior must be > 0, got {self.learning_prior}")
         if isinstance(self.model, Mapping):
             object.__setattr__(self, "model", PassRateSettings(**self.model))
 
@@ -103,7 +115,12 @@ class FrontierSampler(ProblemSampler):
             problems the policy is more likely to pass now (NaN: unknown); see `set_scorer`.
         candidates: with a scorer, problems scored per problem drawn (at least 1).
         model: the `PassRateSettings` of the pass-rate model (a mapping of its fields works too).
-    `score`, `draw`, `band`, `explore`, `power`, `candidates` and `model` are the fields of one
+        learning: the learning check of the model's allocation (`learning_factor`): a source
+            whose problems do not pass more often after being trained on is counted as less
+            learnable; `learning_z`, `learning_min`, `learning_decay` and `learning_prior` are
+            its knobs (see `learning_factor`). False: off.
+    `score`, `draw`, `band`, `explore`, `power`, `candidates`, `model` and the `learning` knobs
+    are the fields of one
     `FrontierSettings` (`settings=`), or given as keywords. Other arguments are
     `ProblemSampler`'s. `exhaust` is always "recycle": problems are redrawn.
     """
@@ -163,6 +180,11 @@ class FrontierSampler(ProblemSampler):
             self._slots.append(np.arange(start, start + len(g)))
             start += len(g)
         self._group_size = PRIOR_GROUP_SIZE  # the completions per group seen last
+        # the learning check: whether each problem's last group was informative (it was trained
+        # on since), and per source the surprise of its next groups and their information
+        self._trained = np.zeros(len(self._global), dtype=bool)
+        self._surprise = np.zeros(len(self.names))
+        self._info = np.zeros(len(self.names))
         follow = getattr(self.mixer, "follow", None)
         if callable(follow):  # a policy that starts each step from the model's allocation
             follow(self.model_allocation)
@@ -200,7 +222,10 @@ class FrontierSampler(ProblemSampler):
         return self.model_allocation(0.0, PRIOR_GROUP_SIZE)
 
     def model_allocation(
-        self, optimism: float = 0.0, group_size: int | None = None, depth: float = PRIOR_DEPTH
+        self,
+        optimism: float = 0.0,
+        group_size: int | None = None,
+        depth: float = PRIOR_DEPTH,
     ) -> tuple[np.ndarray, np.ndarray]:
         """From the model now: per source, the expected chance of an informative group among the
         problems it would draw (its share of the `depth` batches' worth the model expects most
@@ -222,6 +247,7 @@ class FrontierSampler(ProblemSampler):
             reach = optimism * np.sqrt(np.maximum(var - self.model.own_var(j), 0.0))
             mean = mean + np.clip(-mean, -reach, reach)
         inf = expected_informative(mean, var, int(group_size or self._group_size))
+        inf = inf * self.learning_factor()[src]
         top = np.argsort(-inf, kind="stable")[: min(n, max(1, int(depth * self.batch_size)))]
         mass: np.ndarray = np.bincount(src[top], weights=inf[top], minlength=S).astype(np.float64)
         count = np.bincount(src[top], minlength=S)
@@ -232,6 +258,29 @@ class FrontierSampler(ProblemSampler):
             mass = np.ones(S)
         weights = (1.0 - self.explore) * mass / float(mass.sum()) + self.explore / S
         return learnability, weights
+
+    def learning_factor(self) -> np.ndarray:
+        """Per source, whether its problems are seen to learn when trained on (1: they do, or
+        not measured yet; `model_allocation` scales each problem's expected informative groups
+        by it).
+
+        A problem trained on (its last group was informative) should pass more often the next
+        time it is drawn than the model expected before. Per source, gamma is the surprise of
+        those next groups (successes minus the model's expected successes, summed) over their
+        information (the sum of n p (1 - p)), a pass logit gained per training as seen, shrunk
+        towards `learning_min` by `learning_prior` units of information and recency-weighted
+        (`learning_decay` an update). The factor is gamma plus `learning_z` standard errors over
+        `learning_min`, clipped to [`LEARNING_FLOOR`, 1]: a source whose problems' groups look
+        informative and whose pass rates do not move when trained on (coin-flip rewards) is
+        lowered as the evidence grows, while a source drawn little keeps its prior. Where
+        training moves no pass rate at all, every well-measured source is lowered alike."""
+        st = self.settings
+        if not st.learning:
+            return np.ones(len(self.names))
+        info = self._info + st.learning_prior
+        gamma = (self._surprise + st.learning_prior * st.learning_min) / info
+        ucb = gamma + st.learning_z / np.sqrt(info)
+        return np.clip(ucb / st.learning_min, LEARNING_FLOOR, 1.0)
 
     def set_scorer(
         self, scorer: Callable[[np.ndarray], Sequence[float] | np.ndarray] | None
@@ -363,13 +412,34 @@ class FrontierSampler(ProblemSampler):
 
     # ---- learning ----------------------------------------------------------------------------
     def _observe(self, out: GroupOutcome, successes: np.ndarray) -> None:
-        self.model.observe(self._slot[out.problems], successes, out.attempts)
+        j = self._slot[out.problems]
+        n = out.attempts.astype(np.float64)
+        if self.settings.learning:  # the learning check (`learning_factor`)
+            p = self.model.pass_rate(j)
+            src = self._source_lookup[out.problems]
+            again = self._trained[j] & (n > 0)
+            self._surprise *= self.settings.learning_decay
+            self._info *= self.settings.learning_decay
+            np.add.at(self._surprise, src[again], (successes - n * p)[again])
+            np.add.at(self._info, src[again], (n * p * (1.0 - p))[again])
+        self.model.observe(j, successes, out.attempts)
+        self._trained[j[n > 0]] = ~np.asarray(out.zero_advantage, dtype=bool)[n > 0]
         if out.attempts.size and out.attempts.max() > 0:
             self._group_size = max(1, int(np.median(out.attempts[out.attempts > 0])))
 
     def _state(self) -> dict:
-        return {"model": self.model.state(), "group_size": self._group_size}
+        return {
+            "model": self.model.state(),
+            "group_size": self._group_size,
+            "trained": self._trained.copy(),
+            "surprise": self._surprise.copy(),
+            "info": self._info.copy(),
+        }
 
     def _load_state(self, state: dict) -> None:
         self.model.load_state(state["model"])
         self._group_size = int(state.get("group_size", PRIOR_GROUP_SIZE))
+        if "trained" in state:  # a state saved before the learning check has none
+            self._trained = np.asarray(state["trained"], dtype=bool).copy()
+            self._surprise = np.asarray(state["surprise"], dtype=np.float64).copy()
+            self._info = np.asarray(state["info"], dtype=np.float64).copy()
