@@ -133,8 +133,8 @@ class CorrectionSettings:
         by what its value plus `threshold` standard errors falls short of the best such
         optimistic value among the references (optimism: a source taking most of the draws
         while the evaluation does not move is tested against the others; 1 or more, the
-        default: never, since the allocation's learning check, `FrontierSampler.
-        learning_factor`, now leaves such a source itself, and the optimism fired on sources
+        default: never, since the allocation's learning check
+        (`FrontierSampler.learning_factor`) now leaves such a source itself, and the optimism fired on sources
         largest because best).
     prior_std: the critic's prior std of a source's value per informative group, in units of
         the typical per-step gain.
