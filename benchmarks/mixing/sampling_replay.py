@@ -262,7 +262,7 @@ class GenWorld(World):
             m = self.src == r
             self._revival[m] = rng.normal(-0.8, 1.0, m.sum()) - self.base[m]
         h = self._idx(self.harmful)
-        if h is not None:
+        if h is not None and self.spec.get("harm", "contradict") == "contradict":
             m = self.src == h
             self.logit[m] = self.base[m] = _logit(rng.uniform(0.02, 0.12, m.sum()))
 
@@ -298,14 +298,24 @@ class GenWorld(World):
         if h is not None:
             victims = [self.names.index(v) for v in sp["victims"]]
             spill[victims] -= 0.03 * per_src[h]
-            gain[h] = 0.0
-            spill[h] = -0.5 * float((gain + spill)[victims].clip(min=0.0).sum())
+            if sp.get("harm", "contradict") == "contradict":  # its tests fail more as the victims learn
+                gain[h] = 0.0
+                spill[h] = -0.5 * float((gain + spill)[victims].clip(min=0.0).sum())
+            # "hacks": it learns as any source does (its pass rates rise when trained)
         self.ability += gain + spill
 
 
-def generate_world(scenario_seed: int, steps: int, seed: int) -> GenWorld:
+def generate_world(scenario_seed: int, steps: int, seed: int, hacks: bool = False) -> GenWorld:
     """Scenario `scenario_seed` of the generated family (the same for every run seed), set up for
     run seed `seed` (the per-run draws: a revived source's new rates, the harmful source's luck).
+
+    With `hacks` (the second family, scenarios `h<seed>`): the same scenario, and, drawn from a
+    stream of its own with probability 0.5 where it has no contradicting-tests source, a source
+    that **learns and hurts** (as a reward that can be hacked: its problems start at pass rates
+    around 0.2-0.6, its build columns look learnable, its pass rates rise when trained as any
+    source's do, and each of its groups lowers two live sources' pass logits by 0.03; its groups
+    never count as informative and the oracle never draws them). The problem model sees it learn;
+    only the evaluation on the target says it hurts.
 
     Drawn per scenario: 3-10 sources of 20-300 problems (at most 1,200 in all); each source's
     step-0 pass logits (normal around -3..2 with spread 0.5-2.5, bimodal with a dead part, dead,
@@ -422,7 +432,24 @@ def generate_world(scenario_seed: int, steps: int, seed: int) -> GenWorld:
         victims = list(rng.choice(live, size=min(2, len(live)), replace=False))
         spec["sources"][harmful] = {"size": m, "shape": "luck", "prior": "good",
                                     "role": f"contradicts, hurts {'+'.join(victims)}"}  # fmt: skip
-    gains = {n: float(rng.uniform(0.005, 0.03)) for n in all_names}
+    harm = "contradict"
+    hrng = np.random.default_rng([scenario_seed, 52, 2])  # the second family's own draws
+    if hacks and harmful is None and live and hrng.random() < 0.5:
+        harmful, harm = f"s{S + len(extra_names):02d}", "hacks"
+        m = int(hrng.integers(30, 150))
+        z_h = hrng.normal(-0.5, 1.0, m)
+        logit.append(z_h)
+        b.append(-z_h + hrng.normal(0, 0.7, m))  # the build saw it as it is: learnable
+        bsd.append(np.full(m, 0.7))
+        flags.append(np.zeros(m, dtype=bool))
+        source += [harmful] * m
+        all_names.append(harmful)
+        victims = list(hrng.choice(live, size=min(2, len(live)), replace=False))
+        spec["sources"][harmful] = {"size": m, "shape": "normal", "prior": "good",
+                                    "role": f"learns and hurts {'+'.join(victims)}"}  # fmt: skip
+    gains = {n: float(rng.uniform(0.005, 0.03)) for n in all_names if n != harmful or harm == "contradict"}
+    if harm == "hacks":
+        gains[harmful] = float(hrng.uniform(0.005, 0.03))
     sat = forget = None
     if on["saturation"]:
         sat = str(rng.choice(live or names[:1]))
@@ -438,7 +465,7 @@ def generate_world(scenario_seed: int, steps: int, seed: int) -> GenWorld:
             related.append((str(a), str(c)))
     spec.update(
         gain=gains, problem_gain=float(rng.uniform(0.1, 0.4)), related=related, twins=twins,
-        noise=noise, victims=victims, forgetting=forget, forget_rate=float(rng.uniform(0.01, 0.04)),
+        noise=noise, victims=victims, harm=harm, forgetting=forget, forget_rate=float(rng.uniform(0.01, 0.04)),
         revival=next((n for n, r in roles.items() if r == "revival"), None),
         revival_at=float(rng.uniform(0.15, 0.6)), saturation=sat,
         group=int(rng.choice([4, 8, 16])), batch=int(rng.choice([8, 16, 32])),
@@ -449,7 +476,7 @@ def generate_world(scenario_seed: int, steps: int, seed: int) -> GenWorld:
     unit = np.clip(unit, 0.02, 0.98)
     n_all = len(z)
     w = GenWorld(
-        scenario=f"g{scenario_seed}",
+        scenario=f"{'h' if hacks else 'g'}{scenario_seed}",
         problem_id=[f"g{scenario_seed}-{i}" for i in range(n_all)],
         source=source,
         difficulty=unit,
@@ -467,13 +494,14 @@ def generate_world(scenario_seed: int, steps: int, seed: int) -> GenWorld:
 
 
 def is_generated(scenario: str) -> bool:
-    return scenario.startswith("g") and scenario[1:].isdigit()
+    return scenario[:1] in ("g", "h") and scenario[1:].isdigit()
 
 
 def make_world(scenario: str, steps: int, seed: int) -> World:
-    """A named scenario (`SCENARIOS`) or a generated one (`g<scenario seed>`)."""
+    """A named scenario (`SCENARIOS`) or a generated one (`g<scenario seed>`; `h<scenario seed>`:
+    the same with the second family's source that learns and hurts, `generate_world`)."""
     if is_generated(scenario):
-        return generate_world(int(scenario[1:]), steps, seed)
+        return generate_world(int(scenario[1:]), steps, seed, hacks=scenario[0] == "h")
     return load_world(scenario, steps, seed)
 
 # ---- arms -------------------------------------------------------------------------------------
@@ -909,6 +937,9 @@ def family(runs: list[dict[str, Any]], versus: tuple[str, ...] = ("frontier+dump
         a = [by[(sc, arm, s)]["inf_per_rollout"] for s in range(10) if (sc, arm, s) in by]
         row["below_uniform"] = bool(np.mean(a) < np.mean(u))
         row["harmful"] = any(by[k].get("harm_share") is not None for k in by if k[0] == sc)
+        spec = getattr(make_world(sc, 1, 0), "spec", {})
+        row["harm"] = spec.get("harm") if row["harmful"] else None  # "contradict" or "hacks"
+        row["noise"] = bool(spec.get("noise"))
         for v in versus:
             d = g - gaps(sc, v) if gaps(sc, v).size == g.size else np.zeros(0)
             if d.size:
@@ -933,8 +964,16 @@ def family(runs: list[dict[str, Any]], versus: tuple[str, ...] = ("frontier+dump
         out[f"as good as {v}"] = sum(m >= -2 * se for _, (m, se) in rows)
         out[f"strictly as good as {v}"] = sum(m >= 0 for _, (m, se) in rows)
         out[f"loses to {v}"] = [k for k, (m, se) in rows if m < -2 * se]
-        for label, sel in (("harmful", True), ("no harmful", False)):
-            d = np.array([m for k, (m, _) in rows if per[k]["harmful"] is sel])
+        kinds = {
+            "harmful": lambda r: r["harmful"],
+            "no harmful": lambda r: not r["harmful"],
+            "contradicting": lambda r: r["harm"] == "contradict",
+            "learns and hurts": lambda r: r["harm"] == "hacks",
+            "learns and hurts, no noise": lambda r: r["harm"] == "hacks" and not r["noise"],
+            "neither harmful nor noise": lambda r: not r["harmful"] and not r["noise"],
+        }
+        for label, sel in kinds.items():
+            d = np.array([m for k, (m, _) in rows if sel(per[k])])
             if d.size:
                 se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
                 out[f"vs {v}, {label}"] = [round(float(d.mean()), 4), round(se, 4), int(d.size)]
@@ -972,7 +1011,8 @@ def main() -> None:
     ap.add_argument("--scenarios", default=",".join(SCENARIOS),
                     help="named scenarios and generated ones (g<scenario seed>)")
     ap.add_argument("--generated", help="a range of generated scenario seeds, e.g. 1000-1039 "
-                    "(instead of --scenarios)")  # fmt: skip
+                    "(instead of --scenarios); h1000-1039: the second family (a source that "
+                    "learns and hurts)")  # fmt: skip
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--batch", type=int, default=16, help="prompts per step")
     ap.add_argument("--group", type=int, default=8, help="completions per prompt")
@@ -1009,8 +1049,9 @@ def main() -> None:
     needed = sorted(set(arms) | {"uniform", "oracle"}, key=list(ARMS).index)
     scenarios = [s for s in args.scenarios.split(",") if s]
     if args.generated:
-        lo, _, hi = args.generated.partition("-")
-        scenarios = [f"g{k}" for k in range(int(lo), int(hi or lo) + 1)]
+        fam = "h" if args.generated[:1] == "h" else "g"  # h1000-1039: the second family
+        lo, _, hi = args.generated.lstrip("gh").partition("-")
+        scenarios = [f"{fam}{k}" for k in range(int(lo), int(hi or lo) + 1)]
     elif args.part in GEN_PARTS:
         scenarios = [f"g{k}" for k in GEN_PARTS[args.part]]
     # an ad hoc run (no --part) goes to the ignored results/quick/, not beside the registered parts

@@ -77,3 +77,32 @@ def test_an_interrupted_block_resumes_from_its_finished_scenarios(tmp_path: Path
                 for r in runs]  # fmt: skip
 
     assert strip(again["runs"]) == strip(rec["runs"]) and again["family"] == rec["family"]
+
+
+def test_the_second_family_adds_a_source_that_learns_and_hurts_and_keeps_the_first() -> None:
+    """`h<seed>` is `g<seed>` plus, where drawn, a source whose pass rates rise when trained and
+    whose groups lower two live sources (the target's evaluation falls): the first family's
+    problems, build columns and draws are unchanged."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import numpy as np
+        import sampling_replay as replay
+    finally:
+        sys.path.remove(str(BENCH))
+    g, h = replay.generate_world(4, 40, 0), replay.generate_world(4, 40, 0, hacks=True)
+    assert g.harmful is None and h.spec["harm"] == "hacks" and h.harmful not in g.names
+    n = len(g.logit)
+    assert np.array_equal(h.logit[:n], g.logit) and np.array_equal(h.difficulty[:n], g.difficulty)
+    assert {k: v for k, v in h.spec.items() if k not in ("sources", "gain", "victims", "harm")} == {
+        k: v for k, v in g.spec.items() if k not in ("sources", "gain", "victims", "harm")
+    }
+    hk = h.names.index(h.harmful)
+    victims = [h.names.index(v) for v in h.spec["victims"]]
+    rates, evals = h.pass_rates(), h.eval_loss()
+    for _ in range(20):  # train on the hacking source alone
+        h.advance(np.flatnonzero(h.src == hk)[:8])
+    after = h.pass_rates()
+    assert after[h.src == hk].mean() > rates[h.src == hk].mean()  # it learns
+    for v in victims:
+        assert after[h.src == v].mean() < rates[h.src == v].mean()  # and hurts
+    assert h.eval_loss() > evals and not h.useful(np.flatnonzero(h.src == hk)).any()
