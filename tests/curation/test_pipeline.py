@@ -115,3 +115,20 @@ def test_reasons_are_counted_per_source(tmp_path):
     runs = Pipeline(tmp_path / "w", [ExactIdStage(), EvenOnly()], batch_rows=3).run(stream())
     assert runs[0].as_dict()["reasons_by_source"] == {"s": {"malformed": 1}, "t": {"malformed": 1}}
     assert runs[2].as_dict()["reasons_by_source"] == {"s": {"odd": 1}}
+
+
+def test_sliced_row_stages_submit_the_units_with_the_heaviest_rows_first(tmp_path):
+    """On a cluster the units whose rows are heaviest (long suites, as CodeContests') are sliced
+    first, read from their files' footers, so that their slow slices do not run alone at the
+    end of a stage; every row of every unit is still in exactly one slice."""
+    light = [rec(i) for i in range(4)]
+    heavy = [rec(i, tests=[{"input": "x" * 2000, "output": f"{i}\n"}] * 20) for i in range(4, 8)]
+    pipe = Pipeline(tmp_path / "w", [EvenOnly()], batch_rows=4)
+    pipe.ingest(light + heavy)  # unit 0 light, unit 1 heavy
+    prev = pipe._dir(0, "schema")
+    jobs, _labels, merges, left = pipe._slice_jobs(
+        [0, 1], prev, [pipe._dir(1, "even")], ["even"], [None], [None]
+    )
+    assert [j[1] for j in jobs][0] == 1 and [j[1] for j in jobs][-1] == 0
+    rows = {u: sorted(r for j in jobs if j[1] == u for r in range(j[5], j[6])) for u in (0, 1)}
+    assert rows == {0: [0, 1, 2, 3], 1: [0, 1, 2, 3]} and set(merges) == set(left) == {0, 1}
