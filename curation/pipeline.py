@@ -35,6 +35,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -73,6 +74,7 @@ __all__ = [
     "ProblemListener",
     "PART_AFTER_S",
     "SLICES_PER_CPU",
+    "UNIT_ROW_GROUP",
 ]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)
@@ -195,12 +197,17 @@ def finished_units(where: _Where) -> int:
     return units + sum(1 for _ in work.glob("*/unit-*.parts/rows-*.json"))  # `_part_paths`
 
 
+#: rows per row group of a unit's files: each group's size in the footer says how heavy its rows
+#: are, which is how `Pipeline.run_row_stages` finds the slow slices to start first
+UNIT_ROW_GROUP = 32
+
+
 def _commit(paths: tuple[Loc, Loc, Loc], kept: pa.Table, dropped: pa.Table, marker: dict[str, Any]) -> None:
     """Kept rows, dropped rows, each written atomically, then the marker that says they are done."""
     kept_p, rej_p, marker_p = paths
     marker_p.parent.mkdir(parents=True, exist_ok=True)
     for table, path in ((kept, kept_p), (dropped, rej_p)):
-        path.write_table_atomic(table, compression="zstd")
+        path.write_table_atomic(table, compression="zstd", row_group_size=UNIT_ROW_GROUP)
     write_json(marker_p, marker)
 
 
@@ -630,8 +637,8 @@ class Pipeline:
         end), and one task takes one slice through each of the stages in turn, committing each
         stage's slice as it goes (`process_row_slice`); a slice goes on to the next stage without
         waiting for other slices. Once every slice of a unit is through, a task merges each
-        stage's slices into the unit (`merge_row_slices`). Units go heaviest rows first (bytes per
-        row, from their files' footers), so that a slow source does not run alone at the end. A
+        stage's slices into the unit (`merge_row_slices`). The heaviest slices go first (bytes,
+        from the unit files' footers), so that a slow problem does not run alone at the end. A
         lost task loses the slice it was judging, at most one chunk; a retried or resumed one
         starts at the first stage the slice has not finished. Progress is told per stage as
         problems are judged."""
@@ -693,36 +700,39 @@ class Pipeline:
                      next(k for k, d in enumerate(dirs) if not _unit_paths(d, u)[2].exists()))  # fmt: skip
             src = prev_dir if k == 0 else dirs[k - 1]
             pending.append((u, k, sum(self._read_stats(src, u).kept.values())))
-        # the units whose rows are heaviest first (their footers say, no row is read): a source
-        # of long suites (CodeContests) costs most per row, and its slices, submitted last,
-        # would run alone at the end of the stage (the tail, RESULTS.md "Ray against local")
-        heft = {u: _bytes_per_row(_unit_paths(prev_dir if k == 0 else dirs[k - 1], u)[0]) for u, k, _ in pending}
-        pending.sort(key=lambda p: -heft[p[0]])
         cpus = SLICES_PER_CPU * self.executor.slots()
         slice_rows = max(1, min(self.chunk_rows, -(-sum(n for *_, n in pending) // cpus)))
         jobs: list[tuple[Any, ...]] = []
         labels: list[str] = []
+        weights: list[float] = []
         merges, left = {}, {}  # unit -> its merge job, slices not finished yet
         for u, k, n in pending:
             src = prev_dir if k == 0 else dirs[k - 1]
+            heft = _row_bytes(_unit_paths(src, u)[0])
             rows = _slice_layout(dirs[k], u, slice_rows)
             which = f"stage {names[-1]}" if k == len(dirs) - 1 else f"stages {names[k]}..{names[-1]}"
             for start in range(0, max(n, 1), rows):
                 stop = min(start + rows, n)
                 jobs.append((False, u, src, dirs[k:], u, start, stop, reporters[k:], *payloads[k:]))
                 labels.append(f"{which}, unit {u}, rows {start}-{stop}")
+                weights.append(float(heft[start:stop].sum()))
             merges[u], left[u] = (True, u, dirs[k:], u, n, rows), len(range(0, max(n, 1), rows))
-        return jobs, labels, merges, left
+        # the heaviest slices first (bytes, from the files' footers: no row is read): the slow
+        # problems, long suites as CodeContests', would otherwise run alone at the end of a stage
+        order = sorted(range(len(jobs)), key=lambda i: -weights[i])
+        return [jobs[i] for i in order], [labels[i] for i in order], merges, left
 
 
 #: a row stage's rows on a cluster are cut into about this many slices per CPU (`run_row_stages`)
 SLICES_PER_CPU = 16
 
 
-def _bytes_per_row(path: Loc) -> float:
-    """A Parquet file's uncompressed bytes per row, from its footer alone (no row is read)."""
+def _row_bytes(path: Loc) -> np.ndarray:
+    """Each row's uncompressed bytes in a Parquet file, as its row group's mean (the footer
+    alone is read; a unit's files have a group every `UNIT_ROW_GROUP` rows)."""
     md = path.parquet_file().metadata
-    return sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups)) / max(md.num_rows, 1)
+    groups = [md.row_group(i) for i in range(md.num_row_groups)]
+    return np.repeat([g.total_byte_size / max(g.num_rows, 1) for g in groups], [g.num_rows for g in groups])
 
 
 def _slices_dir(d: Loc, unit: int) -> Loc:

@@ -191,6 +191,7 @@ PUBLIC = {
         'SLICES_PER_CPU',
         'StageRerun',
         'StageRun',
+        'UNIT_ROW_GROUP',
         'UnitDone',
         'UnitStats',
         'WorkerStage',

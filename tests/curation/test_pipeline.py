@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from curation.pipeline import Pipeline, reason_kind
+from curation.pipeline import UNIT_ROW_GROUP, Pipeline, reason_kind
 from curation.schema import RecordError
 from filters.stage import Decision, RowStage
 from filters.stages.exact_id import ExactIdStage
@@ -117,18 +117,24 @@ def test_reasons_are_counted_per_source(tmp_path):
     assert runs[2].as_dict()["reasons_by_source"] == {"s": {"odd": 1}}
 
 
-def test_sliced_row_stages_submit_the_units_with_the_heaviest_rows_first(tmp_path):
-    """On a cluster the units whose rows are heaviest (long suites, as CodeContests') are sliced
-    first, read from their files' footers, so that their slow slices do not run alone at the
-    end of a stage; every row of every unit is still in exactly one slice."""
-    light = [rec(i) for i in range(4)]
-    heavy = [rec(i, tests=[{"input": "x" * 2000, "output": f"{i}\n"}] * 20) for i in range(4, 8)]
-    pipe = Pipeline(tmp_path / "w", [EvenOnly()], batch_rows=4)
-    pipe.ingest(light + heavy)  # unit 0 light, unit 1 heavy
+def test_sliced_row_stages_submit_the_heaviest_slices_first(tmp_path):
+    """On a cluster the slices whose rows are heaviest (long suites, as CodeContests') go first,
+    weighed from the unit files' footers (a row group every `UNIT_ROW_GROUP` rows), so that a
+    slow problem does not run alone at the end of a stage, whatever unit or place it has; every
+    row of every unit is still in exactly one slice."""
+    light = [rec(i) for i in range(UNIT_ROW_GROUP)]
+    heavy = [rec(i, tests=[{"input": "x" * 2000, "output": f"{i}\n"}] * 20)
+             for i in range(UNIT_ROW_GROUP, 2 * UNIT_ROW_GROUP)]  # fmt: skip
+    pipe = Pipeline(tmp_path / "w", [EvenOnly()], batch_rows=3 * UNIT_ROW_GROUP)
+    more = [rec(i) for i in range(2 * UNIT_ROW_GROUP, 4 * UNIT_ROW_GROUP)]
+    pipe.ingest(light + heavy + more)  # one unit: light rows, heavy rows, light rows; then a light unit
     prev = pipe._dir(0, "schema")
-    jobs, _labels, merges, left = pipe._slice_jobs(
+    jobs, labels, merges, left = pipe._slice_jobs(
         [0, 1], prev, [pipe._dir(1, "even")], ["even"], [None], [None]
     )
-    assert [j[1] for j in jobs][0] == 1 and [j[1] for j in jobs][-1] == 0
+    n = sum(1 for j in jobs if j[1] == 0 and UNIT_ROW_GROUP <= j[5] < 2 * UNIT_ROW_GROUP)
+    assert n > 1 and all(j[1] == 0 and UNIT_ROW_GROUP <= j[5] < 2 * UNIT_ROW_GROUP for j in jobs[:n])
+    assert all(f"rows {j[5]}-{j[6]}" in label for j, label in zip(jobs, labels))
     rows = {u: sorted(r for j in jobs if j[1] == u for r in range(j[5], j[6])) for u in (0, 1)}
-    assert rows == {0: [0, 1, 2, 3], 1: [0, 1, 2, 3]} and set(merges) == set(left) == {0, 1}
+    assert rows == {0: list(range(3 * UNIT_ROW_GROUP)), 1: list(range(UNIT_ROW_GROUP))}
+    assert set(merges) == set(left) == {0, 1}
