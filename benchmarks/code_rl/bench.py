@@ -236,23 +236,11 @@ VERSIONS = {
         parts={"pilot": DEV, "gates": DEV, "dev": DEV, "fresh": FRESH, "fresh2": FRESH2},
         arms=["uniform", "dapo", "greso", "mopps", "dump", "acodm", "stack"],
     ),
-    # B3 v3: v2's tasks, build, policy and loop on an overlay of v2's frozen inputs (b3v3.md)
-    "v3": Version(
-        V2,
-        "v3-small",
-        held_out=0.36,
-        size="small",
-        pretrain=1500,
-        every=150,
-        stop=None,
-        rank_models=3,
-        rank_samples=4,
-        bands=BANDS,
-        cfg=V2_CFG,
-        parts={"gates": DEV, "dev": DEV, "fresh3": FRESH3},
-        arms=V3_ARMS,
-    ),
 }
+# B3 v3: v2's tasks, build, policy and loop on an overlay of v2's frozen inputs (b3v3.md)
+VERSIONS["v3"] = dataclasses.replace(
+    VERSIONS["v2"], frozen="v3-small", parts={"gates": DEV, "dev": DEV, "fresh3": FRESH3}, arms=V3_ARMS
+)
 #: the small end-to-end modes: B3 v2's first problems of each source through the real build, the
 #: frozen v2 model (or, with --size, one pre-trained here), a few steps of a few arms
 SMALL = {

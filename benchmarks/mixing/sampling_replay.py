@@ -407,46 +407,42 @@ def generate_world(scenario_seed: int, steps: int, seed: int, hacks: bool = Fals
         twins.append((a, t))
         extra_names.append(t)
         spec["sources"][t] = {**spec["sources"][a], "role": f"twin of {a}"}
+    def extra(name: str, z: np.ndarray, db: np.ndarray, shape: str) -> None:
+        """A source added after the drawn ones, with build columns that look learnable."""
+        logit.append(z)
+        b.append(db)
+        bsd.append(np.full(len(z), 0.7))
+        flags.append(np.zeros(len(z), dtype=bool))
+        source.extend([name] * len(z))
+        spec["sources"][name] = {"size": len(z), "shape": shape, "prior": "good", "role": None}
+
     noise = harmful = None
     if on["noise"]:
         noise = f"s{S + len(extra_names):02d}"
         m = int(rng.integers(20, 150))
-        logit.append(np.zeros(m))
-        b.append(rng.normal(0.0, 0.7, m))  # the build measured coin flips: looks learnable
-        bsd.append(np.full(m, 0.7))
-        flags.append(np.zeros(m, dtype=bool))
-        source += [noise] * m
+        extra(noise, np.zeros(m), rng.normal(0.0, 0.7, m), "coin")  # the build measured coin flips
+        spec["sources"][noise]["role"] = "noise"
         extra_names.append(noise)
-        spec["sources"][noise] = {"size": m, "shape": "coin", "prior": "good", "role": "noise"}
     all_names = names + extra_names
     victims: list[str] = []
     if on["contradict"] and live:
         harmful = f"s{S + len(extra_names):02d}"
         m = int(rng.integers(30, 150))
-        logit.append(np.full(m, -3.0))  # set per run (setup): 2-12% by luck
-        b.append(rng.normal(1.5, 0.7, m))  # looks learnable, hard-ish
-        bsd.append(np.full(m, 0.7))
-        flags.append(np.zeros(m, dtype=bool))
-        source += [harmful] * m
+        # set per run (setup): 2-12% by luck; the build saw it learnable, hard-ish
+        extra(harmful, np.full(m, -3.0), rng.normal(1.5, 0.7, m), "luck")
         all_names.append(harmful)
         victims = list(rng.choice(live, size=min(2, len(live)), replace=False))
-        spec["sources"][harmful] = {"size": m, "shape": "luck", "prior": "good",
-                                    "role": f"contradicts, hurts {'+'.join(victims)}"}  # fmt: skip
+        spec["sources"][harmful]["role"] = f"contradicts, hurts {'+'.join(victims)}"
     harm = "contradict"
     hrng = np.random.default_rng([scenario_seed, 52, 2])  # the second family's own draws
     if hacks and harmful is None and live and hrng.random() < 0.5:
         harmful, harm = f"s{S + len(extra_names):02d}", "hacks"
         m = int(hrng.integers(30, 150))
         z_h = hrng.normal(-0.5, 1.0, m)
-        logit.append(z_h)
-        b.append(-z_h + hrng.normal(0, 0.7, m))  # the build saw it as it is: learnable
-        bsd.append(np.full(m, 0.7))
-        flags.append(np.zeros(m, dtype=bool))
-        source += [harmful] * m
+        extra(harmful, z_h, -z_h + hrng.normal(0, 0.7, m), "normal")  # the build saw it as it is
         all_names.append(harmful)
         victims = list(hrng.choice(live, size=min(2, len(live)), replace=False))
-        spec["sources"][harmful] = {"size": m, "shape": "normal", "prior": "good",
-                                    "role": f"learns and hurts {'+'.join(victims)}"}  # fmt: skip
+        spec["sources"][harmful]["role"] = f"learns and hurts {'+'.join(victims)}"
     gains = {n: float(rng.uniform(0.005, 0.03)) for n in all_names if n != harmful or harm == "contradict"}
     if harm == "hacks":
         gains[harmful] = float(hrng.uniform(0.005, 0.03))
