@@ -79,6 +79,7 @@ from code_rl.report import (  # noqa: E402
     judge_stack_claim,
     judge_v3_claim,
     measure_v3,
+    prior_spearman,
     summarize,
     summarize_v2,
     table,
@@ -427,19 +428,6 @@ def prepare(a: argparse.Namespace, v: Version, size: str) -> dict[str, Any]:
 
 #: the prior from other models B3 v3 freezes (b3v3.md, section 6c: `other_prior.py`'s rollouts)
 V3_PRIOR_ROLLOUTS = HERE / "results" / "v3-prior" / "rollouts.jsonl"
-#: other_prior.py's record: the prior's Spearman with the policy's step-0 pass rates
-V3_PRIOR_RECORD = HERE / "results" / "v3-prior" / "prior.json"
-
-
-def prior_spearman(record: Path = V3_PRIOR_RECORD) -> dict[str, Any] | None:
-    """The v3 prior's and v2's Spearman with the frozen policy's step-0 pass rates, overall and
-    the mean inside sources (`other_prior.py`), for the v3 table; None without the record."""
-    if not record.exists():
-        return None
-    rec = json.loads(record.read_text())
-    return {name: {"overall": rec[key]["overall"], "inside sources": rec[key]["inside_sources_mean"]}
-            for name, key in (("v3 (other models)", "spearman_other_models"), ("v2", "spearman_v2_prior"))
-            if key in rec}  # fmt: skip
 
 
 def prepare_v3(a: argparse.Namespace) -> dict[str, Any]:

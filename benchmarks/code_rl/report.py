@@ -878,3 +878,18 @@ def judge_v3_claim(
         "complete": True if complete is not None else None,
         "passed": half and below,
     }
+
+
+#: other_prior.py's record: the prior's Spearman with the policy's step-0 pass rates
+V3_PRIOR_RECORD = Path(__file__).resolve().parent / "results" / "v3-prior" / "prior.json"
+
+
+def prior_spearman(record: Path = V3_PRIOR_RECORD) -> dict[str, Any] | None:
+    """The v3 prior's and v2's Spearman with the frozen policy's step-0 pass rates, overall and
+    the mean inside sources (`other_prior.py`), for the v3 table; None without the record."""
+    if not record.exists():
+        return None
+    rec = json.loads(record.read_text())
+    return {name: {"overall": rec[key]["overall"], "inside sources": rec[key]["inside_sources_mean"]}
+            for name, key in (("v3 (other models)", "spearman_other_models"), ("v2", "spearman_v2_prior"))
+            if key in rec}  # fmt: skip

@@ -194,9 +194,7 @@ def test_the_v3_summary_measures_the_arms_with_every_seed_and_judges_only_a_whol
 def test_the_v3_table_carries_the_priors_spearman_from_the_committed_record() -> None:
     """The table's head says the v3 prior's and v2's Spearman with the policy's step-0 pass rates
     (other_prior.py's committed record), as the registration asks."""
-    from code_rl import bench
-
-    sp = bench.prior_spearman()
+    sp = report.prior_spearman()
     assert sp is not None and sp["v3 (other models)"]["overall"] == pytest.approx(-0.6031)
     assert sp["v2"]["inside sources"] == pytest.approx(-0.7096)
     m = report.measure_v3(RUNS, _start(), None, {105, 106, 107, 108, 109}, boots=20)
