@@ -254,10 +254,11 @@ def stage_factory(name: str, cfg: BuildConfig, workers: int | None) -> partial[S
     extra: dict[str, Any] = {}
     if name in _FROM_BUILD:
         settings, extra = _FROM_BUILD[name](cfg)
-    return partial(_made, name, settings, workers, extra)
+    return partial(_made, name, settings, extra, workers=workers)
 
 
-def _made(name: str, settings: Any, workers: int | None, extra: dict[str, Any]) -> Stage:
+def _made(name: str, settings: Any, extra: dict[str, Any], *, workers: int | None) -> Stage:
+    # `workers` a keyword: a task holding several CPUs calls the factory with `workers=` its CPUs
     return STAGES[name].load().from_settings(settings, workers=workers, **extra)
 
 
@@ -508,11 +509,11 @@ def _build_locked(
         return BuildResult(shown, read_manifest(out) or {}, [], already_complete=True)
     try:
         ex = make_executor(executor, workers, retries=task_retries, task_timeout_s=task_timeout_s)
-        factories: dict[str, Callable[[], Stage]] = {}
+        factories: dict[str, Callable[..., Stage]] = {}
         if ex.local:
             stages = make_stages(cfg, workers)
-        else:  # every task is one CPU: row stages are rebuilt there with one sandbox worker each,
-            # from factories that hold what they take from the build (the hub's references) already
+        else:  # row stages are rebuilt in each task with one sandbox worker a CPU it holds (most
+            # hold one), from factories that hold what they take from the build (the hub's references) already
             made = {name: stage_factory(name, cfg, 1) for name in cfg.stages}
             stages = [f() for f in made.values()]
             factories = {s.name: made[s.name] for s in stages if not isinstance(s, GlobalStage)}

@@ -12,6 +12,9 @@ The Ray executor adds what a cluster needs around that:
 - **A time limit per task** (`task_timeout_s`): a task still running after it is cancelled and
   counts as a failure. Tasks are submitted no faster than the cluster has CPUs, so a task's clock
   starts close to when it starts running.
+- **Wide tasks**: a job may hold several CPUs (`cpus`, at most `widest()`: the largest node's),
+  for a slow problem whose sandbox then runs that many workers; it is submitted once that many
+  CPUs are free, and a retry holds no more than the largest node still alive has.
 - **Progress across nodes**: `rows_reporter` gives tasks a callable that counts judged rows in a
   small actor; the driver reads it while it waits, so a stage's progress moves chunk by chunk as in
   a local build.
@@ -42,7 +45,8 @@ class TaskFailed(UserError):
 
 class Executor:
     """Runs `fn(*args)` for each argument tuple; yields each task's result as it finishes. The
-    caller may append jobs (and their labels) to `jobs` while it iterates: they run too."""
+    caller may append jobs (and their labels) to `jobs` while it iterates: they run too. `cpus[i]`,
+    where given, is how many CPUs job i holds (1 for a job past its end)."""
 
     name = "executor"
     #: True when tasks run in this process (stage objects need not travel).
@@ -53,11 +57,16 @@ class Executor:
         fn: Callable[..., Any],
         jobs: Sequence[tuple[Any, ...]],
         labels: Sequence[str] | None = None,
+        cpus: Sequence[int] | None = None,
     ) -> Iterator[Any]:
         raise NotImplementedError
 
     def slots(self) -> int:
         """How many tasks run at once."""
+        return 1
+
+    def widest(self) -> int:
+        """The most CPUs one task can hold (the CPUs of the largest node)."""
         return 1
 
     def share(self, obj: Any) -> Any:
@@ -86,6 +95,7 @@ class LocalExecutor(Executor):
         fn: Callable[..., Any],
         jobs: Sequence[tuple[Any, ...]],
         labels: Sequence[str] | None = None,
+        cpus: Sequence[int] | None = None,
     ) -> Iterator[Any]:
         for job in jobs:
             yield fn(*job)
@@ -124,7 +134,8 @@ def _say(line: str) -> None:
 
 
 class RayExecutor(Executor):
-    """Each unit is a Ray task (one CPU each) on the cluster at RAY_ADDRESS, or a local Ray instance.
+    """Units of work as Ray tasks (one CPU each, more for a slow problem) on the cluster at
+    RAY_ADDRESS, or a local Ray instance.
 
     The output directory must be one every node reaches: a shared disk (NFS, a shared volume) or
     object storage (`s3://...`), since tasks write their units there.
@@ -232,11 +243,18 @@ class RayExecutor(Executor):
         except Exception:  # a cluster that cannot say: one task per unit of work at a time
             return 1
 
+    def widest(self) -> int:
+        try:
+            return max(1, max(int(n["Resources"].get("CPU", 1)) for n in self._ray.nodes() if n["Alive"]))
+        except Exception:  # a cluster that cannot say: one CPU a task
+            return 1
+
     def map(
         self,
         fn: Callable[..., Any],
         jobs: Sequence[tuple[Any, ...]],
         labels: Sequence[str] | None = None,
+        cpus: Sequence[int] | None = None,
     ) -> Iterator[Any]:
         ray = self._ray
         from ray.exceptions import RayError
@@ -252,16 +270,23 @@ class RayExecutor(Executor):
         def name(i: int) -> str:
             return labels[i] if labels is not None and i < len(labels) else f"task {i}"
 
+        def cpus_of(i: int) -> int:
+            return cpus[i] if cpus is not None and i < len(cpus) else 1
+
         try:
             while waiting or running or len(jobs) > known:
                 # jobs the caller added while iterating go first (they finish what is under way)
                 waiting.extend(range(known, len(jobs)))
                 tries.extend([0] * (len(jobs) - known))
                 known = len(jobs)
-                while waiting and len(running) < slots:
+                # submitted while the cluster has CPUs for them, in order (a wide job waits its turn)
+                while waiting and (not running or sum(cpus_of(j) for j, _ in running.values())
+                                   + cpus_of(waiting[-1]) <= slots):  # fmt: skip
                     i = waiting.pop()
                     tries[i] += 1
-                    running[task.remote(*jobs[i])] = (i, time.monotonic())
+                    c = cpus_of(i) if tries[i] == 1 else min(cpus_of(i), self.widest())  # its node may be gone
+                    ref = (task.options(num_cpus=c) if c != 1 else task).remote(*jobs[i])
+                    running[ref] = (i, time.monotonic())
                 ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
                 self._poll()
                 now = time.monotonic()

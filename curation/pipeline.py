@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import shutil
 import threading
 import time
@@ -74,7 +75,7 @@ __all__ = [
     "ProblemListener",
     "PART_AFTER_S",
     "SLICES_PER_CPU",
-    "UNIT_ROW_GROUP",
+    "WIDE_SHARE",
 ]
 
 #: progress(stage, problems done, problems in all (None while reading the input), extra counts)
@@ -98,6 +99,9 @@ class UnitStats:
     seconds: float = 0.0
     #: source -> reason kind -> rows (what the end-of-build notes explain per source)
     source_reasons: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: each kept row's bytes in memory, in order: how heavy it is to judge next, read by
+    #: `Pipeline.run_row_stages` to start the slow slices first and give them more CPUs
+    kept_bytes: list[int] = field(default_factory=list)
 
     @classmethod
     def of(cls, kept: pa.Table, dropped: pa.Table, seconds: float) -> UnitStats:
@@ -123,12 +127,17 @@ class UnitStats:
             dict(Counter(kinds)),
             round(seconds, 6),
             per_source,
+            [kept.slice(i, 1).nbytes for i in range(kept.num_rows)],
         )
 
     @property
     def rows(self) -> int:
         """Rows this stage judged in the unit (kept + dropped)."""
         return sum(self.kept.values()) + sum(self.dropped.values())
+
+    @property
+    def rows_kept(self) -> int:
+        return sum(self.kept.values())
 
 
 @dataclass
@@ -197,17 +206,12 @@ def finished_units(where: _Where) -> int:
     return units + sum(1 for _ in work.glob("*/unit-*.parts/rows-*.json"))  # `_part_paths`
 
 
-#: rows per row group of a unit's files: each group's size in the footer says how heavy its rows
-#: are, which is how `Pipeline.run_row_stages` finds the slow slices to start first
-UNIT_ROW_GROUP = 32
-
-
 def _commit(paths: tuple[Loc, Loc, Loc], kept: pa.Table, dropped: pa.Table, marker: dict[str, Any]) -> None:
     """Kept rows, dropped rows, each written atomically, then the marker that says they are done."""
     kept_p, rej_p, marker_p = paths
     marker_p.parent.mkdir(parents=True, exist_ok=True)
     for table, path in ((kept, kept_p), (dropped, rej_p)):
-        path.write_table_atomic(table, compression="zstd", row_group_size=UNIT_ROW_GROUP)
+        path.write_table_atomic(table, compression="zstd")
     write_json(marker_p, marker)
 
 
@@ -374,18 +378,22 @@ class WorkerStage:
     starting a sandbox nor for indexing decontam's references, as a local build pays once.
 
     `build` names the build: a task of another build closes the stages kept for earlier ones.
-    A task that raises closes and forgets the stage it used (its sandbox may be broken)."""
+    A task that raises closes and forgets the stage it used (its sandbox may be broken).
+    `workers` above 1 is for a task holding that many CPUs: the factory is called with
+    `workers=` (its sandbox's processes), and the worker keeps that stage apart."""
 
-    def __init__(self, factory: Callable[[], Stage], build: str, name: str) -> None:
+    def __init__(self, factory: Callable[..., Stage], build: str, name: str, workers: int = 1) -> None:
         self.factory = factory
         self.build = build
         self.name = name
+        self.workers = workers
 
     def __call__(self) -> Stage:  # a fresh stage, as the factory makes it
-        return self.factory()
+        return self.factory() if self.workers == 1 else self.factory(workers=self.workers)
 
 
-_KEPT_STAGES: dict[tuple[str, str], Stage] = {}  # (build, stage name) -> stage, in a worker
+# (build, stage name, sandbox workers) -> stage, in a worker
+_KEPT_STAGES: dict[tuple[str, str, int], Stage] = {}
 
 
 def _stage_for(stage: Stage | Callable[[], Stage] | WorkerStage) -> tuple[Stage, bool]:
@@ -396,9 +404,9 @@ def _stage_for(stage: Stage | Callable[[], Stage] | WorkerStage) -> tuple[Stage,
         return stage(), True
     for key in [k for k in _KEPT_STAGES if k[0] != stage.build]:
         _KEPT_STAGES.pop(key).close()
-    key = (stage.build, stage.name)
+    key = (stage.build, stage.name, stage.workers)
     if key not in _KEPT_STAGES:
-        _KEPT_STAGES[key] = stage.factory()
+        _KEPT_STAGES[key] = stage()
     return _KEPT_STAGES[key], False
 
 
@@ -415,7 +423,7 @@ def _stage_in_use(
         yield st
     except BaseException:
         if isinstance(stage, WorkerStage):
-            kept = _KEPT_STAGES.pop((stage.build, stage.name), None)
+            kept = _KEPT_STAGES.pop((stage.build, stage.name, stage.workers), None)
             if kept is not None:
                 kept.close()
         raise
@@ -448,7 +456,7 @@ class Pipeline:
         batch_rows: int = 500,
         progress: Progress | None = None,
         executor: Executor | None = None,
-        factories: Mapping[str, Callable[[], Stage]] | None = None,
+        factories: Mapping[str, Callable[..., Stage]] | None = None,
         chunk_rows: int = 32,
         part_after_s: float = PART_AFTER_S,
         max_record_bytes: int | None = MAX_RECORD_BYTES,
@@ -517,7 +525,7 @@ class Pipeline:
             # Units are committed in order, so the first gap is where the stream resumes.
             skip = next((i for i, u in enumerate(done) if i != u), len(done))
             rows = sum(self._read_stats(d, u).rows for u in done[:skip])
-            kept = sum(sum(self._read_stats(d, u).kept.values()) for u in done[:skip])
+            kept = sum(self._read_stats(d, u).rows_kept for u in done[:skip])
             self.progress(SCHEMA_STAGE, rows, None, {"kept": kept})
             t0 = time.perf_counter()
             for unit, batch in ingest_batches(
@@ -553,7 +561,7 @@ class Pipeline:
         d = self._dir(index, stage.name)
         done = set(self._done_units(d))
         todo = [u for u in units if u not in done]
-        rows_in = {u: sum(self._read_stats(prev_dir, u).kept.values()) for u in units}
+        rows_in = {u: self._read_stats(prev_dir, u).rows_kept for u in units}
         total = sum(rows_in.values())
         finished = sum(rows_in[u] for u in units if u in done)
         self.progress(stage.name, finished, total, {})
@@ -621,7 +629,7 @@ class Pipeline:
         """Stage number `index`'s counts over `units`, finished, told to progress."""
         names = [SCHEMA_STAGE] + [s.name for s in self.stages]
         before = self._dir(index - 1, names[index - 1])
-        total = sum(sum(self._read_stats(before, u).kept.values()) for u in units)
+        total = sum(self._read_stats(before, u).rows_kept for u in units)
         d = self._dir(index, stage.name)
         run = StageRun(stage.name)
         for u in units:
@@ -648,7 +656,7 @@ class Pipeline:
         span = list(range(first, last + 1))
         dirs = [self._dir(i, names[i]) for i in span]
         todo = [u for u in units if u not in set(self._done_units(dirs[-1]))]
-        rows_in = {u: sum(self._read_stats(prev_dir, u).kept.values()) for u in units}
+        rows_in = {u: self._read_stats(prev_dir, u).rows_kept for u in units}
         total = sum(rows_in.values())
         finished = {i: 0 for i in span}
         finished[first] = sum(n for u, n in rows_in.items() if u not in todo)
@@ -663,17 +671,23 @@ class Pipeline:
 
         if todo:
             build = uuid.uuid4().hex  # a worker keeps each stage it makes for this build's tasks
-            payloads = []
-            for stage in self.stages[first - 1 : last]:
-                factory = self.factories.get(stage.name)
-                made = WorkerStage(factory, build, stage.name) if factory is not None else stage
-                payloads.append(self.executor.share(made))
+            shared: dict[int, list[Any]] = {}  # CPUs of a task -> the stages it is sent
+
+            def payloads(cpus: int) -> list[Any]:
+                if cpus not in shared:
+                    shared[cpus] = []
+                    for stage in self.stages[first - 1 : last]:
+                        factory = self.factories.get(stage.name)
+                        made = WorkerStage(factory, build, stage.name, cpus) if factory is not None else stage
+                        shared[cpus].append(self.executor.share(made))
+                return shared[cpus]
+
             reporters = [self.executor.rows_reporter(advance_for(i)) for i in span]
-            jobs, labels, merges, left = self._slice_jobs(
+            jobs, labels, cpus, merges, left = self._slice_jobs(
                 todo, prev_dir, dirs, names[first : last + 1], payloads, reporters
             )
             # a unit is merged as soon as its last slice is through, while other slices still run
-            for u, envs in self.executor.map(_row_task, jobs, labels):
+            for u, envs in self.executor.map(_row_task, jobs, labels, cpus):
                 for i, env in zip(span[len(span) - len(envs):], envs):
                     if env is not None:
                         self.environments.setdefault(names[i], []).append(env)
@@ -686,53 +700,56 @@ class Pipeline:
         return [self._stage_run(i, self.stages[i - 1], units) for i in span]
 
     def _slice_jobs(
-        self, todo: list[int], prev_dir: Loc, dirs: list[Loc], names: list[str], payloads: list[Any],
-        reporters: list[Callable[[int], None]],
-    ) -> tuple[list[tuple[Any, ...]], list[str], dict[int, tuple[Any, ...]], dict[int, int]]:
+        self, todo: list[int], prev_dir: Loc, dirs: list[Loc], names: list[str],
+        payloads: Callable[[int], list[Any]], reporters: list[Callable[[int], None]],
+    ) -> tuple[list[tuple[Any, ...]], list[str], list[int], dict[int, tuple[Any, ...]], dict[int, int]]:
         """`run_row_stages`' tasks: the slices of each unit in `todo` through the stages whose
-        directories are `dirs` (named `names`), from the first stage the unit has not finished;
-        and per unit its merge task and how many of its slices there are."""
-        pending = []  # (unit, index in dirs of the first stage the unit has not finished, its rows)
+        directories are `dirs` (named `names`), from the first stage the unit has not finished,
+        the heaviest first, with the CPUs each holds (`payloads(cpus)`: the stages such a task
+        is sent); and per unit its merge task and how many of its slices there are."""
+        pending = []  # (unit, index in dirs of the first stage the unit has not finished, its stats)
         for u in todo:
             # where an earlier run cut the unit into slices, from there (their rows are counted
             # from that stage's input), else the first stage the unit has not finished
             k = next((k for k, d in enumerate(dirs) if (_slices_dir(d, u) / "layout.json").exists()),
                      next(k for k, d in enumerate(dirs) if not _unit_paths(d, u)[2].exists()))  # fmt: skip
-            src = prev_dir if k == 0 else dirs[k - 1]
-            pending.append((u, k, sum(self._read_stats(src, u).kept.values())))
-        cpus = SLICES_PER_CPU * self.executor.slots()
-        slice_rows = max(1, min(self.chunk_rows, -(-sum(n for *_, n in pending) // cpus)))
-        jobs: list[tuple[Any, ...]] = []
-        labels: list[str] = []
-        weights: list[float] = []
+            pending.append((u, k, self._read_stats(prev_dir if k == 0 else dirs[k - 1], u)))
+        slots = self.executor.slots()
+        slice_rows = max(1, min(self.chunk_rows, -(-sum(s.rows_kept for *_, s in pending) // (SLICES_PER_CPU * slots))))
+        slices = []  # (unit, first stage, start, stop, weight)
         merges, left = {}, {}  # unit -> its merge job, slices not finished yet
-        for u, k, n in pending:
-            src = prev_dir if k == 0 else dirs[k - 1]
-            heft = _row_bytes(_unit_paths(src, u)[0])
+        for u, k, stats in pending:
+            n = stats.rows_kept
+            # each row's bytes, as the unit's marker has them (every row alike where it has not)
+            heft = np.asarray(stats.kept_bytes if len(stats.kept_bytes) == n else [1] * n, dtype=float)
             rows = _slice_layout(dirs[k], u, slice_rows)
+            starts = range(0, max(n, 1), rows)
+            slices += [(u, k, start, min(start + rows, n), float(heft[start : start + rows].sum())) for start in starts]
+            merges[u], left[u] = (True, u, dirs[k:], u, n, rows), len(starts)
+        # the heaviest slices first, so that the slow problems (long suites, as CodeContests')
+        # do not run alone at the end of a stage; a slice weighing more than `WIDE_SHARE` of a
+        # CPU's share of the work holds more CPUs (its sandbox that many workers), up to a node's
+        slices.sort(key=lambda s: -s[4])
+        total = sum(s[4] for s in slices) or 1.0
+        widest = self.executor.widest()
+        jobs, labels, cpus = [], [], []
+        for u, k, start, stop, weight in slices:
+            c = min(widest, max(1, math.ceil(weight * slots / total / WIDE_SHARE - 1e-9)))
+            src = prev_dir if k == 0 else dirs[k - 1]
+            jobs.append((False, u, src, dirs[k:], u, start, stop, reporters[k:], *payloads(c)[k:]))
             which = f"stage {names[-1]}" if k == len(dirs) - 1 else f"stages {names[k]}..{names[-1]}"
-            for start in range(0, max(n, 1), rows):
-                stop = min(start + rows, n)
-                jobs.append((False, u, src, dirs[k:], u, start, stop, reporters[k:], *payloads[k:]))
-                labels.append(f"{which}, unit {u}, rows {start}-{stop}")
-                weights.append(float(heft[start:stop].sum()))
-            merges[u], left[u] = (True, u, dirs[k:], u, n, rows), len(range(0, max(n, 1), rows))
-        # the heaviest slices first (bytes, from the files' footers: no row is read): the slow
-        # problems, long suites as CodeContests', would otherwise run alone at the end of a stage
-        order = sorted(range(len(jobs)), key=lambda i: -weights[i])
-        return [jobs[i] for i in order], [labels[i] for i in order], merges, left
+            labels.append(f"{which}, unit {u}, rows {start}-{stop}" + (f" ({c} CPUs)" if c > 1 else ""))
+            cpus.append(c)
+        return jobs, labels, cpus, merges, left
 
 
 #: a row stage's rows on a cluster are cut into about this many slices per CPU (`run_row_stages`)
 SLICES_PER_CPU = 16
-
-
-def _row_bytes(path: Loc) -> np.ndarray:
-    """Each row's uncompressed bytes in a Parquet file, as its row group's mean (the footer
-    alone is read; a unit's files have a group every `UNIT_ROW_GROUP` rows)."""
-    md = path.parquet_file().metadata
-    groups = [md.row_group(i) for i in range(md.num_row_groups)]
-    return np.repeat([g.total_byte_size / max(g.num_rows, 1) for g in groups], [g.num_rows for g in groups])
+#: a slice whose rows' bytes are more than this share of one CPU's share of the work holds
+#: ceil(its share / WIDE_SHARE) CPUs (`run_row_stages`): judging time grows faster than bytes (a
+#: slice holding a CodeContests problem with 0.3 of a 120-problem build's bytes took half of
+#: its tasks' time)
+WIDE_SHARE = 0.5
 
 
 def _slices_dir(d: Loc, unit: int) -> Loc:

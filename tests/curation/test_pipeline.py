@@ -6,7 +6,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from curation.pipeline import UNIT_ROW_GROUP, Pipeline, reason_kind
+from curation.pipeline import Pipeline, reason_kind
 from curation.schema import RecordError
 from filters.stage import Decision, RowStage
 from filters.stages.exact_id import ExactIdStage
@@ -118,23 +118,22 @@ def test_reasons_are_counted_per_source(tmp_path):
 
 
 def test_sliced_row_stages_submit_the_heaviest_slices_first(tmp_path):
-    """On a cluster the slices whose rows are heaviest (long suites, as CodeContests') go first,
-    weighed from the unit files' footers (a row group every `UNIT_ROW_GROUP` rows), so that a
-    slow problem does not run alone at the end of a stage, whatever unit or place it has; every
-    row of every unit is still in exactly one slice."""
-    light = [rec(i) for i in range(UNIT_ROW_GROUP)]
-    heavy = [rec(i, tests=[{"input": "x" * 2000, "output": f"{i}\n"}] * 20)
-             for i in range(UNIT_ROW_GROUP, 2 * UNIT_ROW_GROUP)]  # fmt: skip
-    pipe = Pipeline(tmp_path / "w", [EvenOnly()], batch_rows=3 * UNIT_ROW_GROUP)
-    more = [rec(i) for i in range(2 * UNIT_ROW_GROUP, 4 * UNIT_ROW_GROUP)]
-    pipe.ingest(light + heavy + more)  # one unit: light rows, heavy rows, light rows; then a light unit
+    """On a cluster the slice holding the heaviest row (a long suite, as CodeContests') goes
+    first, weighed by each row's bytes as the unit's marker has them (`UnitStats.kept_bytes`), so
+    that a slow problem does not run alone at the end of a stage, whatever unit or place it has;
+    every row of every unit is still in exactly one slice."""
+    heavy = rec(40, tests=[{"input": "x" * 2000, "output": "40\n"}] * 20)
+    pipe = Pipeline(tmp_path / "w", [EvenOnly()], batch_rows=80)
+    pipe.ingest([rec(i) for i in range(40)] + [heavy] + [rec(i) for i in range(41, 100)])
     prev = pipe._dir(0, "schema")
-    jobs, labels, merges, left = pipe._slice_jobs(
-        [0, 1], prev, [pipe._dir(1, "even")], ["even"], [None], [None]
+    stats = pipe._read_stats(prev, 0)
+    assert len(stats.kept_bytes) == 80 and max(stats.kept_bytes) == stats.kept_bytes[40] > 20 * 2000
+    jobs, labels, cpus, merges, left = pipe._slice_jobs(
+        [0, 1], prev, [pipe._dir(1, "even")], ["even"], lambda c: [None], [None]
     )
-    n = sum(1 for j in jobs if j[1] == 0 and UNIT_ROW_GROUP <= j[5] < 2 * UNIT_ROW_GROUP)
-    assert n > 1 and all(j[1] == 0 and UNIT_ROW_GROUP <= j[5] < 2 * UNIT_ROW_GROUP for j in jobs[:n])
+    assert jobs[0][1] == 0 and jobs[0][5] <= 40 < jobs[0][6]  # the heavy row's slice first
+    assert cpus == [1] * len(jobs)  # a local executor: one CPU a task
     assert all(f"rows {j[5]}-{j[6]}" in label for j, label in zip(jobs, labels))
     rows = {u: sorted(r for j in jobs if j[1] == u for r in range(j[5], j[6])) for u in (0, 1)}
-    assert rows == {0: list(range(3 * UNIT_ROW_GROUP)), 1: list(range(UNIT_ROW_GROUP))}
+    assert rows == {0: list(range(80)), 1: list(range(20))}
     assert set(merges) == set(left) == {0, 1}

@@ -228,12 +228,18 @@ class _Recording:
     def __init__(self, root, name: str) -> None:
         self.root, self.name = root, name
 
-    def __call__(self):
+    def __call__(self, workers: int = 1):
         import os as _os
 
         from filters.stage import Decision, RowStage
 
         root, name = self.root, self.name
+        if workers > 1:  # a task holding `workers` CPUs made it: say how many Ray gave it
+            import ray
+
+            (root / "wide").mkdir(exist_ok=True)
+            given = ray.get_runtime_context().get_assigned_resources().get("CPU", 0)
+            (root / "wide" / f"{name}-{workers}-{given:g}").write_text("")
         (root / "made").mkdir(exist_ok=True)
         (root / "made" / f"{name}-{_os.getpid()}-{len(list((root / 'made').iterdir()))}").write_text("")
 
@@ -299,3 +305,29 @@ def test_a_worker_makes_each_row_stage_once_and_a_killed_driver_resumes_the_slic
         assert a.to_pylist() == b.to_pylist()
     for a, b in zip(whole.rejected(), resumed.rejected(), strict=True):
         assert a.to_pylist() == b.to_pylist()
+
+
+def test_a_slice_with_a_heavy_problem_holds_more_cpus_and_its_stage_as_many_workers(tmp_path, ray_instance):
+    """A problem whose rows' bytes are most of the stage's work (a long suite) would run alone on
+    one CPU at the end: its slice holds both CPUs of the node (`WIDE_SHARE`), each stage of it made
+    with two sandbox workers; the other slices hold one, and the build keeps every row."""
+    from curation.executors import RayExecutor
+    from curation.pipeline import Pipeline
+
+    rows = [{"id": f"u{i}", "source": "toy", "statement": f"Print {i}.", "test_type": "stdio",
+             "tests": [{"input": "x" * (30000 if i == 7 else 1), "output": f"{i}\n"}] * (20 if i == 7 else 1),
+             "solutions": [f"print({i})"]} for i in range(30)]  # fmt: skip
+    write_jsonl(rows, tmp_path / "rows.jsonl")
+    from curation.sources import get_source, iter_source
+
+    root = tmp_path / "root"
+    root.mkdir()
+    stages = [_Recording(root, "first")(), _Recording(root, "second")()]
+    factories = {"first": _Recording(root, "first"), "second": _Recording(root, "second")}
+    ex = RayExecutor(retries=0, say=lambda line: None)
+    assert ex.widest() == 2
+    pipe = Pipeline(tmp_path / "w", stages, batch_rows=12, executor=ex, factories=factories)
+    runs = pipe.run(iter_source(get_source("canonical"), str(tmp_path / "rows.jsonl")))
+    assert [sum(r.kept.values()) for r in runs] == [30, 27, 27]
+    # both stages of the heavy slice, each made once, with two workers, in a task Ray gave 2 CPUs
+    assert sorted(p.name for p in (root / "wide").iterdir()) == ["first-2-2", "second-2-2"]
