@@ -204,6 +204,7 @@ PUBLIC = {
         'reason_kind',
         'rejected_rows',
         'rerun_stage',
+        'row_bytes',
     ],
     'curation.record_files': [
         'iter_canonical_file',

@@ -128,6 +128,8 @@ def test_sliced_row_stages_submit_the_heaviest_slices_first(tmp_path):
     prev = pipe._dir(0, "schema")
     stats = pipe._read_stats(prev, 0)
     assert len(stats.kept_bytes) == 80 and max(stats.kept_bytes) == stats.kept_bytes[40] > 20 * 2000
+    unit = pipe._kept_unit(0, "schema", 0)  # each row's bytes as Arrow counts a one-row slice's
+    assert all(abs(b - unit.slice(i, 1).nbytes) <= 16 for i, b in enumerate(stats.kept_bytes))
     jobs, labels, cpus, merges, left = pipe._slice_jobs(
         [0, 1], prev, [pipe._dir(1, "even")], ["even"], lambda c: [None], [None]
     )
