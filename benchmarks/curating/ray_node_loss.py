@@ -128,7 +128,7 @@ def main() -> None:
         result["rejudged_rows"] = {s: done.get(s, 0) - (totals.get(s) or 0) for s in ROW_STAGES}
         result["slice_rows"] = _slice_rows(cfg, args)
         sys.stderr = sys.stderr.stream
-        failed = [re.search(r"(stages? [^,]+), unit (\d+), rows (\d+)-(\d+) failed", line) for line in said]
+        failed = [re.search(r"(stages? [^,]+), unit (\d+), rows (\d+)-(\d+)(?: \(\d+ CPUs\))? failed", line) for line in said]
         result["tasks_lost"] = [f"{m[1]}, unit {m[2]}, rows {m[3]}-{m[4]}" for m in failed if m]
         result["rows_in_lost_tasks"] = sum(int(m[4]) - int(m[3]) for m in failed if m)
         result["manifest_counts_output"] = res.manifest["counts"]["output"]
