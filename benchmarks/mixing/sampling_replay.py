@@ -506,7 +506,7 @@ class StepRecord:
     rollouts: int  # completions generated this step (probes and discarded groups included)
     informative: int  # groups trained with a nonzero advantage (the harmful source's excluded)
     groups: int  # groups generated
-    trained: np.ndarray  # problems of the informative groups trained
+    trained: np.ndarray  # problems of the informative groups trained (every source's)
     drawn: np.ndarray  # every problem a rollout was spent on
     weights: list[float] | None
     rounds: int
@@ -562,8 +562,10 @@ class SamplerArm:
             if not self.sampler.drops_groups or len(kept) >= B:
                 break
         kept_a = np.asarray(kept[:B], dtype=np.int64)
-        inf_a = np.asarray(kept_inf[:B], dtype=bool) & world.useful(kept_a)
-        return StepRecord(rollouts, int(inf_a.sum()), groups, kept_a[inf_a],
+        inf_a = np.asarray(kept_inf[:B], dtype=bool)
+        # the trainer trains on every informative group (the harmful source's too: that is how it
+        # hurts); only the count of informative groups leaves the harmful and the noise source out
+        return StepRecord(rollouts, int((inf_a & world.useful(kept_a)).sum()), groups, kept_a[inf_a],
                           np.concatenate(drawn), weights, rounds, overhead)  # fmt: skip
 
 
@@ -610,8 +612,10 @@ class SpeedArm(SamplerArm):
             kept.extend(rows[go].tolist())
             kept_inf.extend([True] * int(go.sum()))
         kept_a = np.asarray(kept[:B], dtype=np.int64)
-        inf_a = np.asarray(kept_inf[:B], dtype=bool) & world.useful(kept_a)
-        return StepRecord(rollouts, int(inf_a.sum()), groups, kept_a[inf_a],
+        inf_a = np.asarray(kept_inf[:B], dtype=bool)
+        # the trainer trains on every informative group (the harmful source's too: that is how it
+        # hurts); only the count of informative groups leaves the harmful and the noise source out
+        return StepRecord(rollouts, int((inf_a & world.useful(kept_a)).sum()), groups, kept_a[inf_a],
                           np.concatenate(drawn), weights, rounds, overhead)  # fmt: skip
 
 
@@ -628,8 +632,9 @@ class OracleArm:
         score = score + 1e-9 * rng.random(len(p))  # ties broken at random
         rows = np.argsort(-score)[: self.batch_size]
         rewards = rng.random((len(rows), self.g)) < p[rows][:, None]
-        inf = (rewards.min(1) != rewards.max(1)) & world.useful(rows)
-        return StepRecord(rewards.size, int(inf.sum()), len(rows), rows[inf], rows, None, 1, 0.0)
+        inf = rewards.min(1) != rewards.max(1)
+        return StepRecord(rewards.size, int((inf & world.useful(rows)).sum()), len(rows), rows[inf],
+                          rows, None, 1, 0.0)  # fmt: skip
 
 
 def _weights_of(sampler: Any) -> list[float] | None:

@@ -106,3 +106,36 @@ def test_the_second_family_adds_a_source_that_learns_and_hurts_and_keeps_the_fir
     for v in victims:
         assert after[h.src == v].mean() < rates[h.src == v].mean()  # and hurts
     assert h.eval_loss() > evals and not h.useful(np.flatnonzero(h.src == hk)).any()
+
+
+def test_an_arm_trains_on_the_harmful_sources_groups_and_counts_only_the_others() -> None:
+    """The trainer trains on every informative group it draws, the harmful source's too (that is
+    how it hurts: before this test the arms passed only the useful groups to `advance`, so the
+    harmful source of the generated families never learnt and never hurt); only the count of
+    informative groups leaves it out."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import numpy as np
+        import sampling_replay as replay
+    finally:
+        sys.path.remove(str(BENCH))
+    w = replay.generate_world(4, 30, 0, hacks=True)
+    assert w.spec["harm"] == "hacks" and not w.spec.get("noise")
+    hk = w.names.index(w.harmful)
+    victims = [w.names.index(v) for v in w.spec["victims"]]
+    arm = replay.ARMS["uniform"](w, w.batch, w.group, 30, 0)
+    rng = np.random.default_rng(0)
+    harm_trained = 0
+    for _ in range(30):
+        r = arm.step(w, rng)
+        harm = w.src[r.trained] == hk
+        assert r.informative == int((~harm).sum())
+        harm_trained += int(harm.sum())
+        before = w.ability.copy()
+        w.advance(r.trained)
+        if harm.any():  # its groups lower the victims (by 0.03 each) and raise its own ability
+            assert w.ability[hk] > before[hk]
+    assert harm_trained > 0
+    oracle = replay.ARMS["oracle"](w, w.batch, w.group, 30, 0).step(w, rng)
+    assert not (w.src[oracle.trained] == hk).any()  # the oracle never draws it
+    assert all(np.isfinite(w.ability[v]) for v in victims)
