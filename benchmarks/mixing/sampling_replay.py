@@ -832,6 +832,8 @@ def run(arm: str, scenario: str, seed: int, steps: int, batch: int, g: int) -> d
         "draws_per_problem": float(len(drawn) / n),
         "draws_by_source": dict(zip(world.names, per_src.tolist(), strict=True)),
         "mean_pass_rate_end": float(world.pass_rates().mean()),
+        # the target the evaluation measures (without its noise): the useful problems' pass rate
+        "target_end": float(world.pass_rates()[world.useful(np.arange(n))].mean()),
         "rounds": float(np.mean([r.rounds for r in recs])),
         "overhead_ms_per_step": float(1000 * sum(r.overhead_s for r in recs) / steps),
         "wall_s": round(wall, 2),
@@ -946,6 +948,11 @@ def family(runs: list[dict[str, Any]], versus: tuple[str, ...] = ("frontier+dump
             if d.size:
                 se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
                 row[f"vs {v}"] = [round(float(d.mean()), 4), round(se, 4)]
+            seeds = [s for s in range(10) if (sc, arm, s) in by and (sc, v, s) in by]
+            if seeds and all("target_end" in by[(sc, a, s)] for s in seeds for a in (arm, v)):
+                # the target at the end (the useful problems' pass rate), paired by run seed
+                t = [by[(sc, arm, s)]["target_end"] - by[(sc, v, s)]["target_end"] for s in seeds]
+                row[f"target vs {v}"] = round(float(np.mean(t)), 5)
         per[sc] = row
     if not per:
         return {}
@@ -978,6 +985,11 @@ def family(runs: list[dict[str, Any]], versus: tuple[str, ...] = ("frontier+dump
             if d.size:
                 se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
                 out[f"vs {v}, {label}"] = [round(float(d.mean()), 4), round(se, 4), int(d.size)]
+            tt = np.array([per[k][f"target vs {v}"] for k, _ in rows
+                          if sel(per[k]) and f"target vs {v}" in per[k]])  # fmt: skip
+            if tt.size > 1:
+                se = float(tt.std(ddof=1) / np.sqrt(tt.size))
+                out[f"target vs {v}, {label}"] = [round(float(tt.mean()), 5), round(se, 5), int(tt.size)]
     out["per_scenario"] = per
     return out
 

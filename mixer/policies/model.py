@@ -8,7 +8,8 @@ exp(rho), rho a per-source residual in log space, zero at the start, chosen by a
 the critic learns each source's value per informative group from the trainer's evaluation (how
 much the target improves per informative group of that source drawn, a signal that does not grow
 with the source's share), the actor moves rho towards the critic's regularised optimum, so a
-source whose groups look learnable but do not help the target (or hurt it) is held down, and
+source whose groups surely hurt the target (its value surely below 0, the absolute test) or help
+it surely less than a well-measured other's is held down, and
 otherwise the weights stay at the model's allocation. Without an evaluation in the feedback the
 critic learns nothing and rho stays 0. docs/mixer.md, "The default source weights".
 """
@@ -33,6 +34,9 @@ INTERCEPT_VAR = 0.25
 #: A source is a reference for the others once the model rates it at least this share of the
 #: most learnable source's learnability and this many informative groups of it were drawn lately.
 LIVE, MIN_DRAWN = 0.25, 5.0
+#: The critic's drops are winsorised at this many running RMS (the first drop sets the scale: a
+#: tiny one would otherwise make the next ones outliers that the intercept and values never forget).
+CLIP = 3.0
 #: The model's allocation: (optimism, group size or None, depth) -> (learnability, weights).
 Allocation = Callable[..., tuple[np.ndarray, np.ndarray]]
 
@@ -140,6 +144,9 @@ class CorrectionSettings:
         the typical per-step gain.
     drift: variance the critic's per-source estimates gain per step (old evidence fades).
     actor_rate: share of the way to the critic's optimum the residual moves each step.
+    harm: the absolute test: a source whose value plus `threshold` standard errors is below 0
+        (its groups surely lower the evaluation, measured against the per-step intercept, not
+        against another source) is lowered by `reach`. False: only the comparisons above.
     """
 
     correction: bool = True
@@ -147,9 +154,10 @@ class CorrectionSettings:
     reach: float = 5.0
     threshold: float = 2.0
     prior_std: float = 3.0
-    drift: float = 0.002
+    drift: float = 0.0005
     actor_rate: float = 0.5
     dominant: float = 1.0
+    harm: bool = True
 
     def __post_init__(self) -> None:
         for name in ("strength", "reach", "threshold", "drift", "dominant"):
@@ -168,10 +176,10 @@ class ACODMResidual(ModelAllocation):
     evaluations on the informative groups drawn from each source in the steps between them (as a
     share of the groups of a step), with an intercept per step (what the target gains whatever
     is drawn): beta_i, source i's value per informative group, with a N(0, prior_std^2) prior
-    (in units of the running RMS of the drops) that drifts by `drift` a step. The evaluation a
-    step's feedback carries is taken as measured on the policy that generated that step's
-    rollouts (before the step's update), so the drop between two evaluations is credited to
-    the steps before the later one.
+    (in units of the running RMS of the drops, each drop winsorised at `CLIP` 3 of them) that
+    drifts by `drift` a step. The evaluation a step's feedback carries is taken as measured on
+    the policy that generated that step's rollouts (before the step's update), so the drop
+    between two evaluations is credited to the steps before the later one.
     Actor: a residual rho in log space, zero at the start, moving (`actor_rate`) towards
     -strength * max_j max(0, beta_j - beta_i - threshold * se(beta_j - beta_i)) / beta_j over
     the references j (sources the model rates learnable, with at least 5 informative groups
@@ -183,7 +191,11 @@ class ACODMResidual(ModelAllocation):
     `threshold` standard errors, top the largest ucb of a reference): optimism, so a source
     that takes most of the draws and does not move the evaluation (a source that looks
     learnable and teaches nothing) is tested against the sources drawn less (off by default:
-    `dominant` 1). Bounded below by
+    `dominant` 1). The absolute test (`harm`): a source whose beta plus `threshold` standard
+    errors is below 0, its groups surely lowering the evaluation against the per-step intercept
+    whatever the others give, moves towards -`reach`; it needs no reference, so it acts where the
+    sources to compare with are drawn too little to be measured, and it cannot tell a harm from a
+    falling intercept while the source's share barely varies. Bounded below by
     -`reach`; weights = allocation * exp(rho), normalised.
     Settings: a `CorrectionSettings` (`settings=`) or its fields as keywords.
     """
@@ -239,7 +251,7 @@ class ACODMResidual(ModelAllocation):
             if y == 0.0:
                 return
             self.y_scale = abs(y)
-        yn = y / self.y_scale
+        yn = float(np.clip(y / self.y_scale, -CLIP, CLIP))
         self.y_scale = float(np.sqrt(0.95 * self.y_scale**2 + 0.05 * y * y))
         P = self.cov
         Pphi = P @ phi
@@ -261,6 +273,8 @@ class ACODMResidual(ModelAllocation):
             self.drawn_inf >= MIN_DRAWN
         )
         out = np.zeros(n)
+        if st.harm:  # absolute: its groups surely lower the evaluation, whatever the others do
+            out = np.where(beta + st.threshold * sd < 0.0, -st.reach, out)
         if not ref.any():
             return out
         # evidence: lowered by the part of its shortfall against a reference that is significant
@@ -270,7 +284,7 @@ class ACODMResidual(ModelAllocation):
             sdd = np.sqrt(np.maximum(var[j][None, :] + var[:, None] - 2.0 * cov[:, j], 1e-12))
             short = np.maximum(d - st.threshold * sdd, 0.0) / beta[j][None, :]
             short[j, np.arange(j.size)] = 0.0
-            out = -st.strength * short.max(1)
+            out = np.minimum(out, -st.strength * short.max(1))
         # optimism, only against a source that takes most of the draws: lowered by what its
         # optimistic value falls short of the best optimistic value
         big = self.allocation >= st.dominant
