@@ -129,10 +129,13 @@ ARMS = {
     # the ranking's rollouts (`--prior-rollouts`: drop what the ranking models always or never
     # pass, what `codemix rank --keep-pass-rate` drops), the default stack without its prior
     "uniform-problems": Arm("uniform-problems", mixer="static-size"),
-    # the oracle that bounds (issue 53): fresh probes each round of 32 problems it may draw (4
-    # completions each, counted apart), the top 4 by p(1 - p) drawn
+    # the oracle that bounds (issue 53; b3v3.md section 5, amendment 2): fresh probes each round
+    # of the problems it may draw, 32 at a time (4 completions each, counted apart) until 8 are
+    # live or 256 probed, the top 4 by p(1 - p) drawn
     "oracle-topb": Arm(
-        "oracle-topb", problems="oracle-topb", problem_kw={"pool": 32, "samples": 4}
+        "oracle-topb",
+        problems="oracle-topb",
+        problem_kw={"pool": 32, "samples": 4, "enough": 8, "most": 256},
     ),
     "dapo-filter": Arm("dapo-filter", problems="dapo", keep_pass_rate=(1e-9, 1 - 1e-9)),
     "stack-noprior": Arm(

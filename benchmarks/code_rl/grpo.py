@@ -545,19 +545,21 @@ def run_lean(
         for _ in range(cfg.refill_rounds):
             if isinstance(sampler, TopBOracle):  # fresh probes of what it may draw, uncharged
                 model.eval()
-                cands = sampler.candidates()
-                with clock("probe"):
-                    rates, n_tok = probe_pass_rates(
-                        model,
-                        tok,
-                        [ids[i] for i in cands],
-                        [gts[i] for i in cands],
-                        sampler.samples,
-                        cfg.max_new_tokens,
-                    )
-                sampler.choose(cands, rates)
-                probe["rollouts"] += len(cands) * sampler.samples
-                probe["tokens"] += n_tok
+                sampler.begin_round()
+                while len(cands := sampler.candidates()):
+                    with clock("probe"):
+                        rates, n_tok = probe_pass_rates(
+                            model,
+                            tok,
+                            [ids[i] for i in cands],
+                            [gts[i] for i in cands],
+                            sampler.samples,
+                            cfg.max_new_tokens,
+                        )
+                    sampler.record(cands, rates)
+                    probe["rollouts"] += len(cands) * sampler.samples
+                    probe["tokens"] += n_tok
+                sampler.choose()
             with clock("sampler"):
                 batch = sampler.next_batch()
             model.eval()
@@ -619,6 +621,10 @@ def run_lean(
     }
     if isinstance(sampler, OracleSampler | TopBOracle):
         out_rec["probe"] = {**probe, "points": sampler.probes}
+    if isinstance(sampler, TopBOracle):
+        s = sampler
+        out_rec["probe"]["settings"] = {"pool": s.pool, "samples": s.samples,
+                                        "enough": s.enough, "most": s.most}  # fmt: skip
     return out_rec
 
 

@@ -90,8 +90,9 @@ def test_the_offline_filter_drops_what_the_ranking_always_or_never_passes(tmp_pa
 
 def test_the_top_b_oracle_draws_the_most_informative_of_fresh_probes() -> None:
     """B3 v3's oracle in the lean loop on the frozen model: each round it probes `pool` problems
-    with the policy being trained (counted apart from the arm's rollouts) and draws the B whose
-    probe is most informative."""
+    at a time with the policy being trained (counted apart from the arm's rollouts), never the
+    same one twice in a round, until `enough` are live or `most` probed, and draws the B whose
+    probe is most informative (b3v3.md section 5, amendment 2)."""
     pytest.importorskip("transformers", reason="the benchmark's model needs the trl extra")
     pytest.importorskip("psutil", reason="the benchmark's loop needs the trl extra")
     from code_rl.grpo import Arm, RunConfig, make_sampler, run_lean
@@ -100,29 +101,46 @@ def test_the_top_b_oracle_draws_the_most_informative_of_fresh_probes() -> None:
 
     ds = load_from_disk(str(FROZEN / "trl"))
     train, held = ds["train"].select(range(0, 480, 12)), ds["test"].select(range(0, 240, 24))
-    arm = Arm("oracle-topb", problems="oracle-topb", problem_kw={"pool": 8, "samples": 2})
+    kw = {"pool": 8, "samples": 2, "enough": 3, "most": 20}
+    arm = Arm("oracle-topb", problems="oracle-topb", problem_kw=kw)
     cfg = RunConfig(steps=2, prompts=2, group=2, max_new_tokens=24, eval_every=2,
                     eval_samples=1, final_samples=1, lr=1e-4, schedule="constant")  # fmt: skip
     s = make_sampler(arm, train, cfg, seed=0)
     assert isinstance(s, TopBOracle)
-    cands = s.candidates()
-    assert len(cands) == 8 == len(set(cands.tolist()))
-    rates = np.array([0.0, 1.0, 0.5, 0.25, 1.0, 0.0, 0.75, 0.0])
-    s.choose(cands, rates)  # p(1 - p): 0.25 for the third, 0.1875 for the fourth and seventh
+    s.begin_round()
+    first = s.candidates()
+    assert len(first) == 8 == len(set(first.tolist()))
+    s.record(first, np.array([0.0, 1.0, 0.5, 0.0, 1.0, 0.0, 1.0, 0.0]))  # one live: not enough
+    second = s.candidates()
+    assert len(second) == 8 and not set(second.tolist()) & set(first.tolist())
+    s.record(second, np.array([0.0, 0.25, 0.0, 1.0, 1.0, 0.75, 0.0, 0.0]))  # three live
+    assert len(s.candidates()) == 0  # enough live: the round's probes end
+    s.choose()  # p(1 - p): 0.25 for first[2], 0.1875 for second[1] and second[5]
     drawn = s.next_batch()
-    assert drawn[0] == int(cands[2]) and drawn[1] in (int(cands[3]), int(cands[6]))
+    assert drawn[0] == int(first[2]) and drawn[1] in (int(second[1]), int(second[5]))
     assert s.probes[-1] == {
-        "candidates": 8,
+        "candidates": 16,
         "live": 3,
         "chosen_info": round((0.25 + 0.1875) / 2, 4),
     }
+    s.begin_round()  # with nothing live, a round stops at `most` probed (8 + 8 + 4)
+    sizes = []
+    while len(c := s.candidates()):
+        sizes.append(len(c))
+        s.record(c, np.zeros(len(c)))
+    assert sizes == [8, 8, 4]
     from code_rl.model import load
 
     model, tok = load(FROZEN / "checkpoint")
     run = run_lean(model, tok, train, held, arm, cfg, seed=0)
-    assert run["probe"]["rollouts"] == 2 * 8 * 2  # two rounds, 8 problems, 2 completions each
+    points = run["probe"]["points"]
+    assert len(points) == 2  # one round a step here
+    assert run["probe"]["rollouts"] == 2 * sum(p["candidates"] for p in points)
+    assert all(
+        p["candidates"] in (8, 16, 20) and (p["live"] >= 3 or p["candidates"] == 20) for p in points
+    )
+    assert run["probe"]["settings"] == kw
     assert run["curve"][-1]["rollouts"] == 2 * 2 * 2  # the arm's own rollouts only
-    assert [p["candidates"] for p in run["probe"]["points"]] == [8, 8]
 
 
 def test_the_other_models_prior_is_codemix_s_fit_and_compared_like_v2s() -> None:
