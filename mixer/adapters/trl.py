@@ -12,6 +12,13 @@ the per-source mean reward, pass rate, mean |GRPO advantage| and zero-advantage 
 sampler its per-problem model); reward functions never see the two added keys. Mixer and sampler state are saved in each checkpoint (`mixer_state.pt`)
 and restored on resume.
 
+The trainer's own evaluation (an `eval_dataset` and an `eval_strategy`, `eval_on_start` for the
+value before training) reaches the mixer as `Feedback.eval_loss`, the held-out loss its critic
+learns from (`acodm-residual`, the default of `FrontierSampler`): each `evaluate` turns TRL's
+metrics into one loss (`reward_eval_loss`, or the user's `eval_loss_fn`), which goes to
+`sampler.learn` with the next generation batch (`feed_eval=False`: never); the value waiting is
+saved in each checkpoint with the sampler's state.
+
 Samplers that drop groups after rollout (`DynamicSampling`, `PassRateBand`, `GRESO`) are refilled:
 `_generate_and_score_completions` generates and grades the loader's generation batch, then draws
 more batches from the sampler (each credited to its own weights) until the informative groups fill
@@ -21,9 +28,11 @@ as one generation batch (`_RefillRows`); what every round cost is counted and lo
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +72,7 @@ __all__ = [
     "TRL_CALLS",
     "TRL_OVERRIDES",
     "check_trl_seams",
+    "reward_eval_loss",
 ]
 
 #: What a generation batch trains on when `refill_rounds` rounds did not fill it with informative
@@ -127,6 +137,33 @@ def check_trl_seams(trainer_class: Any = GRPOTrainer) -> list[str]:
     return problems
 
 
+#: The metric of TRL's evaluation that `reward_eval_loss` reads: the mean over the eval set of the
+#: reward functions' weighted sum (`GRPOTrainer` logs it as `reward`, "eval_" prefixed in eval).
+EVAL_REWARD_KEY = "eval_reward"
+
+
+def reward_eval_loss(
+    metrics: Mapping[str, Any], reward_range: tuple[float, float] = (0.0, 1.0)
+) -> float | None:
+    """The default held-out loss of one TRL evaluation: its mean reward r (`eval_reward`) as
+    (high - r) / (high - low) over `reward_range` (0 when every eval completion gets the top
+    reward, 1 when every one gets the bottom); None when the evaluation has no finite reward."""
+    r = metrics.get(EVAL_REWARD_KEY)
+    if r is None or not math.isfinite(float(r)):
+        return None
+    lo, hi = (float(x) for x in reward_range)
+    return (hi - float(r)) / (hi - lo)
+
+
+def _takes_eval_loss(learn: Callable) -> bool:
+    """Whether a sampler's `learn` accepts `eval_loss=` (by name or through **keywords)."""
+    try:
+        params = inspect.signature(learn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "eval_loss" for p in params)
+
+
 #: How the mixer's `horizon_origin` starts when this trainer set the run's length.
 _HORIZON_ORIGIN = "TRL"
 
@@ -178,6 +215,15 @@ class MixerGRPOTrainer(GRPOTrainer):
     `refill_rounds` rounds (the first included) were generated; the sampler hears every round,
     credited to the weights that drew it. A batch still short then follows `refill_fallback`
     (`REFILL_FALLBACKS`). `rollouts` counts what every generation batch cost.
+
+    With an `eval_dataset` and an `eval_strategy` (and `eval_on_start=True` for the value before
+    training), each evaluation's metrics become one held-out loss, `eval_loss_fn(metrics)` (a
+    float, or None for none; default `reward_eval_loss` over the sampler's `reward_range`, (0, 1)
+    for a sampler without one), given to `sampler.learn` as `eval_loss=` with the next generation
+    batch, so the mixer's critic learns from it (`Feedback.eval_loss`). With several eval datasets
+    it is called once per dataset and the losses are averaged; when two evaluations come before
+    the next batch, the later one is fed. `feed_eval=False` feeds nothing. The value waiting for
+    the next batch is saved in each checkpoint (`mixer_state.pt`) and restored on resume.
     """
 
     def __init__(
@@ -191,6 +237,8 @@ class MixerGRPOTrainer(GRPOTrainer):
         refill_rounds: int = 10,
         refill_fallback: str = "train",
         refill_backoff: bool = True,
+        feed_eval: bool = True,
+        eval_loss_fn: Callable[[dict[str, Any]], float | None] | None = None,
         **kwargs: Any,
     ) -> None:
         changed = check_trl_seams(GRPOTrainer)
@@ -234,6 +282,10 @@ class MixerGRPOTrainer(GRPOTrainer):
             raise ValueError(
                 f"refill_fallback must be one of {REFILL_FALLBACKS}, got {refill_fallback!r}"
             )
+        if eval_loss_fn is not None and not feed_eval:
+            raise ValueError(
+                "eval_loss_fn is given but feed_eval=False: the mixer would not hear it"
+            )
         self.refill_rounds = int(refill_rounds)
         self.refill_fallback = refill_fallback
         self.refill_backoff = bool(refill_backoff)
@@ -243,6 +295,20 @@ class MixerGRPOTrainer(GRPOTrainer):
             check_rows(sampler, self.train_dataset, where="train_dataset")
         self.mixed_sampler = sampler
         self.mixer = sampler.mixer
+        self.feed_eval = bool(feed_eval)
+        self.eval_loss_fn = eval_loss_fn
+        if self.feed_eval and not _takes_eval_loss(sampler.learn):
+            self.feed_eval = False
+            if self.eval_dataset is not None:
+                logger.warning(
+                    "MixerGRPOTrainer: %s.learn takes no eval_loss=, so the trainer's evaluation "
+                    "will not reach its mixer (feed_eval off)",
+                    type(sampler).__name__,
+                )
+        #: the held-out loss of the latest evaluation, for the next generation batch's `learn`
+        self.eval_pending: float | None = None
+        self._eval_parts: list[dict] | None = None  # metrics of an evaluation's datasets
+        self._eval_unread = False  # warned that an evaluation gave no loss
         self.repeat_sampler: MixerRepeatSampler | None = None
         self.rollouts: dict[str, int] = dict.fromkeys(ROLLOUT_COUNTS, 0)
         self.rollouts["round_limit"] = self.refill_rounds
@@ -340,6 +406,54 @@ class MixerGRPOTrainer(GRPOTrainer):
             line += f"; {n['empty_batches']} batches kept no group (they trained nothing)"
         return line
 
+    # ---- the trainer's evaluation ---------------------------------------------------------
+    def evaluate(self, *args: Any, **kwargs: Any) -> dict[str, float]:
+        """`Trainer.evaluate`; then the evaluation's held-out loss waits for the next generation
+        batch's `sampler.learn` (`eval_pending`; see the class docstring)."""
+        outer = self._eval_parts is None
+        if outer:
+            self._eval_parts = []
+        try:
+            metrics = super().evaluate(*args, **kwargs)
+            chosen = kwargs.get("eval_dataset", args[0] if args else None)
+            if chosen is None:
+                chosen = self.eval_dataset
+            if not isinstance(chosen, dict) and self._eval_parts is not None:
+                self._eval_parts.append(dict(metrics))  # one dataset's (TRL's keys unprefixed)
+        finally:
+            parts = self._eval_parts or []
+            if outer:
+                self._eval_parts = None
+        if outer:
+            self._heard_evaluation(parts)
+        return metrics
+
+    def eval_loss_of(self, metrics: Mapping[str, Any]) -> float | None:
+        """The held-out loss of one evaluation's `metrics`: `eval_loss_fn`'s, or `reward_eval_loss`
+        over the sampler's `reward_range` ((0, 1) when it has none)."""
+        if self.eval_loss_fn is not None:
+            got = self.eval_loss_fn(dict(metrics))
+            return None if got is None else float(got)
+        return reward_eval_loss(metrics, getattr(self.mixed_sampler, "reward_range", (0.0, 1.0)))
+
+    def _heard_evaluation(self, parts: list[dict]) -> None:
+        if not self.feed_eval:
+            return
+        losses = [self.eval_loss_of(m) for m in parts]
+        finite = [x for x in losses if x is not None and math.isfinite(x)]
+        if finite:
+            self.eval_pending = float(np.mean(finite))
+        elif parts and not self._eval_unread:
+            self._eval_unread = True
+            logger.warning(
+                "MixerGRPOTrainer: an evaluation gave the mixer no held-out loss (%s); its "
+                "metrics: %s",
+                "eval_loss_fn returned None"
+                if self.eval_loss_fn is not None
+                else f"no finite {EVAL_REWARD_KEY}",
+                ", ".join(sorted(parts[0])),
+            )
+
     def reference_scorer(
         self, reference_column: str | None = None, **kw: Any
     ) -> ReferenceLikelihood:
@@ -411,12 +525,18 @@ class MixerGRPOTrainer(GRPOTrainer):
             rewards[unscorable] = float("nan")
             rows = np.array([row for row, _ in drawn], dtype=np.int64)
             wid = weights_id_of(wid for _, wid in drawn[:: self.num_generations])
+            held_out: dict[str, Any] = {}
+            if self.eval_pending is not None:  # the latest evaluation, heard once
+                held_out["eval_loss"] = self.eval_pending
+                self._metrics["train"]["mixer/eval_loss"].append(self.eval_pending)
+                self.eval_pending = None
             out = self.mixed_sampler.learn(
                 rows,
                 rewards.numpy(),
                 weights_id=wid,
                 group_size=self.num_generations,
                 pass_threshold=self.pass_threshold,
+                **held_out,
             )
             self._heard = self._heard_of(out, rows, rewards.numpy())
             for i, name in enumerate(self.mixed_sampler.names):
@@ -622,7 +742,10 @@ class MixerGRPOTrainer(GRPOTrainer):
         )
         if self.args.should_save:
             state = self._get_train_sampler().state_dict(consumed=self._fed)
-            save_mixer_state(out, {**state, "rollouts": dict(self.rollouts)})
+            save_mixer_state(
+                out,
+                {**state, "rollouts": dict(self.rollouts), "eval_pending": self.eval_pending},
+            )
 
     def _load_rng_state(self, checkpoint: str | None) -> None:
         super()._load_rng_state(checkpoint)
@@ -639,6 +762,10 @@ class MixerGRPOTrainer(GRPOTrainer):
             saved = state.get("rollouts") or {}
             fresh = dict.fromkeys(ROLLOUT_COUNTS, 0) | {"round_limit": self.refill_rounds}
             self.rollouts = {k: int(saved.get(k, fresh[k])) for k in ROLLOUT_COUNTS}
+            if "eval_pending" in state:  # as the uninterrupted run has it (an evaluation at
+                # the start of the resumed run, `eval_on_start`, is replaced by it)
+                got = state["eval_pending"]
+                self.eval_pending = None if got is None else float(got)
 
 
 class _RefillRows:
