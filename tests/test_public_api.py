@@ -293,6 +293,7 @@ PUBLIC = {
     ],
     'mixer.adapters.trl': [
         'EMPTY_KEY',
+        'EVAL_REWARD_KEY',
         'MIXER_STATE_FILE',
         'MixerGRPOTrainer',
         'MixerRepeatSampler',
@@ -303,6 +304,7 @@ PUBLIC = {
         'TRL_CALLS',
         'TRL_OVERRIDES',
         'check_trl_seams',
+        'reward_eval_loss',
     ],
     'filters.reward.trainer_rewards': [
         'REWARD_OPTIONS',
@@ -336,6 +338,7 @@ PUBLIC = {
         'rows_of_tensordict',
         'save_sampler_learning',
         'tag_row',
+        'validation_eval_loss',
     ],
     'mixer.adapters.verl_main': [
         'ConfigError',

@@ -63,6 +63,18 @@ def load_mixer_state(checkpoint: str | None) -> Any:
     return torch.load(path, weights_only=True)
 
 
+def _takes_eval_loss(learn: Callable) -> bool:
+    """Whether a sampler's `learn` accepts `eval_loss=` (by name or through **keywords): the
+    adapters give it the trainer's evaluation only then."""
+    import inspect
+
+    try:
+        params = inspect.signature(learn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "eval_loss" for p in params)
+
+
 def drawn_fields(index: Any) -> dict[str, int | None]:
     """{ROW_KEY: row, WEIGHTS_ID_KEY: id or None} for an index from a mixer's sampler."""
     return {ROW_KEY: int(index), WEIGHTS_ID_KEY: getattr(index, "weights_id", None)}

@@ -28,7 +28,6 @@ as one generation batch (`_RefillRows`); what every round cost is counted and lo
 
 from __future__ import annotations
 
-import inspect
 import math
 import os
 import warnings
@@ -47,6 +46,7 @@ from mixer.adapters.torch import (
     WEIGHTS_ID_KEY,
     DrawnRows,
     MixerRepeatSampler,
+    _takes_eval_loss,
     load_mixer_state,
     save_mixer_state,
     start_run,
@@ -68,6 +68,7 @@ __all__ = [
     "ROLLOUT_COUNTS",
     "SKIP_KEY",
     "EMPTY_KEY",
+    "EVAL_REWARD_KEY",
     "TESTED_TRL",
     "TRL_CALLS",
     "TRL_OVERRIDES",
@@ -153,15 +154,6 @@ def reward_eval_loss(
         return None
     lo, hi = (float(x) for x in reward_range)
     return (hi - float(r)) / (hi - lo)
-
-
-def _takes_eval_loss(learn: Callable) -> bool:
-    """Whether a sampler's `learn` accepts `eval_loss=` (by name or through **keywords)."""
-    try:
-        params = inspect.signature(learn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "eval_loss" for p in params)
 
 
 #: How the mixer's `horizon_origin` starts when this trainer set the run's length.

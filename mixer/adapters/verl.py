@@ -20,6 +20,13 @@ Options are read from `data.sampler`: `mixer` (policy name, default "acodm"), `m
 `difficulty_key` / `difficulty_std_key` (the frontier prior, default "difficulty" /
 "difficulty_std", top-level or in `extra_info`; null for none). A problem sampler learns each
 row's scores, so it needs the rows to carry their index (`MixerRLHFDataset`).
+
+Validation: the legacy trainer of `verl_main` (`mixer_trainer_class`) gives each of verl's
+validations (`val_before_train`, every `trainer.test_freq` steps) to the sampler
+(`hear_validation`): its `val-core/<data_source>/reward/mean@N` as a held-out loss
+(`validation_eval_loss`), fed to the mixer as `Feedback.eval_loss` with the next step's feedback
+(`feed_validation`, default true; false: never). verl 0.7's own trainer and the v1 trainer do not
+call it: set `sampler.eval_pending` (or call `hear_validation`) yourself.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from mixer.adapters.torch import (
     MIXER_STATE_FILE,
     ROW_KEY,
     WEIGHTS_ID_KEY,
+    _takes_eval_loss,
     drawn_fields,
     load_mixer_state,
     save_mixer_state,
@@ -79,6 +87,7 @@ __all__ = [
     "rows_of_tensordict",
     "save_sampler_learning",
     "load_sampler_learning",
+    "validation_eval_loss",
 ]
 
 #: File the trainer subclasses write next to verl's own checkpoint (`global_step_N/`).
@@ -300,6 +309,38 @@ def feedback_from_batch(
     )
 
 
+def validation_eval_loss(
+    metrics: Mapping[str, Any], reward_range: tuple[float, float] = (0.0, 1.0)
+) -> float | None:
+    """The held-out loss of one verl validation (`RayPPOTrainer._validate`'s metrics): per data
+    source the mean score over its responses, `val-core/<data_source>/reward/mean@N` (the largest
+    N; `acc` where a source has no `reward`), averaged over the data sources, as
+    (high - r) / (high - low) over `reward_range`; None when the metrics hold no such value."""
+    best: dict[str, tuple[int, int, float]] = {}  # source -> (var rank, N, value)
+    for key, value in metrics.items():
+        parts = str(key).split("/")
+        if len(parts) < 4 or parts[0] != "val-core" or not parts[-1].startswith("mean@"):
+            continue
+        var = parts[-2]
+        if var not in ("reward", "acc"):
+            continue
+        try:
+            n, r = int(parts[-1][len("mean@") :]), float(value)
+        except (TypeError, ValueError):
+            continue
+        if not np.isfinite(r):
+            continue
+        source = "/".join(parts[1:-2])
+        got = (int(var == "reward"), n, r)
+        if source not in best or got[:2] > best[source][:2]:
+            best[source] = got
+    if not best:
+        return None
+    lo, hi = (float(x) for x in reward_range)
+    r = float(np.mean([v for _, _, v in best.values()]))
+    return (hi - r) / (hi - lo)
+
+
 class MixerCurriculumSampler(_Base):
     """A verl train sampler whose batches follow a mixer's weights across the `source_key` values.
 
@@ -383,6 +424,12 @@ class MixerCurriculumSampler(_Base):
             )
         self.mixed_sampler = sampler
         self.mixer = sampler.mixer
+        #: whether verl's validations reach the mixer (`hear_validation`; data.sampler.feed_validation)
+        self.feed_validation = bool(_get(scfg, "feed_validation", True)) and _takes_eval_loss(
+            sampler.learn
+        )
+        #: the held-out loss of the latest validation, fed with the next step's feedback
+        self.eval_pending: float | None = None
         self.data_source = data_source
         self.num_batches = max(1, len(data_source) // int(batch_size))
         self.epoch_pos = 0
@@ -465,6 +512,33 @@ class MixerCurriculumSampler(_Base):
     def __len__(self) -> int:
         return self.num_batches * self.mixed_sampler.batch_size
 
+    def hear_validation(self, metrics: Mapping[str, Any]) -> float | None:
+        """One verl validation's metrics: its held-out loss (`validation_eval_loss` over the
+        sampler's `reward_range`, (0, 1) for a sampler without one) waits in `eval_pending` for
+        the next step's feedback (a later validation replaces it). Returns the loss, or None
+        (nothing to read, or `feed_validation` off)."""
+        if not self.feed_validation:
+            return None
+        loss = validation_eval_loss(
+            metrics, getattr(self.mixed_sampler, "reward_range", (0.0, 1.0))
+        )
+        if loss is None:
+            logger.warning(
+                "verl: a validation gave the mixer no held-out loss (no val-core/<data_source>/"
+                "reward/mean@N among %d metrics)",
+                len(metrics),
+            )
+            return None
+        self.eval_pending = loss
+        return loss
+
+    def _take_eval_loss(self) -> dict[str, Any]:
+        """`{"eval_loss": ...}` once for the validation waiting, else nothing."""
+        if self.eval_pending is None:
+            return {}
+        out, self.eval_pending = {"eval_loss": self.eval_pending}, None
+        return out
+
     def feedback(self, batch: Any) -> Feedback:
         """The `Feedback` of one step's `DataProto` (scores, advantages), naming the weights that
         drew it: from the rows, or the last draw when the loader has no workers."""
@@ -509,6 +583,9 @@ class MixerCurriculumSampler(_Base):
             )  # fmt: skip
             if fb.weights_id is None:
                 fb.weights_id = self.mixed_sampler.last_weights_id
+            held_out = self._take_eval_loss()
+            if held_out:
+                fb.eval_loss = held_out["eval_loss"]
             self.mixer.update(fb)
             return
         wid = weights_id_of(x.get(WEIGHTS_ID_KEY) for x in infos)
@@ -520,6 +597,7 @@ class MixerCurriculumSampler(_Base):
             group_ids=None if uid is None else np.asarray(_as_list(uid), dtype=object),
             advantages=advantages,
             pass_threshold=self.pass_threshold,
+            **self._take_eval_loss(),
         )
 
     def hear(self, scores: np.ndarray, non_tensor: Mapping[str, Any]) -> int:
@@ -563,6 +641,9 @@ class MixerCurriculumSampler(_Base):
         return len(self._held)
 
     def state_dict(self) -> dict:
+        """verl's loader's snapshot of the sampler (taken when it draws): the draw position and
+        what the sampler learnt so far; what it learns later, and the validation waiting
+        (`eval_pending`), are saved at checkpoint time (`save_sampler_learning`)."""
         return {"mixed": self.mixed_sampler.state_dict(), "epoch_pos": self.epoch_pos}
 
     def load_state_dict(self, state: dict) -> None:
@@ -583,7 +664,9 @@ def _checkpoint_dir(config: Any, global_steps: int) -> str:
 def save_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
     """Write what the sampler learnt from rewards into a checkpoint folder: the mixer's state
     (`mixer_state.pt`) and a problem sampler's learnt state (`problem_sampler_state.pt`)."""
-    save_mixer_state(path, sampler.mixed_sampler.learnt_state())
+    save_mixer_state(
+        path, {**sampler.mixed_sampler.learnt_state(), "eval_pending": sampler.eval_pending}
+    )
 
 
 def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
@@ -595,6 +678,9 @@ def load_sampler_learning(sampler: MixerCurriculumSampler, path: str) -> None:
     if state is not None:
         if state.get(LEARNT_FORMAT_KEY) == LEARNT_FORMAT:
             sampler.mixed_sampler.load_learnt_state(state)
+            if "eval_pending" in state:
+                got = state["eval_pending"]
+                sampler.eval_pending = None if got is None else float(got)
         else:  # written before 0.2: the mixer's state here, a problem sampler's in its own file
             sampler.mixer.load_state_dict(state)
     learnt = os.path.join(path, PROBLEM_STATE_FILE)
@@ -609,6 +695,10 @@ def mixer_trainer_class(base: type) -> type:
     `_update_critic` during a critic warm-up, when the actor is not updated), before verl saves
     a checkpoint; the mixer's state is saved next to it (`mixer_state.pt`) and restored on resume
     (the loader's own snapshot of the sampler is taken when a batch is drawn, updates earlier).
+    Each validation (`_validate`: before training, every `test_freq` steps after the step's
+    update) goes to the sampler (`hear_validation`), which feeds it to the mixer with the next
+    step's feedback; the value waiting is saved with the checkpoint. A resumed run that validates
+    before training (`val_before_train`, verl's default) replaces the saved value with that one.
     """
 
     class MixerPPOTrainer(base):
@@ -637,6 +727,13 @@ def mixer_trainer_class(base: type) -> type:
             out = super()._update_actor(batch)
             self._feed_mixer(batch)
             return out
+
+        def _validate(self, *args: Any, **kwargs: Any) -> Any:
+            metrics = super()._validate(*args, **kwargs)
+            sampler = self._mixer_sampler()
+            if sampler is not None and isinstance(metrics, Mapping):
+                sampler.hear_validation(metrics)
+            return metrics
 
         def _save_checkpoint(self) -> None:
             super()._save_checkpoint()

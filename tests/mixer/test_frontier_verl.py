@@ -21,6 +21,7 @@ from mixer.adapters.verl import (
     load_sampler_learning,
     mixer_trainer_class,
     tag_row,
+    validation_eval_loss,
 )
 
 SOURCES = ["easy", "hard", "mid"]
@@ -258,3 +259,89 @@ def test_verl_trainer_subclass_saves_and_restores_what_the_sampler_learnt(tmp_pa
         s3.mixed_sampler.predicted_pass_rate(np.arange(N)),
         s.mixed_sampler.predicted_pass_rate(np.arange(N)),
     )
+
+
+def test_verl_validation_reaches_the_default_critic_and_the_checkpoint(tmp_path) -> None:
+    """The legacy trainer subclass gives each validation to the sampler, which feeds it to the
+    default stack's critic with the next step's feedback and keeps the value waiting in the
+    checkpoint. The trainer below stands in for verl's `RayPPOTrainer` (verl is not a
+    dependency): what its `fit` calls, in its order (the update, then the validation, then the
+    checkpoint), and its `_validate`'s metric names (`val-core/<data_source>/<var>/mean@N`)."""
+    ds = _Rows()
+    cfg = {"train_batch_size": 6, "seed": 1, "sampler": {"problems": "frontier"}}
+    scores = iter([0.40, 0.55, 0.62])  # the validation set's mean score before step 1, after 2, 4
+
+    class Base:
+        def __init__(self, sampler) -> None:
+            self.train_dataloader = SimpleNamespace(sampler=sampler)
+            self.config = SimpleNamespace(
+                trainer=SimpleNamespace(
+                    resume_mode="auto",
+                    resume_from_path=None,
+                    default_local_dir=str(tmp_path),
+                    critic_warmup=0,
+                )
+            )
+            self.global_steps = 0
+
+        def _update_actor(self, batch):
+            return None
+
+        def _validate(self):
+            r = next(scores)
+            return {  # "acc" beside "reward": the reward is read; the largest N
+                "val-core/heldout/reward/mean@4": r,
+                "val-core/heldout/reward/mean@2": 0.0,
+                "val-core/heldout/acc/mean@4": 0.0,
+                "val-aux/heldout/reward/std@4": 0.1,
+            }
+
+        def _save_checkpoint(self) -> None:
+            pass
+
+        def _load_checkpoint(self):
+            pass
+
+    Trainer = mixer_trainer_class(Base)
+    s = MixerCurriculumSampler(ds, cfg)
+    assert s.mixer.name == "acodm-residual"
+    tr = Trainer(s)
+    it = iter(s)
+    tr._validate()  # val_before_train
+    for step in range(1, 5):
+        tr.global_steps = step
+        tr._update_actor(_rollout(_collate([ds[next(it)] for _ in range(6)])))
+        if step % 2 == 0:
+            tr._validate()
+            tr._save_checkpoint()
+    fed = [h["eval_loss"] for h in s.mixer.history]
+    assert fed == [pytest.approx(0.60), None, pytest.approx(0.45), None]  # 1 - mean score
+    assert s.eval_pending == pytest.approx(0.38)  # after the last step: waits
+    assert s.mixer.last_eval == pytest.approx(0.45)
+    assert s.mixer.y_scale == pytest.approx(0.15)  # the critic learnt from the drop
+    saved = torch.load(tmp_path / "global_step_2" / MIXER_STATE_FILE, weights_only=True)
+    assert saved["eval_pending"] == pytest.approx(0.45)
+    s2 = MixerCurriculumSampler(ds, cfg)
+    load_sampler_learning(s2, str(tmp_path / "global_step_2"))
+    assert s2.eval_pending == pytest.approx(0.45)
+
+    # data.sampler.feed_validation=false: the validations do not reach the mixer
+    off = MixerCurriculumSampler(
+        ds, {**cfg, "sampler": {**cfg["sampler"], "feed_validation": False}}
+    )
+    scores = iter([0.40, 0.55])
+    tr = Trainer(off)
+    it = iter(off)
+    tr._validate()
+    tr._update_actor(_rollout(_collate([ds[next(it)] for _ in range(6)])))
+    assert off.eval_pending is None and off.mixer.history[0]["eval_loss"] is None
+
+
+def test_verl_validation_metrics_as_a_held_out_loss() -> None:
+    assert validation_eval_loss(
+        {"val-core/a/reward/mean@8": 0.2, "val-core/b/acc/mean@8": 0.6}
+    ) == (
+        pytest.approx(0.6)  # each data source's mean score, averaged: 1 - 0.4
+    )
+    assert validation_eval_loss({"val-core/a/reward/mean@1": 2.0}, (0.0, 4.0)) == 0.5
+    assert validation_eval_loss({"val-aux/a/reward/std@8": 0.2, "timing/val": 3.0}) is None
