@@ -187,3 +187,16 @@ def test_the_evaluation_waiting_survives_a_checkpoint(tmp_path) -> None:
     assert tr2.mixer.history == tr.mixer.history
     assert tr2.mixed_sampler.state_dict() == tr.mixed_sampler.state_dict()
     assert tr2.mixer.history[2]["eval_loss"] == losses[2]
+
+
+def test_several_eval_datasets_give_the_mean_of_their_losses(tmp_path) -> None:
+    other = Dataset.from_dict({"prompt": [f"r{i} " for i in range(4)], "source": ["heldout"] * 4})
+    tr = _trainer(tmp_path / "run", {"q": _heldout(), "r": other}, max_steps=1)
+    tr.train()
+    per_set = [
+        reward_eval_loss(rec, tr.mixed_sampler.reward_range)
+        for rec in tr.state.log_history
+        if "eval_reward" in rec and rec["step"] == 0
+    ]
+    assert len(per_set) == 2  # TRL logs each dataset's evaluation on its own
+    assert tr.mixer.history[0]["eval_loss"] == pytest.approx(float(np.mean(per_set)))
