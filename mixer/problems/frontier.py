@@ -34,7 +34,7 @@ from mixer.settings import resolve
 __all__ = ["DRAWS", "FrontierSampler", "FrontierSettings", "SCORES"]
 
 SCORES = ("learnability", "learnability-low", "band")
-DRAWS = ("thompson", "proportional")
+DRAWS = ("greedy", "thompson", "proportional")
 #: The source mixer when none is given: the problem model's allocation each step, with ACODM's
 #: learnt correction on top (`mixer.policies.model`; docs/frontier.md, "The default stack").
 DEFAULT_MIXER: str = "acodm-residual"
@@ -53,7 +53,7 @@ class FrontierSettings:
     `model` may be given as a mapping of `PassRateSettings` fields."""
 
     score: str = "learnability"
-    draw: str = "thompson"
+    draw: str = "greedy"
     band: tuple[float, float] = (0.2, 0.8)
     explore: float = 0.05
     power: float = 1.0
@@ -102,11 +102,14 @@ class FrontierSampler(ProblemSampler):
             source's mean, and learns from its own attempts).
         score: "learnability" (E[p (1 - p)]), "learnability-low" (E[p (1 - p)^2]: leans to the
             problems still mostly failed) or "band" (posterior probability that p is in `band`).
-        draw: "thompson" (default): one pass rate is sampled from each problem's posterior and the
-            problems whose samples score best are taken (closest to p = 1/2 for "learnability",
-            1/3 for "learnability-low", inside `band` for "band"), so a problem the model is
-            sure of is drawn or left for sure and an uncertain one now and then;
-            "proportional": problems drawn with probability proportional to score^`power`.
+        draw: "greedy" (default): the problems with the highest score (the posterior's
+            expectation: E[p (1 - p)] for "learnability") are taken, the ones the source's
+            weight was counted for (`model_allocation`); "thompson": one pass rate is sampled
+            from each problem's posterior and the problems whose samples score best are taken
+            (closest to p = 1/2 for "learnability", 1/3 for "learnability-low", inside `band`
+            for "band"), so a problem the model is sure of is drawn or left for sure and an
+            uncertain one now and then; "proportional": problems drawn with probability
+            proportional to score^`power`.
         explore: share of each source's draws made uniformly.
         power: with `draw="proportional"`, scores are raised to this power before normalising.
         never_solved: bool per global index, problems no ranking model solved (their difficulty is
@@ -347,16 +350,22 @@ class FrontierSampler(ProblemSampler):
             left -= t
         return np.concatenate(picks)
 
-    def _pick(self, slots: np.ndarray, k: int, explore: float) -> np.ndarray:
-        """`k` positions into `slots` by the draw rule, a share `explore` of them uniformly."""
-        if self.draw == "proportional":
+    def _pick(self, slots: np.ndarray, k: int, explore: float, draw: str | None = None) -> np.ndarray:
+        """`k` positions into `slots` by the draw rule (`draw`, default the sampler's), a share
+        `explore` of them uniformly."""
+        draw = draw or self.draw
+        if draw == "proportional":
             return self._draw(self._probs(slots, explore), k)
         n = len(slots)
         picks: list[np.ndarray] = []
         left = k
+        best = self.scores(self._global[slots]) if draw == "greedy" else None
         while left > 0:  # more than the source holds: every problem, then again
             t = min(left, n)
-            key = -self._distance(self.model.sample_pass_rate(slots, self.rng))
+            if best is not None:  # the highest expected score (the model's mean belief)
+                key = np.where(np.isfinite(best), best, 0.0)
+            else:
+                key = -self._distance(self.model.sample_pass_rate(slots, self.rng))
             k_uniform = int(self.rng.binomial(t, explore)) if explore > 0 else 0
             if k_uniform:
                 key[self.rng.permutation(n)[:k_uniform]] = np.inf
@@ -386,7 +395,10 @@ class FrontierSampler(ProblemSampler):
         rest = np.setdiff1d(slots, extra, assume_unique=True) if k_uniform else slots
         k_scored = k - k_uniform
         m = min(len(rest), math.ceil(self.candidates * k_scored))
-        cand = rest[self._pick(rest, m, self.explore)] if m else rest[:0]
+        # candidates by the posterior's draws ("greedy" is for drawing without a signal: taking
+        # the problems a noisy signal rates best would bias the signal's calibration)
+        draw = "thompson" if self.draw == "greedy" else self.draw
+        cand = rest[self._pick(rest, m, self.explore, draw)] if m else rest[:0]
         scored = np.concatenate([cand, extra])
         self.model.observe_signal(scored, self._score_now(self._global[scored]))
         pick = cand[self._draw(self._probs(cand, 0.0), k_scored)] if k_scored else cand[:0]

@@ -114,6 +114,23 @@ def test_draws_favour_learnable_problems_and_cut_zero_advantage_groups():
     assert zero["prior"] < 0.8 * zero["uniform"]
 
 
+def test_the_default_draw_takes_the_problems_the_model_rates_best():
+    """`draw="greedy"` (the default since issue 52's sixth round): without the uniform share a
+    source's draws are its problems of highest expected score, before and after rollouts; the
+    Thompson draw takes others now and then."""
+    rng, b, p = _population(300, seed=3)
+    kw = {"difficulty": _unit(b), "mixer": "uniform", "explore": 0.0}
+    s = FrontierSampler({"a": range(300)}, 16, seed=0, **kw)
+    t = FrontierSampler({"a": range(300)}, 16, seed=0, draw="thompson", **kw)
+    assert s.settings.draw == "greedy"
+    for _ in range(3):
+        rows = s.next_batch()
+        best = np.argsort(-s.scores(np.arange(300)))[:16]
+        assert set(rows) == set(best.tolist())
+        s.learn(*_rollouts(rng, p, rows), weights_id=s.last_weights_id)
+    assert set(t.next_batch()) != set(np.argsort(-t.scores(np.arange(300)))[:16].tolist())
+
+
 def test_batches_have_no_repeats_while_the_source_has_problems():
     s = FrontierSampler({"a": range(10), "b": range(10, 100)}, 40, seed=1)
     for _ in range(5):

@@ -44,7 +44,9 @@ def _log_likelihood(p: np.ndarray, noise: float = 0.0, seed: int = 3):
 def test_an_informative_signal_makes_predictions_track_the_policy_now():
     rng, difficulty, p = _policy()
     groups = {"a": range(600), "b": range(600, 1200)}
-    plain = FrontierSampler(groups, 32, difficulty=difficulty, seed=0)
+    # with a scorer the candidates are the posterior's Thompson draws (`FrontierSampler._take`);
+    # the sampler without one is compared on the same draw
+    plain = FrontierSampler(groups, 32, difficulty=difficulty, seed=0, draw="thompson")
     scored = FrontierSampler(
         groups, 32, difficulty=difficulty, seed=0, scorer=_log_likelihood(p, noise=0.5)
     )

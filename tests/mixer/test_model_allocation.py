@@ -115,20 +115,23 @@ def test_resume_of_the_default_is_exact():
 def test_a_flat_evaluation_lowers_no_source_on_the_evidence():
     """Where the evaluation does not move (B3's fixed rates; its drops are noise only), the
     critic cannot tell the sources apart: no source below the `dominant` share of the allocation
-    is lowered (the first default lowered well-drawn good sources by chance here,
-    benchmarks/pages/mixing-generated.md); only a source holding most of the allocation may be
-    tested by optimism."""
+    is lowered by more than a twentieth of its weight, on any of four seeds (the first default
+    lowered well-drawn good sources by chance here, benchmarks/pages/mixing-generated.md; with
+    the posterior's Thompson draws, the draw before the sixth round, seeds 6 and 7 lowered one
+    by 4.8 and 0.35 in log-weight); only a source holding most of the allocation may be tested
+    by optimism."""
     src, _, _, _, p = b3()
-    s = FrontierSampler.from_dataset(_table(), 16, seed=5, num_steps=100)
-    rng, noise = np.random.default_rng(5), np.random.default_rng(6)
-    m = s.mixer
-    assert isinstance(m, ACODMResidual)
-    tested = np.zeros(len(m.rho), dtype=bool)
-    for _ in range(60):
-        _step(s, p, rng, eval_loss=1.0 + 0.002 * noise.normal())
-        tested |= m.allocation >= m.settings.dominant
-        assert np.allclose(m.rho[~tested], 0.0)
-    assert (~tested).sum() >= 4
+    for seed in (5, 6, 7, 8):
+        s = FrontierSampler.from_dataset(_table(), 16, seed=seed, num_steps=100)
+        rng, noise = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+        m = s.mixer
+        assert isinstance(m, ACODMResidual)
+        tested = np.zeros(len(m.rho), dtype=bool)
+        for _ in range(60):
+            _step(s, p, rng, eval_loss=1.0 + 0.002 * noise.normal())
+            tested |= m.allocation >= m.settings.dominant
+            assert (m.rho[~tested] > -0.05).all(), (seed, m.rho)
+        assert (~tested).sum() >= 4
 
 
 def _harm_run(
