@@ -53,7 +53,7 @@ class FrontierSettings:
     `model` may be given as a mapping of `PassRateSettings` fields."""
 
     score: str = "learnability"
-    draw: str = "greedy"
+    draw: str = "thompson"
     band: tuple[float, float] = (0.2, 0.8)
     explore: float = 0.05
     power: float = 1.0
@@ -102,14 +102,15 @@ class FrontierSampler(ProblemSampler):
             source's mean, and learns from its own attempts).
         score: "learnability" (E[p (1 - p)]), "learnability-low" (E[p (1 - p)^2]: leans to the
             problems still mostly failed) or "band" (posterior probability that p is in `band`).
-        draw: "greedy" (default): the problems with the highest score (the posterior's
-            expectation: E[p (1 - p)] for "learnability") are taken, the ones the source's
-            weight was counted for (`model_allocation`); "thompson": one pass rate is sampled
-            from each problem's posterior and the problems whose samples score best are taken
-            (closest to p = 1/2 for "learnability", 1/3 for "learnability-low", inside `band`
-            for "band"), so a problem the model is sure of is drawn or left for sure and an
-            uncertain one now and then; "proportional": problems drawn with probability
-            proportional to score^`power`.
+        draw: "thompson" (default): one pass rate is sampled from each problem's posterior and
+            the problems whose samples score best are taken (closest to p = 1/2 for
+            "learnability", 1/3 for "learnability-low", inside `band` for "band"), so a problem
+            the model is sure of is drawn or left for sure and an uncertain one now and then;
+            "greedy": the problems with the highest score (the posterior's expectation: E[p (1 -
+            p)] for "learnability"), the ones the source's weight was counted for
+            (`model_allocation`): better on the generated replay, worse in B3 v2's real GRPO loop
+            (it trains on fewer problems: benchmarks/pages/b3v2.md section 22);
+            "proportional": problems drawn with probability proportional to score^`power`.
         explore: share of each source's draws made uniformly.
         power: with `draw="proportional"`, scores are raised to this power before normalising.
         never_solved: bool per global index, problems no ranking model solved (their difficulty is
