@@ -134,7 +134,7 @@ def test_the_default_draw_spreads_training_over_the_problems_it_rates_alike():
     """The default draw is the posterior's Thompson draw: on a fixed policy it trains on many
     more of the learnable problems than the greedy draw, which keeps drawing the few it has
     found near p = 1/2 (in B3 v2's real GRPO loop greedy put 54-61% of the draws on a tenth
-    of the problems against 39-42%, and ended 0.019 (SE 0.005) lower in held-out pass@1,
+    of the problems against 39-42%, and ended 0.020 (SE 0.004) lower in held-out pass@1,
     benchmarks/pages/b3v2.md section 22)."""
     rng, b, p = _population(300, seed=3)
     kw = {"difficulty": _unit(b), "mixer": "uniform"}
