@@ -75,6 +75,22 @@ def _takes_eval_loss(learn: Callable) -> bool:
     return any(p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "eval_loss" for p in params)
 
 
+def _reward_as_loss(r: float, reward_range: tuple[float, float] = (0.0, 1.0)) -> float:
+    """A trainer's mean evaluation reward r as the held-out loss the mixer learns from
+    (`Feedback.eval_loss`): (high - r) / (high - low) over `reward_range` (0 at the top reward,
+    1 at the bottom)."""
+    lo, hi = (float(x) for x in reward_range)
+    if not hi > lo:
+        raise ValueError(f"reward_range must be (low, high) with low < high, got {reward_range}")
+    return (hi - float(r)) / (hi - lo)
+
+
+def _reward_range_of(sampler: Any) -> tuple[float, float]:
+    """The sampler's `reward_range`; (0, 1) for a sampler without one."""
+    lo, hi = getattr(sampler, "reward_range", (0.0, 1.0))
+    return float(lo), float(hi)
+
+
 def drawn_fields(index: Any) -> dict[str, int | None]:
     """{ROW_KEY: row, WEIGHTS_ID_KEY: id or None} for an index from a mixer's sampler."""
     return {ROW_KEY: int(index), WEIGHTS_ID_KEY: getattr(index, "weights_id", None)}

@@ -46,6 +46,8 @@ from mixer.adapters.torch import (
     WEIGHTS_ID_KEY,
     DrawnRows,
     MixerRepeatSampler,
+    _reward_as_loss,
+    _reward_range_of,
     _takes_eval_loss,
     load_mixer_state,
     save_mixer_state,
@@ -152,8 +154,7 @@ def reward_eval_loss(
     r = metrics.get(EVAL_REWARD_KEY)
     if r is None or not math.isfinite(float(r)):
         return None
-    lo, hi = (float(x) for x in reward_range)
-    return (hi - float(r)) / (hi - lo)
+    return _reward_as_loss(float(r), reward_range)
 
 
 #: How the mixer's `horizon_origin` starts when this trainer set the run's length.
@@ -426,7 +427,7 @@ class MixerGRPOTrainer(GRPOTrainer):
         if self.eval_loss_fn is not None:
             got = self.eval_loss_fn(dict(metrics))
             return None if got is None else float(got)
-        return reward_eval_loss(metrics, getattr(self.mixed_sampler, "reward_range", (0.0, 1.0)))
+        return reward_eval_loss(metrics, _reward_range_of(self.mixed_sampler))
 
     def _heard_evaluation(self, parts: list[dict]) -> None:
         if not self.feed_eval:

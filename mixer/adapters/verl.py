@@ -42,6 +42,8 @@ from mixer.adapters.torch import (
     MIXER_STATE_FILE,
     ROW_KEY,
     WEIGHTS_ID_KEY,
+    _reward_as_loss,
+    _reward_range_of,
     _takes_eval_loss,
     drawn_fields,
     load_mixer_state,
@@ -336,9 +338,7 @@ def validation_eval_loss(
             best[source] = got
     if not best:
         return None
-    lo, hi = (float(x) for x in reward_range)
-    r = float(np.mean([v for _, _, v in best.values()]))
-    return (hi - r) / (hi - lo)
+    return _reward_as_loss(float(np.mean([v for _, _, v in best.values()])), reward_range)
 
 
 class MixerCurriculumSampler(_Base):
@@ -519,9 +519,7 @@ class MixerCurriculumSampler(_Base):
         (nothing to read, or `feed_validation` off)."""
         if not self.feed_validation:
             return None
-        loss = validation_eval_loss(
-            metrics, getattr(self.mixed_sampler, "reward_range", (0.0, 1.0))
-        )
+        loss = validation_eval_loss(metrics, _reward_range_of(self.mixed_sampler))
         if loss is None:
             logger.warning(
                 "verl: a validation gave the mixer no held-out loss (no val-core/<data_source>/"

@@ -345,3 +345,5 @@ def test_verl_validation_metrics_as_a_held_out_loss() -> None:
     )
     assert validation_eval_loss({"val-core/a/reward/mean@1": 2.0}, (0.0, 4.0)) == 0.5
     assert validation_eval_loss({"val-aux/a/reward/std@8": 0.2, "timing/val": 3.0}) is None
+    with pytest.raises(ValueError, match="low < high"):  # not a division by zero
+        validation_eval_loss({"val-core/a/reward/mean@1": 1.0}, (1.0, 1.0))
