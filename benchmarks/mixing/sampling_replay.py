@@ -20,6 +20,21 @@ them now and then by luck (2-12%), less as it learns the statements' real meanin
 falls as arith and lists improve), and training on its groups lowers arith's and lists' pass
 rates. Its groups teach harm: they never count as informative.
 
+Generated scenarios (`generate_world`): `g<seed>`, `h<seed>` (with a source that learns and
+hurts) and `c<seed>`, which is `h<seed>` with a **cost for concentration** (`GenWorld.carry_power`,
+`CARRY_POWER` = 1, `--carry-power`): a problem's own pass logit still rises by `problem_gain` with
+every informative group trained on it, but what carries to the rest of its source (the source's
+ability, and so the held-out target) shrinks with repeats: the k-th informative group ever trained
+on problem j adds `gain_s * k^-carry_power` to its source's ability, where the other worlds add
+`gain_s` every time. So with carry_power 1, a problem trained n times has carried
+`gain_s * (1 + 1/2 + ... + 1/n)`, about `gain_s * ln n`, where n distinct problems carry
+`gain_s * n` (B3 v2's real loop: a draw that trained on fewer problems generalised less,
+benchmarks/pages/b3v2.md section 22a). Every generated run also reports `held_out_gain`, the gain
+over the run of the held-out target (`GenWorld.held_out`: the useful sources' problems at their
+logits without the gains their own training gave them: problems like the pool's that no arm draws),
+and `top_tenth_share` (the share of the draws on the most-drawn tenth of the pool); in `c<seed>`
+the trainer's evaluation (`eval_loss`) measures that held-out target. `g` and `h` are unchanged.
+
     python benchmarks/mixing/sampling_replay.py --part dev        # development seeds 0-4: every choice
     python benchmarks/mixing/sampling_replay.py --part fresh      # fresh seeds 100-104: the headline
     python benchmarks/mixing/sampling_replay.py --arms uniform,stack --scenarios b3 --seeds 0 --steps 20
@@ -243,6 +258,30 @@ class GenWorld(World):
     flags: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     batch: int = 16
     group: int = 8
+    #: The cost for concentration (`c<seed>` scenarios; 0: off, the world every registered block
+    #: ran): the k-th informative group trained on one problem carries k^-carry_power of its
+    #: source's gain to the rest of the source (see `advance`).
+    carry_power: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.trained_count = np.zeros(len(self.logit))  # informative groups trained, per problem
+        self.own = np.zeros(len(self.logit))  # what training a problem gave that problem alone
+
+    def held_out(self) -> float:
+        """The held-out target: the useful sources' problems as they would pass had none of them
+        been trained on itself (each at its pass logit without the gains its own training gave
+        it, plus its source's ability): problems like the pool's that no arm ever draws. What
+        carries to it is the sources' abilities only."""
+        ok = self.useful(np.arange(len(self.logit)))
+        return float(_sigmoid(self.logit - self.own + self.ability[self.src])[ok].mean())
+
+    def eval_loss(self) -> float:
+        """As `World.eval_loss`; with the cost for concentration on (`carry_power` > 0) the
+        evaluation measures the held-out target (`held_out`), as B3's trainer does."""
+        if self.carry_power <= 0:
+            return super().eval_loss()
+        return float(-self.held_out() + EVAL_NOISE * self.eval_rng.standard_normal())
 
     @property
     def never_solved(self) -> np.ndarray:
@@ -267,6 +306,12 @@ class GenWorld(World):
             self.logit[m] = self.base[m] = _logit(rng.uniform(0.02, 0.12, m.sum()))
 
     def advance(self, trained: np.ndarray) -> None:
+        """One training step on the informative groups of `trained` (with repeats): each raises its
+        problem's pass logit by `problem_gain`, and its source's ability (every problem of the
+        source, the held-out target's too) by `gain_s * k^-carry_power` for the k-th informative
+        group ever trained on that problem (carry_power 0: by `gain_s` each time, as every
+        registered block ran); related sources and twins take their share of that, a harmful
+        source's groups lower its victims by 0.03 each whatever the repeats."""
         self.step += 1
         sp, S = self.spec, len(self.names)
         r = self._idx(sp.get("revival"))
@@ -275,9 +320,21 @@ class GenWorld(World):
             frac = min(max((self.step - start) / ramp, 0.0), 1.0)
             m = self.src == r
             self.logit[m] = self.base[m] + frac * self._revival[m]
+            self.own[m] = 0.0  # the revival resets these logits, own gains included
         per_src = np.bincount(self.src[trained], minlength=S).astype(float)
         np.add.at(self.logit, trained, sp["problem_gain"])
-        gain = np.array([sp["gain"][n] for n in self.names]) * per_src
+        np.add.at(self.own, trained, sp["problem_gain"])
+        carried = per_src
+        if self.carry_power > 0 and trained.size:
+            # the k-th informative group ever trained on a problem carries k^-carry_power to its
+            # source (repeats inside one step count in order)
+            t = np.sort(trained)
+            first = np.r_[0, np.flatnonzero(np.diff(t)) + 1]
+            rank = np.arange(len(t)) - np.repeat(first, np.diff(np.r_[first, len(t)]))
+            k = self.trained_count[t] + rank + 1.0
+            carried = np.bincount(self.src[t], weights=k**-self.carry_power, minlength=S)
+        np.add.at(self.trained_count, trained, 1.0)
+        gain = np.array([sp["gain"][n] for n in self.names]) * carried
         spill = np.zeros(S)
         for a, b in sp["related"]:
             ia, ib = self.names.index(a), self.names.index(b)
@@ -490,14 +547,22 @@ def generate_world(scenario_seed: int, steps: int, seed: int, hacks: bool = Fals
 
 
 def is_generated(scenario: str) -> bool:
-    return scenario[:1] in ("g", "h") and scenario[1:].isdigit()
+    return scenario[:1] in ("g", "h", "c") and scenario[1:].isdigit()
+
+
+#: The cost for concentration of the `c<seed>` scenarios (`GenWorld.carry_power`; `--carry-power`).
+CARRY_POWER = 1.0
 
 
 def make_world(scenario: str, steps: int, seed: int) -> World:
     """A named scenario (`SCENARIOS`) or a generated one (`g<scenario seed>`; `h<scenario seed>`:
-    the same with the second family's source that learns and hurts, `generate_world`)."""
+    the same with the second family's source that learns and hurts, `generate_world`;
+    `c<scenario seed>`: `h<scenario seed>` with the cost for concentration, `CARRY_POWER`)."""
     if is_generated(scenario):
-        return generate_world(int(scenario[1:]), steps, seed, hacks=scenario[0] == "h")
+        w = generate_world(int(scenario[1:]), steps, seed, hacks=scenario[0] in "hc")
+        if scenario[0] == "c":
+            w.scenario, w.carry_power = scenario, CARRY_POWER
+        return w
     return load_world(scenario, steps, seed)
 
 # ---- arms -------------------------------------------------------------------------------------
@@ -737,6 +802,11 @@ def _arms() -> dict[str, Maker]:
             FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps), g
         )
 
+    def stack_greedy(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
+        """The default stack with the greedy draw inside a source (`draw="greedy"`)."""
+        return SamplerArm(FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps,
+                                                       draw="greedy"), g)  # fmt: skip
+
     def stack_old(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
         """The default stack before issue 52: ACODM rewarded by `contribution` under the model."""
         s = FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps,
@@ -763,6 +833,7 @@ def _arms() -> dict[str, Maker]:
         "speed": speed,
         # the default stack: FrontierSampler.from_dataset(train, batch_size), nothing else
         "stack": stack,
+        "stack-greedy": stack_greedy,
         # references and ablations
         "oracle": oracle,
         "mopps+prior": mopps_prior,
@@ -804,6 +875,7 @@ def run(arm: str, scenario: str, seed: int, steps: int, batch: int, g: int) -> d
     rng = np.random.default_rng([seed, 11, key])
     world.eval_rng = np.random.default_rng([seed, 13, key])  # apart: rewards stay as they were
     recs: list[StepRecord] = []
+    held0 = world.held_out() if isinstance(world, GenWorld) else None
     t0 = time.perf_counter()
     for _ in range(steps):
         r = a.step(world, rng)
@@ -843,6 +915,14 @@ def run(arm: str, scenario: str, seed: int, steps: int, batch: int, g: int) -> d
             "weights": [r.weights for r in recs] if recs[0].weights is not None else None,
         },
     }
+    if isinstance(world, GenWorld):
+        # the held-out target (`GenWorld.held_out`): its gain over the run; and how concentrated
+        # the draws are, as B3 v2 reads them (benchmarks/code_rl/paired.py): the share of the
+        # draws on the most-drawn tenth of the pool
+        out["held_out_gain"] = world.held_out() - float(held0)
+        out["carry_power"] = world.carry_power
+        per = np.sort(np.bincount(drawn, minlength=n))[::-1]
+        out["top_tenth_share"] = float(per[: max(1, n // 10)].sum() / per.sum())
     if world.harmful is not None:
         h = world.names.index(world.harmful)
         out["harm_share"] = float((world.src[drawn] == h).mean())
@@ -1017,6 +1097,7 @@ def print_table(summary: dict[str, Any]) -> None:
 
 
 def main() -> None:
+    global CARRY_POWER
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=sorted(PARTS), help="a registered set of seeds")
     ap.add_argument("--seeds", help="comma-separated seeds (instead of --part)")
@@ -1026,6 +1107,8 @@ def main() -> None:
     ap.add_argument("--generated", help="a range of generated scenario seeds, e.g. 1000-1039 "
                     "(instead of --scenarios); h1000-1039: the second family (a source that "
                     "learns and hurts)")  # fmt: skip
+    ap.add_argument("--carry-power", type=float, default=CARRY_POWER,
+                    help="the c<seed> scenarios' cost for concentration (GenWorld.carry_power)")
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--batch", type=int, default=16, help="prompts per step")
     ap.add_argument("--group", type=int, default=8, help="completions per prompt")
@@ -1034,6 +1117,7 @@ def main() -> None:
     ap.add_argument("--merge", nargs="+", type=Path, help="results files of one block run in parts: "
                     "read their runs together (summary and family) into --out, run nothing")  # fmt: skip
     args = ap.parse_args()
+    CARRY_POWER = args.carry_power
     if args.merge:
         merged = [json.loads(f.read_text()) for f in args.merge]
         runs0 = [r for m in merged for r in m["runs"]]
@@ -1062,8 +1146,9 @@ def main() -> None:
     needed = sorted(set(arms) | {"uniform", "oracle"}, key=list(ARMS).index)
     scenarios = [s for s in args.scenarios.split(",") if s]
     if args.generated:
-        fam = "h" if args.generated[:1] == "h" else "g"  # h1000-1039: the second family
-        lo, _, hi = args.generated.lstrip("gh").partition("-")
+        # h1000-1039: the second family; c0-39: the second with the cost for concentration
+        fam = args.generated[:1] if args.generated[:1] in ("h", "c") else "g"
+        lo, _, hi = args.generated.lstrip("ghc").partition("-")
         scenarios = [f"{fam}{k}" for k in range(int(lo), int(hi or lo) + 1)]
     elif args.part in GEN_PARTS:
         scenarios = [f"g{k}" for k in GEN_PARTS[args.part]]
@@ -1076,6 +1161,8 @@ def main() -> None:
     partial = out.with_name(out.name + ".partial.jsonl")
     key = {"seeds": seeds, "arms": needed, "steps": args.steps, "batch": args.batch,
            "group": args.group}  # fmt: skip
+    if any(sc[:1] == "c" for sc in scenarios):
+        key["carry_power"] = CARRY_POWER
     done: dict[str, list[dict[str, Any]]] = {}
     if partial.exists():
         for line in partial.read_text().splitlines():
@@ -1116,6 +1203,7 @@ def main() -> None:
         "steps": args.steps,
         "batch": args.batch,
         "group": args.group,
+        **({"carry_power": CARRY_POWER} if "carry_power" in key else {}),
         "load": os.getloadavg(),
         "wall_s": round(time.perf_counter() - t0, 1),
         "summary": summary,

@@ -139,3 +139,37 @@ def test_an_arm_trains_on_the_harmful_sources_groups_and_counts_only_the_others(
     oracle = replay.ARMS["oracle"](w, w.batch, w.group, 30, 0).step(w, rng)
     assert not (w.src[oracle.trained] == hk).any()  # the oracle never draws it
     assert all(np.isfinite(w.ability[v]) for v in victims)
+
+
+def test_the_cost_for_concentration_is_an_option_that_leaves_the_registered_worlds_as_they_were() -> None:
+    """`c<seed>` is `h<seed>` with the cost for concentration: the k-th informative group trained
+    on one problem carries k^-1 of its source's gain to the held-out target, so training the same
+    problem again raises it but carries less than training a new one. `h<seed>` (every registered
+    block's world) gives the numbers it gave before the option existed (measured on d05e7d6)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import numpy as np
+        import sampling_replay as replay
+    finally:
+        sys.path.remove(str(BENCH))
+    uniform, stack = replay.run("uniform", "h4", 0, 12, 0, 0), replay.run("stack", "h4", 0, 12, 0, 0)
+    assert (uniform["informative"], uniform["distinct_problems"]) == (93, 188)
+    assert (stack["informative"], stack["distinct_problems"]) == (43, 98)
+    assert uniform["target_end"] == 0.3643502542518139 and stack["target_end"] == 0.20882265486017165
+    h, c = replay.make_world("h3", 40, 0), replay.make_world("c3", 40, 0)
+    assert h.carry_power == 0 and c.carry_power == replay.CARRY_POWER == 1.0
+    assert np.array_equal(h.logit, c.logit) and h.spec == c.spec
+    k = int(np.bincount(h.src).argmax())  # the largest source (h3: s02, 230 problems, useful)
+    live = np.flatnonzero(h.src == k)
+    assert len(live) >= 64
+    same, spread = replay.make_world("c3", 40, 0), replay.make_world("c3", 40, 0)
+    for step in range(8):  # 8 groups a step: one problem 8 times, or 8 new problems each step
+        same.advance(np.repeat(live[:1], 8))
+        spread.advance(live[8 * step : 8 * step + 8])
+    assert same.pass_rates()[live[0]] > spread.pass_rates()[live[0]]  # its own rate rises more
+    assert spread.ability[k] > 2 * same.ability[k] > 0  # its source (H(64) against 64 groups / 8)
+    assert spread.held_out() > same.held_out()  # and so the held-out target, less
+    free = replay.make_world("h3", 40, 0)
+    for _ in range(8):  # without the cost, repeats carry in full
+        free.advance(np.repeat(live[:1], 8))
+    assert np.allclose(free.ability, spread.ability)
