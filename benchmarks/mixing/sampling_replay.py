@@ -740,6 +740,27 @@ def _sketch(world: World, rows: np.ndarray, rewards: np.ndarray, rng: np.random.
     return out
 
 
+class SpreadSampler(FrontierSampler):
+    """A middle rule between the greedy and the Thompson draw (the seventh development round; not
+    in the product): with `draw="greedy"`, inside a source the problems of highest score / (1 +
+    n_j)^`spread_power`, n_j the groups of problem j seen so far, so a problem drawn often gives
+    way to others the model rates nearly as well."""
+
+    spread_power = 1.0
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._seen = np.zeros(len(self._global))
+
+    def scores(self, indices: Any) -> np.ndarray:
+        j = self._slot[np.asarray(indices, dtype=np.int64)]
+        return super().scores(indices) / (1.0 + self._seen[j]) ** self.spread_power
+
+    def _observe(self, out: Any, successes: np.ndarray) -> None:
+        super()._observe(out, successes)
+        np.add.at(self._seen, self._slot[out.problems], (out.attempts > 0).astype(np.float64))
+
+
 # ---- the arms' makers ---------------------------------------------------------------------------
 Maker = Callable[[World, int, int, int, int], Any]
 
@@ -807,6 +828,16 @@ def _arms() -> dict[str, Maker]:
         return SamplerArm(FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps,
                                                        draw="greedy"), g)  # fmt: skip
 
+    def stack_spread(power: float) -> Maker:
+        """The default stack with `SpreadSampler`'s draw (greedy by score / (1 + n)^power)."""
+
+        def make(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
+            s = SpreadSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps, draw="greedy")
+            s.spread_power = power
+            return SamplerArm(s, g)
+
+        return make
+
     def stack_old(w: World, batch: int, g: int, steps: int, seed: int) -> Any:
         """The default stack before issue 52: ACODM rewarded by `contribution` under the model."""
         s = FrontierSampler.from_dataset(w.table(), batch, seed=seed, num_steps=steps,
@@ -834,6 +865,9 @@ def _arms() -> dict[str, Maker]:
         # the default stack: FrontierSampler.from_dataset(train, batch_size), nothing else
         "stack": stack,
         "stack-greedy": stack_greedy,
+        # the seventh round's middle rules (benchmarks/pages/mixing-generated.md), not in mixer/
+        "stack-spread": stack_spread(1.0),
+        "stack-spread-sqrt": stack_spread(0.5),
         # references and ablations
         "oracle": oracle,
         "mopps+prior": mopps_prior,
