@@ -322,18 +322,9 @@ def run_one(
     if arm.name not in QUALITY_ARMS:  # the scorer's quality is measured on the policies of these
         cfg = dataclasses.replace(cfg, quality_at=())
     t0, c0 = time.perf_counter(), time.process_time()
-    if loop == "trl":
-        res = run_trl(
-            model,
-            tok,
-            train,
-            held,
-            arm,
-            cfg,
-            seed,
-            out_dir=tempfile.mkdtemp(prefix="b3-trl-"),
-            families=families,
-        )
+    if loop == "trl":  # TRL's output folder (its logs) is scratch: the run file is the result
+        with tempfile.TemporaryDirectory(prefix="b3-trl-") as tmp:
+            res = run_trl(model, tok, train, held, arm, cfg, seed, out_dir=tmp, families=families)
     else:
         res = run_lean(model, tok, train, held, arm, cfg, seed, families=families)
     res.update(

@@ -6,6 +6,7 @@ and traces count every rollout (not who wins). Needs the trl extra (transformers
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,12 +23,14 @@ for _module in ("psutil", "transformers", "tokenizers", "trl"):
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "code_rl" / "bench.py"
 
 
-def _run(*args: str) -> str:
+def _run(*args: str, tmpdir: Path | None = None) -> str:
+    env = None if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)}
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--smoke", *args],
         capture_output=True,
         text=True,
         timeout=wait_s(280),
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
@@ -36,7 +39,11 @@ def _run(*args: str) -> str:
 def test_code_rl_smoke_builds_trains_and_counts(tmp_path: Path) -> None:
     cache, results = tmp_path / "cache", tmp_path / "results"
     common = ("--cache", str(cache), "--results", str(results))
-    out = _run(*common, "--loop", "both", "--arms", "uniform", "frontier-scored", "dapo", "oracle")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = _run(*common, "--loop", "both", "--arms", "uniform", "frontier-scored", "dapo", "oracle",
+               tmpdir=scratch)  # fmt: skip
+    assert not list(scratch.glob("b3-trl-*"))  # TRL's scratch output folders are removed
     manifest = json.loads((cache / "smoke" / "build" / "manifest.json").read_text())
     assert len(manifest["counts"]["output"]) == 7  # every source survived the real build
     ranked = json.loads((cache / "smoke" / "difficulty.json").read_text())
