@@ -34,9 +34,13 @@ INTERCEPT_VAR = 0.25
 #: A source is a reference for the others once the model rates it at least this share of the
 #: most learnable source's learnability and this many informative groups of it were drawn lately.
 LIVE, MIN_DRAWN = 0.25, 5.0
-#: The critic's drops are winsorised at this many running RMS (the first drop sets the scale: a
-#: tiny one would otherwise make the next ones outliers that the intercept and values never forget).
+#: The critic's drops are winsorised at this many running RMS (a tiny first drop would otherwise
+#: make the next ones outliers that the intercept and values never forget).
 CLIP = 3.0
+#: The running RMS of the drops is their plain RMS over the first 1 / SCALE_RATE of them, then a
+#: moving average with this weight (one drop alone set it before: a small first drop made the
+#: critic read noise as evidence, mixing-generated.md "The flat-evaluation defect").
+SCALE_RATE = 0.05
 #: The model's allocation: (optimism, group size or None, depth) -> (learnability, weights).
 Allocation = Callable[..., tuple[np.ndarray, np.ndarray]]
 
@@ -152,7 +156,7 @@ class CorrectionSettings:
     correction: bool = True
     strength: float = 6.0
     reach: float = 5.0
-    threshold: float = 2.0
+    threshold: float = 1.75
     prior_std: float = 3.0
     drift: float = 0.0005
     actor_rate: float = 0.5
@@ -221,6 +225,7 @@ class ACODMResidual(ModelAllocation):
         self.acc = np.zeros(n + 1)  # features since the last evaluation
         self.last_eval: float | None = None
         self.y_scale = 0.0  # running RMS of the drops (0: none seen)
+        self.drops = 0  # drops the critic has read
         self.drawn_inf = np.zeros(n)  # informative groups drawn, recency-weighted
 
     def _final(self, allocation: np.ndarray) -> np.ndarray:
@@ -252,7 +257,9 @@ class ACODMResidual(ModelAllocation):
                 return
             self.y_scale = abs(y)
         yn = float(np.clip(y / self.y_scale, -CLIP, CLIP))
-        self.y_scale = float(np.sqrt(0.95 * self.y_scale**2 + 0.05 * y * y))
+        self.drops += 1
+        w = max(1.0 / self.drops, SCALE_RATE)
+        self.y_scale = float(np.sqrt((1.0 - w) * self.y_scale**2 + w * y * y))
         P = self.cov
         Pphi = P @ phi
         k = Pphi / (1.0 + float(phi @ Pphi))
@@ -305,6 +312,7 @@ class ACODMResidual(ModelAllocation):
             "acc": self.acc.copy(),
             "last_eval": self.last_eval,
             "y_scale": self.y_scale,
+            "drops": self.drops,
             "drawn_inf": self.drawn_inf.copy(),
             "settings": asdict(self.settings),
         }
@@ -316,6 +324,8 @@ class ACODMResidual(ModelAllocation):
         self.acc, self.drawn_inf = f64(st["acc"]), f64(st["drawn_inf"])
         self.last_eval = None if st["last_eval"] is None else float(st["last_eval"])
         self.y_scale = float(st["y_scale"])
+        # a state saved before the count was kept: its scale is a moving average already
+        self.drops = int(st.get("drops", round(1.0 / SCALE_RATE)))
         saved = st.get("settings")
         if saved is not None and saved != asdict(self.settings):
             logger.info("%s: resuming with settings other than the saved run's", self.name)

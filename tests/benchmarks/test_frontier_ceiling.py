@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "mixing"))
 
 from mixbench.frontier_rl import CurrentPassRateOracle, oracle_score  # noqa: E402
 
-from tests.conftest import wait_s
+from tests.conftest import wait_s  # noqa: E402
 
 
 def test_oracle_rules_score_the_true_pass_rate():

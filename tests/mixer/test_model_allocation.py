@@ -112,44 +112,45 @@ def test_resume_of_the_default_is_exact():
         assert np.array_equal(a.mixer.weights(), b.mixer.weights())
 
 
-#: seeds on which the default (the posterior's Thompson draw) lowers a source on a flat
-#: evaluation by chance: a known defect of the correction, found when issue 52's sixth round
-#: tried these seeds with the greedy draw (under which none is lowered by more than 0.006)
-FLAT_EVAL_KNOWN_LOWERING = {6: "lowers one source by 4.8 in log-weight", 7: "by about 0.35-0.95"}
-
-
-@pytest.mark.parametrize(
-    "seed",
-    [
-        pytest.param(
-            s,
-            marks=pytest.mark.xfail(
-                s in FLAT_EVAL_KNOWN_LOWERING,
-                strict=True,
-                reason=FLAT_EVAL_KNOWN_LOWERING.get(s, ""),
-            ),
-        )  # fmt: skip
-        for s in (5, 6, 7, 8)
-    ],
-)
-def test_a_flat_evaluation_lowers_no_source_on_the_evidence(seed: int):
-    """Where the evaluation does not move (B3's fixed rates; its drops are noise only), the
-    critic cannot tell the sources apart: no source below the `dominant` share of the allocation
-    is lowered by more than a twentieth of its weight (the first default lowered well-drawn good
-    sources by chance here, benchmarks/pages/mixing-generated.md); only a source holding most of
-    the allocation may be tested by optimism. Seeds 6 and 7 still lower one by chance with the
-    default draw (strict xfail: they pass once the defect is fixed, and then must be moved)."""
-    src, _, _, _, p = b3()
+def _lowest_residual_on_a_flat_evaluation(seed: int, steps: int = 60) -> float:
+    """The default on B3's fixed rates with an evaluation that moves by noise only: the lowest
+    residual any source reached over the run (0: none lowered)."""
+    _, _, _, _, p = b3()
     s = FrontierSampler.from_dataset(_table(), 16, seed=seed, num_steps=100)
     rng, noise = np.random.default_rng(seed), np.random.default_rng(seed + 1)
     m = s.mixer
     assert isinstance(m, ACODMResidual)
-    tested = np.zeros(len(m.rho), dtype=bool)
-    for _ in range(60):
+    lowest = 0.0
+    for _ in range(steps):
         _step(s, p, rng, eval_loss=1.0 + 0.002 * noise.normal())
-        tested |= m.allocation >= m.settings.dominant
-        assert (m.rho[~tested] > -0.05).all(), (seed, m.rho)
-    assert (~tested).sum() >= 4
+        lowest = min(lowest, float(m.rho.min()))
+    return lowest
+
+
+def test_a_flat_evaluation_seldom_lowers_a_source():
+    """Where the evaluation does not move, any source the correction lowers is lowered by
+    chance. Over 40 seeds at most 18 runs lower one by more than 0.05 in log-weight at some step
+    and at most 12 by more than 1 (measured 16 and 10, as before the critic's scale was fixed at
+    `threshold` 2, which finds a source that hurts later: 22 steps against 17). `threshold` 2
+    halves the rate and lost 0.028 of the replay's gap over the first 10 steps where a source
+    learns and hurts (benchmarks/pages/mixing-generated.md, "The flat-evaluation defect")."""
+    lowest = np.array([_lowest_residual_on_a_flat_evaluation(seed) for seed in range(40)])
+    assert (lowest < -0.05).sum() <= 18, lowest
+    assert (lowest < -1.0).sum() <= 12, lowest
+
+
+def test_the_critics_scale_is_the_rms_of_the_drops_it_has_read():
+    """The unit the critic reads drops in: their plain RMS over the first 20, not the first drop
+    alone (then a moving average)."""
+    m = ACODMResidual(3)
+    drops = [0.001, 0.02, -0.015, 0.01]
+    loss = 1.0
+    m.update({"counts": [4, 4, 4], "zero_adv": [0.5, 0.5, 0.5], "eval_loss": loss})
+    for i, d in enumerate(drops):
+        loss -= d
+        m.update({"counts": [4, 4, 4], "zero_adv": [0.5, 0.5, 0.5], "eval_loss": loss})
+        assert m.y_scale == pytest.approx(np.sqrt(np.mean(np.square(drops[: i + 1]))))
+    assert m.drops == len(drops)
 
 
 def _harm_run(
